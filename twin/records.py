@@ -1,0 +1,134 @@
+"""Typed, frozen records: the single source of truth of what happened.
+
+Every record carries a sequence number (its place in the run), the simulation time and the
+ids of the entities involved. Record classes register themselves under a ``kind`` name so the
+ledger can store and restore them. Field values are flat: ints (money is always integer
+cents or credits), floats (times), strings, bools and tuples of those.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol, TypeVar
+
+R = TypeVar("R", bound="Record")
+
+_KINDS: dict[str, type[Record]] = {}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Record:
+    """Base of every record."""
+
+    kind: ClassVar[str] = "record"
+    seq: int
+    t: float
+    entities: tuple[str, ...]
+
+    def payload(self) -> dict[str, Any]:
+        """Field values (without seq/t/entities) in declaration order."""
+        return {name: getattr(self, name) for name in _payload_fields(type(self))}
+
+    def to_json(self) -> str:
+        """Canonical JSON of the whole record: the bytes the ledger hashes."""
+        doc: dict[str, Any] = {"kind": self.kind, "seq": self.seq, "t": self.t}
+        doc["entities"] = list(self.entities)
+        doc.update(self.payload())
+        return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+
+
+_FIELDS_CACHE: dict[type[Record], tuple[str, ...]] = {}
+
+
+def _payload_fields(cls: type[Record]) -> tuple[str, ...]:
+    names = _FIELDS_CACHE.get(cls)
+    if names is None:
+        names = tuple(
+            f.name for f in dataclasses.fields(cls) if f.name not in ("seq", "t", "entities")
+        )
+        _FIELDS_CACHE[cls] = names
+    return names
+
+
+def record(kind: str) -> Callable[[type[R]], type[R]]:
+    """Class decorator: make a frozen, slotted record dataclass registered under ``kind``."""
+
+    def wrap(cls: type[R]) -> type[R]:
+        if kind in _KINDS:
+            raise ValueError(f"record kind {kind!r} is registered twice")
+        cls.kind = kind
+        made = dataclass(frozen=True, slots=True, kw_only=True)(cls)
+        _KINDS[kind] = made
+        return made
+
+    return wrap
+
+
+def kinds() -> dict[str, type[Record]]:
+    """All registered record kinds."""
+    return dict(_KINDS)
+
+
+def from_json(text: str) -> Record:
+    """Rebuild a record from its canonical JSON."""
+    doc = json.loads(text)
+    cls = _KINDS[doc.pop("kind")]
+    doc["entities"] = tuple(doc["entities"])
+    for name, value in doc.items():
+        if isinstance(value, list):
+            doc[name] = _tuplify(value)
+    return cls(**doc)
+
+
+def _tuplify(value: list[Any]) -> tuple[Any, ...]:
+    return tuple(_tuplify(v) if isinstance(v, list) else v for v in value)
+
+
+class Sink(Protocol):
+    """Anything that consumes records: ledger, compliance, metrics, viewer, hardware link."""
+
+    def accept(self, rec: Record) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class MemorySink:
+    """Keeps every record in memory (for tests and small runs)."""
+
+    def __init__(self) -> None:
+        self.records: list[Record] = []
+
+    def accept(self, rec: Record) -> None:
+        self.records.append(rec)
+
+    def close(self) -> None:
+        pass
+
+    def of(self, cls: type[R]) -> list[R]:
+        return [r for r in self.records if isinstance(r, cls)]
+
+
+class RecordBus:
+    """Numbers records in the order they happen and hands each to every sink."""
+
+    def __init__(self, now: Callable[[], float], sinks: Iterable[Sink] = ()) -> None:
+        self._now = now
+        self._sinks: list[Sink] = list(sinks)
+        self.count = 0
+
+    def attach(self, sink: Sink) -> None:
+        self._sinks.append(sink)
+
+    def emit(self, cls: type[R], entities: tuple[str, ...], **fields: Any) -> R:
+        rec = cls(seq=self.count, t=self._now(), entities=entities, **fields)
+        self.count += 1
+        for sink in self._sinks:
+            sink.accept(rec)
+        return rec
+
+    def close(self) -> None:
+        for sink in self._sinks:
+            sink.close()
