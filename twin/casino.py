@@ -1,0 +1,184 @@
+"""The Casino: a validated scenario assembled into a SimPy world, and run.
+
+``Casino(scenario)`` builds everything before t = 0 (games loaded and checked, staff pools,
+machines, floor, arrivals); ``run()`` advances the clock, optionally reporting progress, and
+returns a ``RunOutcome``. Sinks (ledger, metrics, viewers) are attached to the record bus.
+"""
+
+from __future__ import annotations
+
+import time as wall
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import time
+from pathlib import Path
+
+import simpy
+
+from twin.machines.machine import (
+    Crew,
+    Disruption,
+    EngineKind,
+    MachineSpec,
+    SlotMachine,
+    Timing,
+)
+from twin.machines.par import Game, load_game
+from twin.machines.progressive import ProgressiveLink
+from twin.machines.sas import ExceptionCode
+from twin.floor.floor import SlotFloor
+from twin.patrons.patron import Arrivals
+from twin.records import RecordBus, Sink
+from twin.scenario import Scenario
+from twin.staff.pool import Shift, StaffPool, roster
+from twin.streams import Streams
+from twin.world import World
+
+
+@dataclass(frozen=True, slots=True)
+class RunOutcome:
+    records: int
+    wall_seconds: float
+    sim_seconds: float
+
+
+class Casino:
+    def __init__(
+        self,
+        scenario: Scenario,
+        *,
+        sinks: Iterable[Sink] = (),
+        engine: EngineKind = "batched",
+        games: dict[Path, Game] | None = None,
+    ) -> None:
+        self.scenario = scenario
+        env = simpy.Environment()
+        clock = scenario.clock()
+        bus = RecordBus(lambda: env.now, sinks)
+        self.world = World(env=env, clock=clock, streams=Streams(scenario.seed), bus=bus)
+        self.games = games if games is not None else {}
+        for bank in scenario.floor.banks:
+            if bank.game not in self.games:
+                self.games[bank.game] = load_game(bank.game)
+        self.links = {
+            p.id: ProgressiveLink(p.id, p.reset_cents, p.increment_bp)
+            for p in scenario.floor.progressives
+        }
+        staff = scenario.staff
+        t = staff.timing
+        self.attendants = StaffPool(self.world, "attendant")
+        self.technicians = StaffPool(self.world, "technician")
+        self.inspectors = StaffPool(self.world, "inspector")
+        self.crew = Crew(
+            self.attendants,
+            self.technicians,
+            self.inspectors,
+            Timing(t.walk_minutes, t.hand_pay_minutes, t.hopper_fill_minutes, t.repair_minutes),
+        )
+        self.machines: list[SlotMachine] = []
+        for bank in scenario.floor.banks:
+            game = self.games[bank.game]
+            for n, mid in enumerate(bank.machine_ids(), start=1):
+                spec = MachineSpec(
+                    id=mid,
+                    bank=bank.id,
+                    zone=bank.zone,
+                    game=game,
+                    denomination_cents=bank.denomination_cents,
+                    max_bet_units=bank.max_bet_units,
+                    hopper_capacity=bank.hopper_capacity_coins,
+                    hopper_standard_fill=bank.hopper_standard_fill_coins,
+                    hopper_initial=bank.hopper_initial_coins,
+                    hopper_pay_limit_credits=bank.hopper_pay_limit_credits,
+                    jackpot_limit_cents=bank.jackpot_limit_cents,
+                    coin_acceptor=bank.coin_acceptor,
+                    bill_acceptor=bank.bill_acceptor,
+                    bill_denominations_cents=tuple(bank.bill_denominations_cents),
+                    meter_digits=bank.meter_digits,
+                    progressive=bank.progressive,
+                    registration=f"MGB-{bank.id}-{n:04d}",
+                    serial=f"{bank.model}-{bank.id}{n:05d}",
+                    coin_pay_seconds=scenario.floor.coin_pay_seconds,
+                )
+                link = self.links[bank.progressive] if bank.progressive else None
+                self.machines.append(
+                    SlotMachine(self.world, spec, self.crew, engine=engine, link=link)
+                )
+        self.floor = SlotFloor(env, self.machines)
+        self.arrivals = Arrivals(self)
+        f = scenario.faults
+        self._disruptions = [
+            Disruption("tilt", ExceptionCode.GENERAL_TILT, f.tilt_mtbf_hours),
+            Disruption("coin_in_jam", ExceptionCode.COIN_IN_TILT, f.coin_in_jam_mtbf_hours),
+            Disruption("bill_jam", ExceptionCode.BILL_JAM, f.bill_jam_mtbf_hours),
+            Disruption("hopper_jam", ExceptionCode.COIN_OUT_TILT, f.hopper_jam_mtbf_hours),
+            Disruption("reverse_coin", ExceptionCode.REVERSE_COIN_IN, f.reverse_coin_mtbf_hours),
+            Disruption("ram_error", ExceptionCode.CMOS_RAM_ERROR_NO_DATA, f.ram_error_mtbf_hours),
+            Disruption("power_loss", ExceptionCode.AC_POWER_LOST, f.power_loss_mtbf_hours),
+        ]
+        self._started = False
+        self.wall_seconds = 0.0
+
+    @property
+    def env(self) -> simpy.Environment:
+        return self.world.env
+
+    @property
+    def bus(self) -> RecordBus:
+        return self.world.bus
+
+    def attach(self, sink: Sink) -> None:
+        self.world.bus.attach(sink)
+
+    def closing_after(self, t: float) -> float:
+        """Simulation time of the next closing (infinity for a casino that never closes)."""
+        hours = self.world.clock.opening_hours
+        if hours.open == hours.close:
+            return float("inf")
+        return self.world.clock.next_local(t, hours.close)
+
+    def start(self) -> None:
+        """Install the machines and start every process (idempotent)."""
+        if self._started:
+            return
+        self._started = True
+        env = self.env
+        for pool, attr, prefix in (
+            (self.attendants, "attendants", "ATT"),
+            (self.technicians, "technicians", "TEC"),
+            (self.inspectors, "inspectors", "INS"),
+        ):
+            for s in self.scenario.staff.shifts:
+                members = roster(prefix, s.name, getattr(s, attr))
+                if members:
+                    env.process(pool.work_shift(Shift(s.name, s.start, s.end, tuple(members))))
+        for m in self.machines:
+            m.install()
+            env.process(m.run_disruptions(self._disruptions, self.scenario.faults.door_checks_per_day))
+        env.process(self.arrivals.arrive())
+
+    def run(
+        self,
+        until: float | None = None,
+        progress: Callable[[float], None] | None = None,
+        steps: int = 200,
+    ) -> RunOutcome:
+        """Run to ``until`` (default: the scenario's duration), then read every meter."""
+        self.start()
+        end = self.scenario.duration_seconds if until is None else until
+        env = self.env
+        t0 = wall.perf_counter()
+        if progress is None:
+            env.run(until=end)
+        else:
+            step = end / steps
+            for i in range(1, steps + 1):
+                env.run(until=min(end, i * step))
+                progress(env.now)
+        for m in self.machines:
+            m.read_meters()
+        self.wall_seconds += wall.perf_counter() - t0
+        return RunOutcome(self.world.bus.count, self.wall_seconds, env.now)
+
+
+__all__ = ["Casino", "RunOutcome", "time"]

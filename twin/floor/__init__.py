@@ -1,0 +1,1 @@
+"""The casino floor: zones, banks of machines, who is playing where."""

@@ -1,0 +1,281 @@
+"""Slot play engines: a batched numpy engine and a per-spin reference engine.
+
+Both play one stretch of a session on one machine: from a starting credit balance, games of a
+fixed wager until a stop (session time used up, loss limit or bankroll exhausted, win goal
+reached, or a win that locks the machine for a hand pay). They draw from the same two
+uniform streams of the machine (base games and free-spin features) in the same order, so they
+give identical results; ``tests/test_engine.py`` holds them together.
+
+The batched engine draws a chunk of games in one numpy call, evaluates them vectorised, finds
+the first stop with cumulative sums, and consumes exactly the uniforms of the games it played
+(the rest stay on the tape for the next stretch). Free-spin features are evaluated lazily, in
+order, only for games that are really played.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from twin.machines.par import Game
+
+F64 = npt.NDArray[np.float64]
+
+
+class Draws(Protocol):
+    """Where uniforms come from: a tape (batched) or a generator (per spin)."""
+
+    def random(self) -> float: ...
+
+
+class UniformTape:
+    """A buffered view of a generator's ``random()`` sequence.
+
+    ``peek(n)`` shows the next ``n`` uniforms without consuming them; ``advance(k)`` consumes.
+    The values are exactly those that ``k`` scalar ``rng.random()`` calls would return, since
+    numpy fills arrays with the same ``next_double`` sequence.
+    """
+
+    __slots__ = ("_block", "_buf", "_mark", "_pos", "_rng", "drawn")
+
+    def __init__(self, rng: np.random.Generator, block: int = 1 << 12) -> None:
+        self._rng = rng
+        self._block = block
+        self._buf: F64 = np.empty(0)
+        self._pos = 0
+        self._mark: int | None = None
+        self.drawn = 0  # uniforms consumed so far
+
+    def peek(self, n: int) -> F64:
+        have = self._buf.size - self._pos
+        if have < n:
+            keep = self._pos if self._mark is None else self._mark
+            more = self._rng.random(max(self._block, n - have))
+            self._buf = np.concatenate((self._buf[keep:], more))
+            self._pos -= keep
+            if self._mark is not None:
+                self._mark = 0
+        return self._buf[self._pos : self._pos + n]
+
+    def mark(self) -> None:
+        """Remember this position so that ``rewind`` can return to it."""
+        self._mark = self._pos
+
+    def rewind(self) -> None:
+        """Un-consume everything since ``mark`` (used when play is cut short)."""
+        assert self._mark is not None
+        self.drawn -= self._pos - self._mark
+        self._pos = self._mark
+        self._mark = None
+
+    def commit(self) -> None:
+        """Forget the mark: what was consumed since stays consumed."""
+        self._mark = None
+
+    def advance(self, n: int) -> None:
+        self._pos += n
+        self.drawn += n
+
+    def take(self, n: int) -> F64:
+        out = self.peek(n)
+        self.advance(n)
+        return out
+
+    def random(self) -> float:
+        return float(self.take(1)[0])
+
+
+class Stop(StrEnum):
+    """Why a stretch of play ended."""
+
+    TIME = "time"  # the games allowed for this stretch were played
+    LOSS_LIMIT = "loss_limit"  # the next wager would cross the loss limit (or credits ran out)
+    WIN_GOAL = "win_goal"  # credits reached the patron's goal
+    JACKPOT = "jackpot"  # a win at or above the jackpot limit locked the machine
+    PROGRESSIVE = "progressive"  # the progressive combination locked the machine
+
+
+@dataclass(frozen=True, slots=True)
+class PlayRequest:
+    """One stretch of play; all amounts in credits."""
+
+    credits: int
+    bet_units: int
+    max_games: int
+    floor_credits: int = 0  # never wager below this balance (the loss limit)
+    goal_credits: int = 2**62  # stop once the balance reaches this
+    lock_credits: int = 2**62  # a single game win at or above this locks the machine
+
+
+@dataclass(frozen=True, slots=True)
+class PlayResult:
+    games: int
+    wagered: int
+    won: int  # credits won onto the credit meter (excludes a locking win)
+    games_won: int
+    free_games: int
+    end_credits: int
+    stop: Stop
+    lock_win: int = 0  # the locking game's win in credits (hand paid), progressive prize apart
+
+
+def _first(mask: npt.NDArray[np.bool_], default: int) -> int:
+    idx = int(np.argmax(mask))
+    return idx if mask[idx] else default
+
+
+class BatchedEngine:
+    """Plays a stretch with numpy: one draw per chunk of games, no Python loop per spin."""
+
+    def __init__(self, game: Game, chunk: int = 512) -> None:
+        self.game = game
+        self.chunk = chunk
+
+    def play(self, req: PlayRequest, base: UniformTape, feature: UniformTape) -> PlayResult:
+        game = self.game
+        r = game.draws_per_spin
+        bet = req.bet_units
+        wager = bet * game.cost
+        credits = req.credits
+        games = won = games_won = free_games = 0
+        threshold = req.floor_credits + wager
+        while games < req.max_games:
+            n = min(self.chunk, req.max_games - games)
+            if not (threshold <= credits < req.goal_credits):
+                stop = Stop.WIN_GOAL if credits >= req.goal_credits else Stop.LOSS_LIMIT
+                return PlayResult(games, games * wager, won, games_won, free_games, credits, stop)
+            out = game.evaluate(base.peek(n * r).reshape(n, r))
+            win = out.win_units * bet
+            triggers = np.flatnonzero(out.free_spins)
+            done = 0
+            while True:
+                lock = (win >= req.lock_credits) | out.progressive
+                delta = np.where(lock, 0, win) - wager
+                after = credits + np.cumsum(delta)
+                before = np.empty_like(after)
+                before[0] = credits
+                before[1:] = after[:-1]
+                k = _first((before < threshold) | (before >= req.goal_credits), n)
+                lk = _first(lock, n)
+                end = min(k, lk + 1)
+                if done < triggers.size and triggers[done] < end:
+                    j = int(triggers[done])
+                    fw, fg = self._feature(int(out.free_spins[j]), feature)
+                    win[j] += fw * bet
+                    free_games += fg
+                    done += 1
+                    continue
+                break
+            base.advance(end * r)
+            games += end
+            played = win[:end]
+            games_won += int(np.count_nonzero((played > 0) | out.progressive[:end]))
+            credits = int(after[end - 1])
+            if lk < k and lk < n:
+                won += int(played[:-1].sum())
+                stop = Stop.PROGRESSIVE if out.progressive[lk] else Stop.JACKPOT
+                return PlayResult(
+                    games, games * wager, won, games_won, free_games, credits, stop, int(win[lk])
+                )
+            won += int(played.sum())
+            if end < n:
+                stop = Stop.WIN_GOAL if credits >= req.goal_credits else Stop.LOSS_LIMIT
+                return PlayResult(games, games * wager, won, games_won, free_games, credits, stop)
+        return PlayResult(games, games * wager, won, games_won, free_games, credits, Stop.TIME)
+
+    def _feature(self, spins: int, feature: UniformTape) -> tuple[int, int]:
+        game = self.game
+        r = game.draws_per_spin
+        total = played = 0
+        pending = spins
+        while pending:
+            out = game.evaluate_free(feature.take(pending * r).reshape(pending, r))
+            total += int(out.win_units.sum())
+            played += pending
+            pending = int(out.free_spins.sum())
+        return total, played
+
+
+class PerSpinEngine:
+    """The reference: one game at a time, scalar draws, pure-Python evaluation."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+
+    def start(self, req: PlayRequest, base: Draws, feature: Draws) -> PerSpinRun:
+        return PerSpinRun(self.game, req, base, feature)
+
+    def play(self, req: PlayRequest, base: Draws, feature: Draws) -> PlayResult:
+        run = self.start(req, base, feature)
+        while run.check() is None:
+            run.play_one()
+        return run.result()
+
+
+class PerSpinRun:
+    """A stretch of play advanced one game at a time (so SimPy can wait between games)."""
+
+    def __init__(self, game: Game, req: PlayRequest, base: Draws, feature: Draws) -> None:
+        self.game = game
+        self.req = req
+        self.base = base
+        self.feature = feature
+        self.wager = req.bet_units * game.cost
+        self.threshold = req.floor_credits + self.wager
+        self.credits = req.credits
+        self.games = self.won = self.games_won = self.free_games = 0
+        self.lock_win = 0
+        self.stop: Stop | None = None
+
+    def check(self) -> Stop | None:
+        """The stop that applies before the next game, if any."""
+        if self.stop is None:
+            if self.games >= self.req.max_games:
+                self.stop = Stop.TIME
+            elif self.credits >= self.req.goal_credits:
+                self.stop = Stop.WIN_GOAL
+            elif self.credits < self.threshold:
+                self.stop = Stop.LOSS_LIMIT
+        return self.stop
+
+    def play_one(self) -> None:
+        """Play the next game: draw its reels, its feature if triggered, settle the credits."""
+        game = self.game
+        r = game.draws_per_spin
+        bet = self.req.bet_units
+        base = self.base
+        units, spins, progressive = game.evaluate_one([base.random() for _ in range(r)])
+        win = units * bet
+        pending = spins
+        feature = self.feature
+        while pending:
+            funits, fspins, _ = game.evaluate_free_one([feature.random() for _ in range(r)])
+            win += funits * bet
+            self.free_games += 1
+            pending += fspins - 1
+        self.games += 1
+        if win > 0 or progressive:
+            self.games_won += 1
+        if progressive or win >= self.req.lock_credits:
+            self.credits -= self.wager
+            self.lock_win = win
+            self.stop = Stop.PROGRESSIVE if progressive else Stop.JACKPOT
+            return
+        self.credits += win - self.wager
+        self.won += win
+
+    def result(self) -> PlayResult:
+        return PlayResult(
+            self.games,
+            self.games * self.wager,
+            self.won,
+            self.games_won,
+            self.free_games,
+            self.credits,
+            self.stop or Stop.TIME,
+            self.lock_win,
+        )

@@ -1,0 +1,563 @@
+"""The slot machine on the floor: its SimPy processes around its accounting.
+
+``SlotMachine`` owns a ``SlotAccounts`` (meters, hopper, credits, doors) and drives it with
+play from a ``BatchedEngine`` or the ``PerSpinEngine`` reference. Processes are generator
+methods named after activities: ``play_session``, ``cash_out``, ``pay_by_hand``,
+``fill_hopper``, ``run_disruptions``, ``repair``.
+
+Interruptions (a tilt, a door opened) stop play at the next game boundary: games started
+before the interruption count, the rest of the stretch is given back to the tape. Disruptions
+fire after every ordinary event at the same instant (a low scheduling priority), so batched
+and per-spin play resolve ties the same way.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Generator
+from dataclasses import dataclass, replace
+from typing import Any, Literal, Protocol
+
+import numpy as np
+import simpy
+from simpy.events import NORMAL
+
+from twin.machines.accounting import SlotAccounts
+from twin.machines.engine import (
+    BatchedEngine,
+    PerSpinEngine,
+    PlayRequest,
+    PlayResult,
+    Stop,
+    UniformTape,
+)
+from twin.machines.events import (
+    BillAccepted,
+    CashedOut,
+    CoinsAccepted,
+    GamesPlayed,
+    HandPaid,
+    HopperFilled,
+    HopperPaid,
+    MachineException,
+    MachineInstalled,
+    MachineLocked,
+    MetersRead,
+    ProgressiveHit,
+    ShortPayCompleted,
+    TiltRepaired,
+)
+from twin.machines.par import Game
+from twin.machines.progressive import ProgressiveLink
+from twin.machines.sas import Door, ExceptionCode
+from twin.monitor import LevelMonitor
+from twin.records import Record
+from twin.staff.pool import StaffPool
+from twin.world import World, quantize
+
+Proc = Generator[simpy.events.Event, Any, Any]
+EngineKind = Literal["batched", "per_spin"]
+LOW = NORMAL + 1  # scheduling priority that loses every tie with ordinary events
+
+
+class Sampler(Protocol):
+    def sample(self, rng: np.random.Generator) -> float: ...
+
+
+@dataclass(frozen=True, slots=True)
+class MachineSpec:
+    """Everything fixed about one machine on the floor."""
+
+    id: str
+    bank: str
+    zone: str
+    game: Game
+    denomination_cents: int
+    max_bet_units: int
+    hopper_capacity: int
+    hopper_standard_fill: int
+    hopper_initial: int
+    hopper_pay_limit_credits: int
+    jackpot_limit_cents: int
+    coin_acceptor: bool = True
+    bill_acceptor: bool = True
+    bill_denominations_cents: tuple[int, ...] = ()
+    meter_digits: int = 8
+    progressive: str | None = None
+    registration: str = ""
+    serial: str = ""
+    coin_pay_seconds: float = 0.125
+
+    @property
+    def lock_credits(self) -> int:
+        """The smallest win in credits that locks the machine for a hand pay."""
+        return -(-self.jackpot_limit_cents // self.denomination_cents)
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """Service times in minutes, drawn from each machine's own service stream."""
+
+    walk: Sampler
+    hand_pay: Sampler
+    hopper_fill: Sampler
+    repair: Sampler
+
+
+@dataclass
+class Crew:
+    """The staff pools a machine calls on."""
+
+    attendants: StaffPool
+    technicians: StaffPool
+    inspectors: StaffPool
+    timing: Timing
+
+
+@dataclass(frozen=True, slots=True)
+class Disruption:
+    """A kind of fault or routine event, at a mean interval per machine (0 = never)."""
+
+    name: str
+    code: ExceptionCode
+    mtbf_hours: float
+
+
+class SlotMachine:
+    def __init__(
+        self,
+        world: World,
+        spec: MachineSpec,
+        crew: Crew,
+        *,
+        engine: EngineKind = "batched",
+        link: ProgressiveLink | None = None,
+    ) -> None:
+        self.world = world
+        self.env = world.env
+        self.spec = spec
+        self.id = spec.id
+        self.crew = crew
+        self.link = link
+        self.accounts = SlotAccounts(
+            denomination_cents=spec.denomination_cents,
+            hopper_capacity=spec.hopper_capacity,
+            hopper_level=spec.hopper_initial,
+            meter_digits=spec.meter_digits,
+            bill_denominations_cents=spec.bill_denominations_cents,
+        )
+        streams = world.streams
+        self.engine_kind = engine
+        self._batched = BatchedEngine(spec.game)
+        self._per_spin = PerSpinEngine(spec.game)
+        base_rng = streams.stream(spec.id, "games")
+        feature_rng = streams.stream(spec.id, "features")
+        self._base_tape = UniformTape(base_rng)
+        self._feature_tape = UniformTape(feature_rng)
+        self._base_rng = base_rng
+        self._feature_rng = feature_rng
+        self.service_rng = streams.stream(spec.id, "service")
+        self.patron: str | None = None
+        self.down: set[str] = set()
+        self._ready: simpy.Event | None = None
+        self._player: simpy.Process | None = None
+        self._busy_with: simpy.Event | None = None  # set during a procedure
+        self.downtime = LevelMonitor(lambda: self.env.now)
+        self.hand_pay_waits: list[float] = []
+        self.fill_waits: list[float] = []
+
+    # -- records -------------------------------------------------------------------------
+    def emit(self, cls: type[Record], *others: str, **fields: Any) -> None:
+        self.world.bus.emit(cls, (self.id, *others), **fields)
+
+    def exception(self, code: ExceptionCode, *others: str) -> None:
+        self.emit(MachineException, *others, code=int(code), name=code.name.lower())
+
+    def install(self) -> None:
+        s = self.spec
+        self.emit(
+            MachineInstalled,
+            bank=s.bank,
+            zone=s.zone,
+            game_id=s.game.id,
+            game_signature=s.game.signature,
+            denomination_cents=s.denomination_cents,
+            max_bet_units=s.max_bet_units,
+            registration=s.registration,
+            serial=s.serial,
+            hopper_coins=self.accounts.hopper_level,
+            progressive=s.progressive or "",
+        )
+
+    def read_meters(self) -> None:
+        meters = tuple(sorted(self.accounts.readings().items()))
+        self.emit(MetersRead, meters=meters, hopper_level=self.accounts.hopper_level)
+
+    # -- availability ----------------------------------------------------------------------
+    @property
+    def available(self) -> bool:
+        return not self.down
+
+    def mark_down(self, reason: str) -> None:
+        if not self.down:
+            self.downtime.set(1)
+        self.down.add(reason)
+
+    def mark_up(self, reason: str) -> None:
+        self.down.discard(reason)
+        if not self.down:
+            self.downtime.set(0)
+            if self._ready is not None:
+                ready, self._ready = self._ready, None
+                ready.succeed()
+
+    def wait_ready(self) -> Proc:
+        while self.down:
+            if self._ready is None:
+                self._ready = self.env.event()
+            yield self._ready
+
+    # -- money in --------------------------------------------------------------------------
+    def insert_coins(self, patron: str, coins: int) -> None:
+        got = self.accounts.insert_coins(coins)
+        self.emit(CoinsAccepted, patron, coins=coins, to_hopper=got.to_hopper, to_drop=got.to_drop)
+
+    def insert_bill(self, patron: str, cents: int) -> None:
+        credits = self.accounts.insert_bill(cents)
+        self.emit(BillAccepted, patron, bill_cents=cents, credits=credits)
+
+    # -- play ------------------------------------------------------------------------------
+    def play_session(
+        self,
+        patron: str,
+        *,
+        bet_units: int,
+        pace: float,
+        until: float,
+        floor_credits: int,
+        goal_credits: int,
+    ) -> Generator[simpy.events.Event, Any, int]:
+        """Play until the session's time is up or the patron stops; then cash out.
+
+        Returns the credits paid to the patron (cash-out and any hand-paid win).
+        """
+        env = self.env
+        bet_units = max(1, min(bet_units, self.spec.max_bet_units))
+        jackpots = 0
+        while True:
+            yield from self.wait_ready()
+            max_games = _games_before(env.now, until, pace)
+            if max_games <= 0:
+                break
+            req = PlayRequest(
+                credits=self.accounts.credits,
+                bet_units=bet_units,
+                max_games=max_games,
+                floor_credits=floor_credits,
+                goal_credits=goal_credits,
+                lock_credits=self.spec.lock_credits,
+            )
+            if self.engine_kind == "batched":
+                result, interrupted = yield from self._play_batched(req, pace)
+            else:
+                result, interrupted = yield from self._play_per_spin(req, pace)
+            self._commit(patron, result)
+            if result.stop in (Stop.JACKPOT, Stop.PROGRESSIVE):
+                jackpots += yield from self.pay_jackpot(patron, result)
+                break
+            if not interrupted:
+                break
+        cashed = yield from self.cash_out(patron)
+        return jackpots + cashed
+
+    def _play_batched(self, req: PlayRequest, pace: float) -> Generator[Any, Any, tuple[PlayResult, bool]]:
+        env = self.env
+        t0 = env.now
+        base, feature = self._base_tape, self._feature_tape
+        base.mark()
+        feature.mark()
+        result = self._batched.play(req, base, feature)
+        interrupted = False
+        self._player = env.active_process
+        try:
+            if result.games:
+                yield env.timeout(result.games * pace)
+        except simpy.Interrupt:
+            interrupted = True
+            started = _games_started(t0, env.now, pace, result.games)
+            base.rewind()
+            feature.rewind()
+            result = self._batched.play(replace(req, max_games=started), base, feature)
+        finally:
+            self._player = None
+        base.commit()
+        feature.commit()
+        return result, interrupted
+
+    def _play_per_spin(self, req: PlayRequest, pace: float) -> Generator[Any, Any, tuple[PlayResult, bool]]:
+        env = self.env
+        run = self._per_spin.start(req, self._base_rng, self._feature_rng)
+        interrupted = False
+        self._player = env.active_process
+        try:
+            while run.stop is None:
+                if run.check() is not None:
+                    break
+                start = env.now
+                try:
+                    yield env.timeout(pace)
+                except simpy.Interrupt:
+                    interrupted = True
+                    if env.now > start:
+                        run.play_one()
+                    break
+                run.play_one()
+        finally:
+            self._player = None
+        return run.result(), interrupted
+
+    def _commit(self, patron: str, r: PlayResult) -> None:
+        if r.games == 0:
+            return
+        self.accounts.record_play(r.games, r.wagered, r.won, r.games_won)
+        if self.link is not None:
+            self.link.contribute(r.wagered * self.spec.denomination_cents)
+        self.emit(
+            GamesPlayed,
+            patron,
+            games=r.games,
+            wagered=r.wagered,
+            won=r.won,
+            games_won=r.games_won,
+            free_games=r.free_games,
+            credits=self.accounts.credits,
+            stop=r.stop.value,
+        )
+
+    # -- hand pays -------------------------------------------------------------------------
+    def pay_jackpot(self, patron: str, r: PlayResult) -> Generator[simpy.events.Event, Any, int]:
+        """A locked machine waits for an attendant and an inspector to pay the win by hand."""
+        credits = r.lock_win
+        reason = "jackpot"
+        if r.stop is Stop.PROGRESSIVE:
+            assert self.link is not None, "progressive hit on a machine with no link"
+            prize_credits, prize_cents = self.link.hit(self.spec.denomination_cents)
+            self.emit(
+                ProgressiveHit,
+                patron,
+                link=self.link.id,
+                prize_cents=prize_cents,
+                reset_cents=self.link.reset_cents,
+            )
+            credits += prize_credits
+            reason = "progressive"
+        self.emit(
+            MachineLocked,
+            patron,
+            reason=reason,
+            win=credits,
+            prize_cents=credits * self.spec.denomination_cents,
+        )
+        self.accounts.record_jackpot(credits)
+        yield from self.pay_by_hand(patron, reason, credits)
+        return credits
+
+    def pay_by_hand(self, patron: str, reason: str, credits: int) -> Proc:
+        """Hand pay: the machine is locked until an attendant pays and an inspector certifies."""
+        env = self.env
+        requested = env.now
+        self.mark_down("hand_pay")
+        self.exception(ExceptionCode.HANDPAY_PENDING, patron)
+        crew = self.crew
+        attendant = yield crew.attendants.request()
+        crew.attendants.taken(attendant)
+        inspector = yield crew.inspectors.request()
+        crew.inspectors.taken(inspector)
+        yield env.timeout(self._minutes(crew.timing.walk) + self._minutes(crew.timing.hand_pay))
+        if reason == "credit_payout":
+            self.accounts.pay_by_hand(credits)
+        self.emit(
+            HandPaid,
+            patron,
+            attendant,
+            inspector,
+            reason=reason,
+            credits=credits,
+            cents=credits * self.spec.denomination_cents,
+            attendant=attendant,
+            inspector=inspector,
+            requested_t=requested,
+        )
+        self.exception(ExceptionCode.HANDPAY_RESET, patron)
+        crew.inspectors.release(inspector)
+        crew.attendants.release(attendant)
+        self.hand_pay_waits.append(env.now - requested)
+        self.mark_up("hand_pay")
+
+    # -- cash out and hopper -----------------------------------------------------------------
+    def cash_out(self, patron: str) -> Generator[simpy.events.Event, Any, int]:
+        """Credits paid by the hopper up to the hopper-pay limit, the rest by hand."""
+        credits = self.accounts.credits
+        if credits == 0:
+            return 0
+        env = self.env
+        by_hopper = min(credits, self.spec.hopper_pay_limit_credits)
+        by_hand = credits - by_hopper
+        paid = self.accounts.pay_from_hopper(by_hopper)
+        yield env.timeout(quantize(paid * self.spec.coin_pay_seconds))
+        self.emit(
+            HopperPaid, patron, coins=paid, requested=by_hopper, hopper_level=self.accounts.hopper_level
+        )
+        short = by_hopper - paid
+        if short:
+            self.exception(ExceptionCode.HOPPER_EMPTY, patron)
+            self.mark_down("hopper_empty")
+            yield from self.fill_hopper("empty", patron)
+            rest = self.accounts.pay_from_hopper(short)
+            assert rest == short, "a standard fill must cover the short pay"
+            yield env.timeout(quantize(rest * self.spec.coin_pay_seconds))
+            self.emit(ShortPayCompleted, patron, coins=rest, short_coins=short)
+            self.mark_up("hopper_empty")
+        if by_hand:
+            yield from self.pay_by_hand(patron, "credit_payout", by_hand)
+        self.emit(CashedOut, patron, credits=credits, hopper_coins=by_hopper, hand_paid=by_hand,
+                  short_paid=short)
+        return credits
+
+    def fill_hopper(self, reason: str, patron: str = "") -> Proc:
+        """A hopper fill: an attendant brings the standard fill, an inspector certifies it."""
+        env = self.env
+        requested = env.now
+        crew = self.crew
+        attendant = yield crew.attendants.request()
+        crew.attendants.taken(attendant)
+        inspector = yield crew.inspectors.request()
+        crew.inspectors.taken(inspector)
+        yield env.timeout(self._minutes(crew.timing.walk) + self._minutes(crew.timing.hopper_fill))
+        coins = min(self.spec.hopper_standard_fill,
+                    self.spec.hopper_capacity - self.accounts.hopper_level)
+        self.accounts.fill_hopper(coins)
+        others = (patron,) if patron else ()
+        self.emit(
+            HopperFilled,
+            *others,
+            attendant,
+            inspector,
+            reason=reason,
+            coins=coins,
+            certified_coins=coins,
+            hopper_level=self.accounts.hopper_level,
+            attendant=attendant,
+            inspector=inspector,
+            requested_t=requested,
+        )
+        crew.inspectors.release(inspector)
+        crew.attendants.release(attendant)
+        self.fill_waits.append(env.now - requested)
+
+    # -- doors, tilts and repairs --------------------------------------------------------------
+    def interrupt_play(self) -> None:
+        if self._player is not None and self._player.is_alive:
+            self._player.interrupt("disabled")
+
+    def open_door(self, door: Door, by: str) -> None:
+        """Opening a door disables play at once (the game in progress completes)."""
+        self.accounts.open_door(door)
+        self.exception(door.opened_code, by)
+        self.mark_down(f"door:{door.name.lower()}")
+        self.interrupt_play()
+
+    def close_door(self, door: Door, by: str) -> None:
+        self.accounts.close_door(door)
+        self.exception(door.closed_code, by)
+        self.mark_up(f"door:{door.name.lower()}")
+
+    def tilt(self, code: ExceptionCode) -> None:
+        self.exception(code)
+        self.mark_down(f"tilt:{code.name.lower()}")
+        if code is ExceptionCode.AC_POWER_LOST:
+            self.accounts.power_reset()
+        self.interrupt_play()
+
+    def repair(self, code: ExceptionCode) -> Proc:
+        """A technician comes, opens the slot door, clears the fault and closes the door."""
+        env = self.env
+        requested = env.now
+        crew = self.crew
+        tech = yield crew.technicians.request()
+        crew.technicians.taken(tech)
+        yield env.timeout(self._minutes(crew.timing.walk))
+        self.open_door(Door.SLOT, tech)
+        yield env.timeout(self._minutes(crew.timing.repair))
+        if code is ExceptionCode.AC_POWER_LOST:
+            self.exception(ExceptionCode.AC_POWER_APPLIED, tech)
+        self.emit(TiltRepaired, tech, code=int(code), name=code.name.lower(), technician=tech,
+                  requested_t=requested)
+        self.close_door(Door.SLOT, tech)
+        crew.technicians.release(tech)
+        self.mark_up(f"tilt:{code.name.lower()}")
+
+    def check_door(self) -> Proc:
+        """A routine inspection: a technician opens and closes the slot door."""
+        env = self.env
+        crew = self.crew
+        tech = yield crew.technicians.request()
+        crew.technicians.taken(tech)
+        yield env.timeout(self._minutes(crew.timing.walk))
+        self.open_door(Door.SLOT, tech)
+        yield env.timeout(self._minutes(crew.timing.repair) / 2 or 1 / 64)
+        self.close_door(Door.SLOT, tech)
+        crew.technicians.release(tech)
+
+    def run_disruptions(self, kinds: list[Disruption], door_checks_per_day: float) -> Proc:
+        """Faults and routine door checks, each kind from its own stream, fired at LOW priority."""
+        env = self.env
+        streams = self.world.streams
+        rngs = {d.name: streams.stream(self.id, f"fault:{d.name}") for d in kinds}
+        active = [d for d in kinds if d.mtbf_hours > 0]
+        door_rng = streams.stream(self.id, "door_checks")
+        next_at: dict[str, float] = {
+            d.name: env.now + quantize(rngs[d.name].exponential(d.mtbf_hours * 3600))
+            for d in active
+        }
+        if door_checks_per_day > 0:
+            next_at["door_check"] = env.now + quantize(door_rng.exponential(86400 / door_checks_per_day))
+        by_name = {d.name: d for d in active}
+        while next_at:
+            name = min(next_at, key=lambda k: (next_at[k], k))
+            at = next_at[name]
+            wake = env.event()
+            env.schedule(wake, LOW, at - env.now)
+            wake._ok = True
+            wake._value = None
+            yield wake
+            # never start a fault in the middle of a hand pay, fill or repair already under way
+            yield from self.wait_ready()
+            if name == "door_check":
+                yield env.process(self.check_door())
+                next_at[name] = env.now + quantize(door_rng.exponential(86400 / door_checks_per_day))
+            else:
+                d = by_name[name]
+                self.tilt(d.code)
+                yield env.process(self.repair(d.code))
+                next_at[name] = env.now + quantize(rngs[name].exponential(d.mtbf_hours * 3600))
+
+    def _minutes(self, dist: Sampler) -> float:
+        return quantize(max(0.0, dist.sample(self.service_rng)) * 60.0)
+
+
+def _games_before(now: float, until: float, pace: float) -> int:
+    """How many games of ``pace`` seconds end by ``until``."""
+    if until <= now:
+        return 0
+    return int(math.floor((until - now) / pace))
+
+
+def _games_started(t0: float, now: float, pace: float, limit: int) -> int:
+    """Games (starting at t0, t0+pace, ...) that started strictly before ``now``."""
+    g = max(0, min(limit, math.ceil((now - t0) / pace)))
+    while g > 0 and t0 + (g - 1) * pace >= now:
+        g -= 1
+    while g < limit and t0 + g * pace < now:
+        g += 1
+    return g

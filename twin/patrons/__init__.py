@@ -1,0 +1,1 @@
+"""Patrons: arrivals, attributes and how they play."""

@@ -1,0 +1,1 @@
+"""Employees on the floor: roles, shifts and dispatch."""

@@ -1,0 +1,32 @@
+"""The shared context every domain object is given: environment, clock, streams, records."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import simpy
+
+from twin.clock import Clock
+from twin.records import RecordBus
+from twin.streams import Streams
+
+#: Simulation time is kept on a grid of 1/64 s. Every delay is rounded to it, so all times
+#: are dyadic rationals and their sums are exact in binary floating point: the batched and
+#: per-spin engines then reach bit-identical timestamps by different sums.
+TICKS_PER_SECOND = 64
+
+
+def quantize(seconds: float) -> float:
+    """Round a duration to the simulation time grid (never below one tick when positive)."""
+    ticks = round(seconds * TICKS_PER_SECOND)
+    if ticks <= 0 and seconds > 0:
+        ticks = 1
+    return ticks / TICKS_PER_SECOND
+
+
+@dataclass
+class World:
+    env: simpy.Environment
+    clock: Clock
+    streams: Streams
+    bus: RecordBus
