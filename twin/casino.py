@@ -15,6 +15,7 @@ from pathlib import Path
 
 import simpy
 
+from twin.floor.floor import SlotFloor
 from twin.machines.machine import (
     Crew,
     Disruption,
@@ -26,7 +27,6 @@ from twin.machines.machine import (
 from twin.machines.par import Game, load_game
 from twin.machines.progressive import ProgressiveLink
 from twin.machines.sas import ExceptionCode
-from twin.floor.floor import SlotFloor
 from twin.patrons.patron import Arrivals
 from twin.records import RecordBus, Sink
 from twin.scenario import Scenario
@@ -154,7 +154,9 @@ class Casino:
                     env.process(pool.work_shift(Shift(s.name, s.start, s.end, tuple(members))))
         for m in self.machines:
             m.install()
-            env.process(m.run_disruptions(self._disruptions, self.scenario.faults.door_checks_per_day))
+            env.process(
+                m.run_disruptions(self._disruptions, self.scenario.faults.door_checks_per_day)
+            )
         env.process(self.arrivals.arrive())
 
     def run(

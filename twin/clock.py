@@ -9,7 +9,7 @@ the local wall time but never the simulation time.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from dateutil.relativedelta import relativedelta
@@ -44,7 +44,7 @@ class Clock:
         if start.tzinfo is None:
             start = start.replace(tzinfo=self.zone)
         self.start = start.astimezone(self.zone)
-        self._start_utc = self.start.astimezone(timezone.utc)
+        self._start_utc = self.start.astimezone(UTC)
         self.gaming_day_start = gaming_day_start
         self.opening_hours = opening_hours or OpeningHours(time(0, 0), time(0, 0))
 
@@ -56,7 +56,7 @@ class Clock:
         """Simulation seconds at ``when`` (naive datetimes are read as local time)."""
         if when.tzinfo is None:
             when = when.replace(tzinfo=self.zone)
-        return (when.astimezone(timezone.utc) - self._start_utc).total_seconds()
+        return (when.astimezone(UTC) - self._start_utc).total_seconds()
 
     def iso(self, t: float) -> str:
         return self.at(t).isoformat(timespec="seconds")

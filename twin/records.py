@@ -12,7 +12,7 @@ import dataclasses
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar, dataclass_transform
 
 R = TypeVar("R", bound="Record")
 
@@ -53,6 +53,7 @@ def _payload_fields(cls: type[Record]) -> tuple[str, ...]:
     return names
 
 
+@dataclass_transform(frozen_default=True, kw_only_default=True)
 def record(kind: str) -> Callable[[type[R]], type[R]]:
     """Class decorator: make a frozen, slotted record dataclass registered under ``kind``."""
 

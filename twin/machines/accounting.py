@@ -51,6 +51,11 @@ class SlotAccounts:
             self.bills.setdefault(cents, 0)
         self.hopper_initial = self.hopper_level
 
+    @property
+    def rollover(self) -> int:
+        """Meters roll over to zero at this value (10 ** digits)."""
+        return int(10**self.meter_digits)
+
     # -- reading ---------------------------------------------------------------------------
     @property
     def credits(self) -> int:
@@ -60,13 +65,13 @@ class SlotAccounts:
         """The meter as the machine displays it: rolled over at its width."""
         if code is M.CURRENT_CREDITS:
             return self.meters[code]
-        return self.meters[code] % (10**self.meter_digits)
+        return self.meters[code] % self.rollover
 
     def readings(self) -> dict[str, int]:
         """All meters by name (rolled), plus the bill meters as ``bills_<cents>``."""
         out = {code.name.lower(): self.reading(code) for code in MeterCode}
         for cents, count in sorted(self.bills.items()):
-            out[f"bills_{cents}"] = count % (10**self.meter_digits)
+            out[f"bills_{cents}"] = count % self.rollover
         return out
 
     def bill_meter_code(self, cents: int) -> int | None:

@@ -20,7 +20,7 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 import simpy
-from simpy.events import NORMAL
+from simpy.events import NORMAL, EventPriority
 
 from twin.machines.accounting import SlotAccounts
 from twin.machines.engine import (
@@ -57,7 +57,7 @@ from twin.world import World, quantize
 
 Proc = Generator[simpy.events.Event, Any, Any]
 EngineKind = Literal["batched", "per_spin"]
-LOW = NORMAL + 1  # scheduling priority that loses every tie with ordinary events
+LOW = EventPriority(NORMAL + 1)  # scheduling priority that loses every tie with ordinary events
 
 
 class Sampler(Protocol):
@@ -270,7 +270,9 @@ class SlotMachine:
         cashed = yield from self.cash_out(patron)
         return jackpots + cashed
 
-    def _play_batched(self, req: PlayRequest, pace: float) -> Generator[Any, Any, tuple[PlayResult, bool]]:
+    def _play_batched(
+        self, req: PlayRequest, pace: float
+    ) -> Generator[Any, Any, tuple[PlayResult, bool]]:
         env = self.env
         t0 = env.now
         base, feature = self._base_tape, self._feature_tape
@@ -294,7 +296,9 @@ class SlotMachine:
         feature.commit()
         return result, interrupted
 
-    def _play_per_spin(self, req: PlayRequest, pace: float) -> Generator[Any, Any, tuple[PlayResult, bool]]:
+    def _play_per_spin(
+        self, req: PlayRequest, pace: float
+    ) -> Generator[Any, Any, tuple[PlayResult, bool]]:
         env = self.env
         run = self._per_spin.start(req, self._base_rng, self._feature_rng)
         interrupted = False
@@ -369,10 +373,7 @@ class SlotMachine:
         self.mark_down("hand_pay")
         self.exception(ExceptionCode.HANDPAY_PENDING, patron)
         crew = self.crew
-        attendant = yield crew.attendants.request()
-        crew.attendants.taken(attendant)
-        inspector = yield crew.inspectors.request()
-        crew.inspectors.taken(inspector)
+        attendant, inspector = yield from self._attendant_and_inspector()
         yield env.timeout(self._minutes(crew.timing.walk) + self._minutes(crew.timing.hand_pay))
         if reason == "credit_payout":
             self.accounts.pay_by_hand(credits)
@@ -394,6 +395,18 @@ class SlotMachine:
         self.hand_pay_waits.append(env.now - requested)
         self.mark_up("hand_pay")
 
+    def _attendant_and_inspector(self) -> Generator[simpy.events.Event, Any, tuple[str, str]]:
+        """Call an attendant and a Board inspector at once; both must be present."""
+        crew = self.crew
+        a_req = crew.attendants.request()
+        i_req = crew.inspectors.request()
+        yield a_req & i_req
+        attendant = str(a_req.value)
+        inspector = str(i_req.value)
+        crew.attendants.taken(attendant)
+        crew.inspectors.taken(inspector)
+        return attendant, inspector
+
     # -- cash out and hopper -----------------------------------------------------------------
     def cash_out(self, patron: str) -> Generator[simpy.events.Event, Any, int]:
         """Credits paid by the hopper up to the hopper-pay limit, the rest by hand."""
@@ -406,7 +419,11 @@ class SlotMachine:
         paid = self.accounts.pay_from_hopper(by_hopper)
         yield env.timeout(quantize(paid * self.spec.coin_pay_seconds))
         self.emit(
-            HopperPaid, patron, coins=paid, requested=by_hopper, hopper_level=self.accounts.hopper_level
+            HopperPaid,
+            patron,
+            coins=paid,
+            requested=by_hopper,
+            hopper_level=self.accounts.hopper_level,
         )
         short = by_hopper - paid
         if short:
@@ -420,8 +437,14 @@ class SlotMachine:
             self.mark_up("hopper_empty")
         if by_hand:
             yield from self.pay_by_hand(patron, "credit_payout", by_hand)
-        self.emit(CashedOut, patron, credits=credits, hopper_coins=by_hopper, hand_paid=by_hand,
-                  short_paid=short)
+        self.emit(
+            CashedOut,
+            patron,
+            credits=credits,
+            hopper_coins=by_hopper,
+            hand_paid=by_hand,
+            short_paid=short,
+        )
         return credits
 
     def fill_hopper(self, reason: str, patron: str = "") -> Proc:
@@ -429,13 +452,11 @@ class SlotMachine:
         env = self.env
         requested = env.now
         crew = self.crew
-        attendant = yield crew.attendants.request()
-        crew.attendants.taken(attendant)
-        inspector = yield crew.inspectors.request()
-        crew.inspectors.taken(inspector)
+        attendant, inspector = yield from self._attendant_and_inspector()
         yield env.timeout(self._minutes(crew.timing.walk) + self._minutes(crew.timing.hopper_fill))
-        coins = min(self.spec.hopper_standard_fill,
-                    self.spec.hopper_capacity - self.accounts.hopper_level)
+        coins = min(
+            self.spec.hopper_standard_fill, self.spec.hopper_capacity - self.accounts.hopper_level
+        )
         self.accounts.fill_hopper(coins)
         others = (patron,) if patron else ()
         self.emit(
@@ -491,8 +512,14 @@ class SlotMachine:
         yield env.timeout(self._minutes(crew.timing.repair))
         if code is ExceptionCode.AC_POWER_LOST:
             self.exception(ExceptionCode.AC_POWER_APPLIED, tech)
-        self.emit(TiltRepaired, tech, code=int(code), name=code.name.lower(), technician=tech,
-                  requested_t=requested)
+        self.emit(
+            TiltRepaired,
+            tech,
+            code=int(code),
+            name=code.name.lower(),
+            technician=tech,
+            requested_t=requested,
+        )
         self.close_door(Door.SLOT, tech)
         crew.technicians.release(tech)
         self.mark_up(f"tilt:{code.name.lower()}")
@@ -521,7 +548,9 @@ class SlotMachine:
             for d in active
         }
         if door_checks_per_day > 0:
-            next_at["door_check"] = env.now + quantize(door_rng.exponential(86400 / door_checks_per_day))
+            next_at["door_check"] = env.now + quantize(
+                door_rng.exponential(86400 / door_checks_per_day)
+            )
         by_name = {d.name: d for d in active}
         while next_at:
             name = min(next_at, key=lambda k: (next_at[k], k))
@@ -535,7 +564,9 @@ class SlotMachine:
             yield from self.wait_ready()
             if name == "door_check":
                 yield env.process(self.check_door())
-                next_at[name] = env.now + quantize(door_rng.exponential(86400 / door_checks_per_day))
+                next_at[name] = env.now + quantize(
+                    door_rng.exponential(86400 / door_checks_per_day)
+                )
             else:
                 d = by_name[name]
                 self.tilt(d.code)
@@ -550,7 +581,7 @@ def _games_before(now: float, until: float, pace: float) -> int:
     """How many games of ``pace`` seconds end by ``until``."""
     if until <= now:
         return 0
-    return int(math.floor((until - now) / pace))
+    return math.floor((until - now) / pace)
 
 
 def _games_started(t0: float, now: float, pace: float, limit: int) -> int:

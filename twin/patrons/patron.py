@@ -68,11 +68,13 @@ class Patron:
         world = casino.world
         bus = world.bus
         plan = self.plan
-        bus.emit(PatronArrived, (self.id,), segment=plan.segment,
-                 bankroll_cents=plan.bankroll_cents)
+        bus.emit(
+            PatronArrived, (self.id,), segment=plan.segment, bankroll_cents=plan.bankroll_cents
+        )
         patience = casino.scenario.patrons.max_wait_minutes * 60.0
-        machine = yield from casino.floor.find_machine(self.id, plan.zones, quantize(patience),
-                                                       self.rng)
+        machine = yield from casino.floor.find_machine(
+            self.id, plan.zones, quantize(patience), self.rng
+        )
         if machine is None:
             bus.emit(PatronLeft, (self.id,), reason="no_machine", spent_cents=0)
             return
@@ -89,8 +91,13 @@ class Patron:
         until = min(until, closing)
         loss_limit = int(start_credits * plan.loss_limit_share)
         goal = int(start_credits * plan.win_goal_multiple)
-        bus.emit(SessionStarted, (self.id, machine.id), bet_units=plan.bet_units,
-                 pace_seconds=plan.pace, planned_end_t=until)
+        bus.emit(
+            SessionStarted,
+            (self.id, machine.id),
+            bet_units=plan.bet_units,
+            pace_seconds=plan.pace,
+            planned_end_t=until,
+        )
         paid = yield from machine.play_session(
             self.id,
             bet_units=plan.bet_units,
@@ -100,8 +107,7 @@ class Patron:
             goal_credits=max(goal, start_credits + 1),
         )
         casino.floor.release(machine)
-        bus.emit(PatronLeft, (self.id, machine.id), reason="done",
-                 spent_cents=spent - paid * denom)
+        bus.emit(PatronLeft, (self.id, machine.id), reason="done", spent_cents=spent - paid * denom)
 
     def buy_in(self, machine: Any) -> int:
         """Feed the machine: bills largest first where it takes them, the rest in coins."""
@@ -157,7 +163,12 @@ class Arrivals:
         rng = casino.world.streams.fresh(pid, "attributes")
         segs = casino.scenario.patrons.segments
         shares = np.array([s.share for s in segs])
-        seg = segs[int(np.searchsorted(np.cumsum(shares), rng.random() * shares.sum(),
-                                       side="right").clip(0, len(segs) - 1))]
+        seg = segs[
+            int(
+                np.searchsorted(np.cumsum(shares), rng.random() * shares.sum(), side="right").clip(
+                    0, len(segs) - 1
+                )
+            )
+        ]
         plan = draw_plan(seg, rng)
         casino.world.env.process(Patron(casino, pid, plan, rng).visit())

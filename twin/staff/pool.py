@@ -37,6 +37,7 @@ class StaffPool:
         env = world.env
         self.store: simpy.FilterStore = simpy.FilterStore(env)
         self.on_duty: set[str] = set()
+        self._busy: set[str] = set()
         self.busy = LevelMonitor(lambda: env.now)
         self.duty = LevelMonitor(lambda: env.now)
 
@@ -45,10 +46,13 @@ class StaffPool:
         return self.store.get()
 
     def taken(self, member: str) -> None:
+        self._busy.add(member)
         self.busy.add(1)
 
     def release(self, member: str) -> None:
-        self.busy.add(-1)
+        if member in self._busy:  # not already sent home by the end of the shift
+            self._busy.discard(member)
+            self.busy.add(-1)
         if member in self.on_duty:
             self.store.put(member)
 
@@ -63,6 +67,9 @@ class StaffPool:
             return
         self.on_duty.discard(member)
         self.duty.add(-1)
+        if member in self._busy:  # finishes the job in hand, on overtime
+            self._busy.discard(member)
+            self.busy.add(-1)
         if member in self.store.items:
             self.store.items.remove(member)
         self.world.bus.emit(ShiftEnded, (member,), role=self.role, shift=shift)

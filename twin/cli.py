@@ -1,0 +1,181 @@
+"""The ``twin`` command line: run a scenario, analyse a PAR sheet, verify a ledger.
+
+Exit codes: 0 success; 1 a check failed (a tampered ledger); 2 invalid input, reported as
+one line on stderr that names the file or argument, the key, what was expected and what
+was found — never a traceback for a user's mistake.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from twin.errors import InputError
+
+REPO_SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
+
+
+def _default_scenario() -> Path:
+    for base in (Path.cwd() / "scenarios", REPO_SCENARIOS):
+        candidate = base / "default.toml"
+        if candidate.is_file():
+            return candidate
+    raise InputError("scenarios/default.toml", "", "the default scenario file", "no such file")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="casino-twin")
+def cli() -> None:
+    """Casino floor digital twin: a seeded SimPy model of a casino and its regulation."""
+
+
+@cli.command()
+@click.argument("scenario", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--seed", type=click.IntRange(min=0), help="Root seed (default: the scenario's).")
+@click.option("--hours", type=click.FloatRange(min=0, min_open=True), help="Simulated hours.")
+@click.option("--days", type=click.FloatRange(min=0, min_open=True), help="Simulated days.")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Output folder (default: out/<scenario>-seed<seed>).",
+)
+@click.option("--force", is_flag=True, help="Replace a ledger already in --out.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary JSON to stdout.")
+@click.option(
+    "--engine",
+    type=click.Choice(["batched", "per_spin"]),
+    default="batched",
+    show_default=True,
+    help="Slot engine (per_spin is the slow reference).",
+)
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Progress bar on stderr (default: when stderr is a terminal).",
+)
+def run(
+    scenario: Path | None,
+    seed: int | None,
+    hours: float | None,
+    days: float | None,
+    out_dir: Path | None,
+    force: bool,
+    as_json: bool,
+    engine: str,
+    progress: bool | None,
+) -> None:
+    """Run SCENARIO (default scenarios/default.toml); write a ledger and a summary."""
+    from tqdm import tqdm
+
+    from twin.casino import Casino
+    from twin.ledger import Ledger
+    from twin.scenario import load_scenario
+    from twin.summary import build_summary, render_summary
+
+    if hours is not None and days is not None:
+        raise InputError("command line", "--hours/--days", "at most one of them", "both")
+    path = scenario if scenario is not None else _default_scenario()
+    sc = load_scenario(path)
+    duration = hours if hours is not None else (days * 24 if days is not None else None)
+    sc = sc.with_overrides(seed=seed, duration_hours=duration)
+    default_out = out_dir is None
+    out = out_dir if out_dir is not None else Path("out") / f"{sc.scenario.name}-seed{sc.seed}"
+    out.mkdir(parents=True, exist_ok=True)
+    ledger_path = out / "ledger.sqlite"
+    if ledger_path.exists() or Path(f"{ledger_path}-wal").exists():
+        if not (force or default_out):
+            raise InputError(
+                ledger_path, "--out", "a folder without a ledger (or --force)", "an existing ledger"
+            )
+        for p in (ledger_path, Path(f"{ledger_path}-wal"), Path(f"{ledger_path}-shm")):
+            p.unlink(missing_ok=True)
+    casino = Casino(sc, engine="per_spin" if engine == "per_spin" else "batched")
+    ledger = Ledger(
+        ledger_path,
+        meta={
+            "scenario": sc.scenario.name,
+            "seed": str(sc.seed),
+            "scenario_sha256": sc.source_sha256 or "",
+        },
+    )
+    casino.attach(ledger)
+    show = progress if progress is not None else sys.stderr.isatty()
+    total = sc.duration_seconds
+    with tqdm(
+        total=round(total / 3600, 2),
+        unit="h",
+        disable=not show,
+        file=sys.stderr,
+        desc=f"{sc.scenario.name}",
+        bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} sim-h [{elapsed}<{remaining}]",
+    ) as bar:
+
+        def advance(now: float) -> None:
+            bar.n = round(now / 3600, 2)
+            bar.refresh()
+
+        outcome = casino.run(progress=advance if show else None)
+    ledger.close()
+    summary = build_summary(casino, outcome, ledger.head)
+    summary["out"] = str(out)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    if as_json:
+        click.echo(json.dumps(summary, indent=2))
+    else:
+        click.echo(render_summary(summary))
+        click.echo(f"  wrote {ledger_path} and {out / 'summary.json'}")
+
+
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON.")
+def par(file: Path, as_json: bool) -> None:
+    """Exact analysis of a PAR sheet (game file): return, hit frequency, volatility."""
+    from twin.machines.analysis import analyse
+    from twin.machines.par import load_game
+    from twin.machines.par_report import render_text, to_json_dict
+
+    analysis = analyse(load_game(file))
+    if as_json:
+        click.echo(json.dumps(to_json_dict(analysis), indent=2))
+    else:
+        click.echo(render_text(analysis))
+
+
+@cli.group()
+def ledger() -> None:
+    """Inspect run ledgers."""
+
+
+@ledger.command("verify")
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--expect-head", help="The ledger_sha256 a run reported; checked as well.")
+def ledger_verify(path: Path, expect_head: str | None) -> None:
+    """Check a ledger's hash chain; name the first changed, missing or moved row."""
+    from twin.ledger import format_result, verify
+
+    result = verify(path, expected_head=expect_head)
+    message, code = format_result(result, path)
+    click.echo(message, err=code != 0)
+    sys.exit(code)
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Entry point: user mistakes become one line on stderr and exit code 2."""
+    try:
+        return cli.main(args=argv, prog_name="twin", standalone_mode=False)
+    except InputError as e:
+        click.echo(f"twin: error: {e}", err=True)
+        sys.exit(2)
+    except click.exceptions.Abort:
+        click.echo("twin: aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as e:
+        where = f"{e.ctx.command_path}: " if getattr(e, "ctx", None) else ""  # type: ignore[attr-defined]
+        click.echo(f"twin: error: {where}{e.format_message()}", err=True)
+        sys.exit(e.exit_code)

@@ -1,0 +1,366 @@
+"""Exact analysis of a PAR sheet by full enumeration of the reel cycle.
+
+Every stop combination ``(s_0, ..., s_{R-1})`` of the reels is evaluated once and weighted by
+``w_0[s_0] * ... * w_{R-1}[s_{R-1}]``; the sum of those products is the *cycle*. All sums of
+weight × pay (and weight × pay²) are exact integers, so the return to player is an exact
+`Fraction`; floats appear only in the rendered ratios and the standard deviation.
+
+The enumeration is vectorised: the last reels (the *suffix*, at most `CHUNK` combinations) are
+laid out once as numpy arrays, and a Python loop runs over the stops of the first reels (the
+*prefix*). For each line, the line pay of every combination is one gather from the game's line
+pay table (see `twin.machines.par`): the prefix symbols select a contiguous slice of the
+table and the suffix symbols index into it. Memory is bounded by a few arrays of `CHUNK`
+entries per line.
+
+Random variables, all in credits per unit bet (divide by ``cost`` for units of the wager):
+
+* ``B`` — base game win (line + scatter), ``I`` — feature trigger indicator on the base spin;
+* ``W`` — one free spin's win (× multiplier), ``R`` — spins it retriggers (0 or ``spins``);
+* ``T`` — the total win caused by one pending free spin, its retriggers and theirs: a
+  Galton–Watson sum ``T = W + Y_1 + ... + Y_R`` with ``Y_j`` independent copies of ``T``.
+  Taking expectations (``m = E[T]``, ``s = E[T²]``)::
+
+      m = E[W] / (1 - E[R])
+      s = (E[W²] + 2 m E[WR] + (E[R²] - E[R]) m²) / (1 - E[R])
+
+  which is finite because the process is subcritical (``E[R] < 1``, checked on load);
+* ``F`` — the feature's total, the sum of ``S = spins`` independent ``T``:
+  ``E[F] = S m``, ``E[F²] = S s + S (S - 1) m²``;
+* ``G = B + I F`` — the game's win: ``E[G] = E[B] + P(I) E[F]``,
+  ``E[G²] = E[B²] + 2 E[B I] E[F] + P(I) E[F²]`` (the feature is independent of the base
+  spin given the trigger).
+
+Maximum win: the feature length is unbounded with retriggers, so the report states the base
+maximum and the largest single free-spin win separately, and a bound
+``max_win = max_base_win + max_free_spin_win × feature_spin_cap`` where ``feature_spin_cap``
+is the smallest number of feature spins exceeded with probability below `FEATURE_TAIL`
+(exactly ``spins`` without retrigger). With ``p`` the retrigger probability, the number of
+retriggers ``k`` of a feature started with ``S`` spins has, by the hitting-time theorem,
+``P(k) = C(S(k+1), k) p^k (1-p)^(S(k+1)-k) / (k+1)`` and the feature lasts ``S (k+1)`` spins.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from twin.errors import InputError
+from twin.machines.par import Game, IntArray, ReelSet
+
+__all__ = [
+    "CHUNK",
+    "FEATURE_TAIL",
+    "MAX_COMBINATIONS",
+    "Analysis",
+    "ReelSums",
+    "analyse",
+    "enumerate_reels",
+    "feature_spin_cap",
+]
+
+MAX_COMBINATIONS = 200_000_000
+"""Largest number of stop combinations enumerated exactly."""
+
+CHUNK = 1 << 18
+"""Largest number of combinations evaluated in one numpy block."""
+
+FEATURE_TAIL = 1e-6
+"""Tail probability that defines the stated free-spin feature length cap."""
+
+_I64 = 1 << 63
+
+
+@dataclass(frozen=True, slots=True)
+class ReelSums:
+    """Exact weighted sums over one reel set's cycle (win ``B`` per unit bet, no multiplier).
+
+    ``line``, ``scatter``: Σ w·line pays, Σ w·scatter pays (credits per unit bet);
+    ``win2``: Σ w·B²; ``trig``: Σ w·I; ``win_trig``: Σ w·B·I; ``hit``: Σ w·[B>0 or I or
+    progressive]; ``prog``: Σ w·[progressive]; ``max_win``: max B.
+    """
+
+    combinations: int
+    cycle: int
+    line: int
+    scatter: int
+    win2: int
+    trig: int
+    win_trig: int
+    hit: int
+    prog: int
+    max_win: int
+
+    @property
+    def win(self) -> int:
+        return self.line + self.scatter
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """Exact figures of one game. Returns are fractions of the wager, excluding the progressive
+    link prize; wins are credits per unit bet; variance is in units of the wager squared."""
+
+    game_id: str
+    name: str
+    path: str
+    signature: str
+    kind: str
+    cost: int
+    reels: int
+    rows: int
+    lines: int
+    combinations: int
+    cycle: int
+    line_return: Fraction
+    scatter_return: Fraction
+    feature_return: Fraction
+    table_return: Fraction
+    hit_rate: Fraction
+    progressive_rate: Fraction
+    progressive_per_game: Fraction
+    trigger_rate: Fraction
+    retrigger_rate: Fraction
+    feature_spins_mean: Fraction
+    feature_win_mean: Fraction
+    variance: Fraction
+    max_base_win: int
+    max_free_spin_win: int
+    feature_spin_cap: int
+    max_win: int
+
+    @property
+    def rtp(self) -> Fraction:
+        """Total return to player (excluding the progressive prize), exact."""
+        return self.line_return + self.scatter_return + self.feature_return + self.table_return
+
+    @property
+    def sd(self) -> float:
+        """Standard deviation of one game's win, in units of the wager."""
+        return math.sqrt(self.variance)
+
+    @property
+    def has_feature(self) -> bool:
+        return self.trigger_rate > 0
+
+
+def _wsum(w: IntArray | None, x: IntArray, wmax: int, xmax: int) -> int:
+    """Exact Σ w·x (w None = all ones); falls back to Python ints if int64 could overflow."""
+    if wmax * xmax * max(len(x), 1) < _I64:
+        return int(x.sum()) if w is None else int(np.dot(w, x))
+    ww = np.ones(len(x), dtype=object) if w is None else w.astype(object)
+    return int(np.dot(ww, x.astype(object)))
+
+
+def enumerate_reels(game: Game, reels: ReelSet, chunk: int = CHUNK) -> ReelSums:
+    """Evaluate every stop combination of ``reels`` and return the exact weighted sums."""
+    assert game.line_pay is not None and game.scatter_by_count is not None
+    lengths = reels.lengths
+    n_reels = len(lengths)
+    combos = math.prod(lengths)
+    if combos > MAX_COMBINATIONS:
+        raise InputError(
+            game.path,
+            "reels",
+            f"at most {MAX_COMBINATIONS} stop combinations for exact enumeration",
+            combos,
+        )
+    k = n_reels - 1
+    while k > 0 and math.prod(lengths[k - 1 :]) <= chunk:
+        k -= 1
+    suffix = lengths[k:]
+    ns = math.prod(suffix)
+    idx = np.unravel_index(np.arange(ns, dtype=np.int64), suffix)
+    K = len(game.symbols)
+    place = [K ** (n_reels - 1 - r) for r in range(n_reels)]
+    ws: IntArray | None = None
+    wmax = 1
+    if any(w != 1 for r in range(k, n_reels) for w in reels.weights[r]):
+        ws = np.ones(ns, np.int64)
+        for j, r in enumerate(range(k, n_reels)):
+            ws *= np.asarray(reels.weights[r], np.int64)[idx[j]]
+        wmax = int(ws.max())
+    suf_codes = []
+    for line in game.lines:
+        code = np.zeros(ns, np.int64)
+        for j, r in enumerate(range(k, n_reels)):
+            code += reels.window[r][line[r]][idx[j]] * place[r]
+        suf_codes.append(code)
+    sc_suf = np.zeros(ns, np.int64)
+    tc_suf = np.zeros(ns, np.int64)
+    for j, r in enumerate(range(k, n_reels)):
+        sc_suf += reels.scatter_counts[r][idx[j]]
+        tc_suf += reels.trigger_counts[r][idx[j]]
+    block = K ** (n_reels - k)
+    cost = game.cost
+    sbc = game.scatter_by_count * cost
+    trig_count = game.free_spins.count if game.free_spins else None
+    max_b = int(game.line_pay.max()) * len(game.lines) + int(sbc.max())
+
+    cycle = line_s = scat_s = win2_s = trig_s = wt_s = hit_s = prog_s = 0
+    max_win = 0
+    wsum_total = int(ws.sum()) if ws is not None else ns
+    for pre in itertools.product(*(range(n) for n in lengths[:k])):
+        wp = math.prod(reels.weights[r][s] for r, s in enumerate(pre))
+        lines_win = np.zeros(ns, np.int64)
+        prog = np.zeros(ns, np.bool_) if game.line_prog is not None else None
+        for line, code in zip(game.lines, suf_codes, strict=True):
+            off = sum(int(reels.window[r][line[r], s]) * place[r] for r, s in enumerate(pre))
+            lines_win += np.take(game.line_pay[off : off + block], code)
+            if prog is not None and game.line_prog is not None:
+                prog |= np.take(game.line_prog[off : off + block], code)
+        sc_pre = sum(int(reels.scatter_counts[r][s]) for r, s in enumerate(pre))
+        scat = sbc[sc_suf + sc_pre]
+        win = lines_win + scat
+        hit = win > 0
+        if trig_count is not None:
+            tc_pre = sum(int(reels.trigger_counts[r][s]) for r, s in enumerate(pre))
+            trig = (tc_suf + tc_pre) >= trig_count
+            trig_s += wp * _wsum(ws, trig.astype(np.int64), wmax, 1)
+            wt_s += wp * _wsum(ws, np.where(trig, win, 0), wmax, max_b)
+            hit |= trig
+        if prog is not None:
+            prog_s += wp * _wsum(ws, prog.astype(np.int64), wmax, 1)
+            hit |= prog
+        cycle += wp * wsum_total
+        line_s += wp * _wsum(ws, lines_win, wmax, max_b)
+        scat_s += wp * _wsum(ws, scat, wmax, max_b)
+        win2_s += wp * _wsum(ws, win * win, wmax, max_b * max_b)
+        hit_s += wp * _wsum(ws, hit.astype(np.int64), wmax, 1)
+        max_win = max(max_win, int(win.max()))
+    return ReelSums(combos, cycle, line_s, scat_s, win2_s, trig_s, wt_s, hit_s, prog_s, max_win)
+
+
+def feature_spin_cap(spins: int, p: float, retrigger: bool, tail: float = FEATURE_TAIL) -> int:
+    """Smallest feature length ``S (k+1)`` with P(more spins) < ``tail`` (``spins`` if no
+    retrigger); see the module docstring for the distribution of the retrigger count ``k``."""
+    if not retrigger or p <= 0:
+        return spins
+    q = 1.0 - p
+    cum = 0.0
+    for k in range(1_000_000):
+        n = spins * (k + 1)
+        log_pk = (
+            math.lgamma(n + 1)
+            - math.lgamma(k + 1)
+            - math.lgamma(n - k + 1)
+            + k * math.log(p)
+            + (n - k) * math.log(q)
+            - math.log(k + 1)
+        )
+        cum += math.exp(log_pk)
+        if 1.0 - cum < tail:
+            return n
+    raise ValueError("feature spin cap did not converge")  # pragma: no cover
+
+
+def analyse(game: Game, chunk: int = CHUNK) -> Analysis:
+    """Exact analysis of ``game`` (see the module docstring for the mathematics)."""
+    if game.kind == "table":
+        return _analyse_table(game)
+    assert game.base is not None
+    base = enumerate_reels(game, game.base, chunk)
+    cost = game.cost
+    cyc = base.cycle
+    eb = Fraction(base.win, cyc)
+    eb2 = Fraction(base.win2, cyc)
+    p_trig = Fraction(base.trig, cyc)
+    e_bi = Fraction(base.win_trig, cyc)
+    p_prog = Fraction(base.prog, cyc)
+    fs = game.free_spins
+    ef = ef2 = spins_mean = retrig = Fraction(0)
+    prog_free = Fraction(0)
+    max_free = 0
+    cap = 0
+    if fs is not None:
+        free = base if game.feature is None else enumerate_reels(game, game.feature, chunk)
+        fc = free.cycle
+        mult, s = fs.multiplier, fs.spins
+        ew = Fraction(mult * free.win, fc)
+        ew2 = Fraction(mult * mult * free.win2, fc)
+        retrig = Fraction(free.trig, fc) if fs.retrigger else Fraction(0)
+        er = s * retrig
+        er2 = s * s * retrig
+        ewr = Fraction(mult * s * free.win_trig, fc) if fs.retrigger else Fraction(0)
+        m1 = ew / (1 - er)
+        s2 = (ew2 + 2 * m1 * ewr + (er2 - er) * m1 * m1) / (1 - er)
+        ef = s * m1
+        ef2 = s * s2 + s * (s - 1) * m1 * m1
+        spins_mean = s / (1 - er)
+        prog_free = Fraction(free.prog, fc)
+        max_free = mult * free.max_win
+        cap = feature_spin_cap(s, float(retrig), fs.retrigger)
+    mean = eb + p_trig * ef
+    second = eb2 + 2 * e_bi * ef + p_trig * ef2
+    variance = (second - mean * mean) / (cost * cost)
+    return Analysis(
+        game_id=game.id,
+        name=game.name,
+        path=str(game.path),
+        signature=game.signature,
+        kind=game.kind,
+        cost=cost,
+        reels=game.draws_per_spin,
+        rows=game.rows,
+        lines=len(game.lines),
+        combinations=base.combinations,
+        cycle=cyc,
+        line_return=Fraction(base.line, cyc * cost),
+        scatter_return=Fraction(base.scatter, cyc * cost),
+        feature_return=p_trig * ef / cost,
+        table_return=Fraction(0),
+        hit_rate=Fraction(base.hit, cyc),
+        progressive_rate=p_prog,
+        progressive_per_game=p_prog + p_trig * spins_mean * prog_free,
+        trigger_rate=p_trig,
+        retrigger_rate=retrig,
+        feature_spins_mean=spins_mean,
+        feature_win_mean=ef,
+        variance=variance,
+        max_base_win=base.max_win,
+        max_free_spin_win=max_free,
+        feature_spin_cap=cap,
+        max_win=base.max_win + max_free * cap,
+    )
+
+
+def _analyse_table(game: Game) -> Analysis:
+    rows = game.outcomes
+    cyc = sum(o.weight for o in rows)
+    paid = [(o.weight, 0 if o.progressive else o.pay) for o in rows]
+    total = sum(w * x for w, x in paid)
+    mean = Fraction(total, cyc)
+    second = Fraction(sum(w * x * x for w, x in paid), cyc)
+    cost = game.cost
+    return Analysis(
+        game_id=game.id,
+        name=game.name,
+        path=str(game.path),
+        signature=game.signature,
+        kind=game.kind,
+        cost=cost,
+        reels=0,
+        rows=0,
+        lines=0,
+        combinations=len(rows),
+        cycle=cyc,
+        line_return=Fraction(0),
+        scatter_return=Fraction(0),
+        feature_return=Fraction(0),
+        table_return=mean / cost,
+        hit_rate=Fraction(sum(o.weight for o in rows if o.pay > 0 or o.progressive), cyc),
+        progressive_rate=Fraction(sum(o.weight for o in rows if o.progressive), cyc),
+        progressive_per_game=Fraction(sum(o.weight for o in rows if o.progressive), cyc),
+        trigger_rate=Fraction(0),
+        retrigger_rate=Fraction(0),
+        feature_spins_mean=Fraction(0),
+        feature_win_mean=Fraction(0),
+        variance=(second - mean * mean) / (cost * cost),
+        max_base_win=max(x for _, x in paid),
+        max_free_spin_win=0,
+        feature_spin_cap=0,
+        max_win=max(x for _, x in paid),
+    )

@@ -1,0 +1,110 @@
+"""The run summary: per-machine meters and the floor's KPIs, as a JSON-ready dict."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from twin.casino import Casino, RunOutcome
+from twin.machines.sas import MeterCode
+
+
+def _wait_stats(waits: Sequence[float]) -> tuple[float | None, float | None]:
+    if not waits:
+        return None, None
+    a = np.asarray(waits)
+    return round(float(a.mean()), 3), round(float(np.percentile(a, 95)), 3)
+
+
+def build_summary(casino: Casino, outcome: RunOutcome, ledger_sha256: str | None) -> dict[str, Any]:
+    """Everything a reader of a run needs first; amounts in integer cents."""
+    sc = casino.scenario
+    clock = casino.world.clock
+    machines: dict[str, Any] = {}
+    coin_in = coin_out = jackpot = spins = 0
+    hand_waits: list[float] = []
+    fill_waits: list[float] = []
+    for m in casino.machines:
+        acc = m.accounts
+        denom = m.spec.denomination_cents
+        raw = acc.meters
+        coin_in += raw[MeterCode.TOTAL_COIN_IN] * denom
+        coin_out += raw[MeterCode.TOTAL_COIN_OUT] * denom
+        jackpot += raw[MeterCode.TOTAL_JACKPOT] * denom
+        spins += raw[MeterCode.GAMES_PLAYED]
+        hand_waits.extend(m.hand_pay_waits)
+        fill_waits.extend(m.fill_waits)
+        machines[m.id] = {
+            "game": m.spec.game.id,
+            "denomination_cents": denom,
+            "meters": acc.readings(),
+            "hopper_level": acc.hopper_level,
+            "downtime_seconds": round(m.downtime.area(), 3),
+        }
+    hp_mean, hp_p95 = _wait_stats(hand_waits)
+    fill_mean, fill_p95 = _wait_stats(fill_waits)
+    win = coin_in - coin_out - jackpot
+    kpis = {
+        "visitors": casino.arrivals.count,
+        "walkaways": casino.floor.walkaways,
+        "spins": spins,
+        "coin_in_cents": coin_in,
+        "coin_out_cents": coin_out,
+        "jackpot_cents": jackpot,
+        "casino_win_cents": win,
+        "hold_percent": round(100.0 * win / coin_in, 4) if coin_in else None,
+        "hand_pays": len(hand_waits),
+        "hopper_fills": len(fill_waits),
+        "hand_pay_wait_mean_s": hp_mean,
+        "hand_pay_wait_p95_s": hp_p95,
+        "fill_wait_mean_s": fill_mean,
+        "fill_wait_p95_s": fill_p95,
+        "inspector_utilisation": round(casino.inspectors.utilisation(), 4),
+        "attendant_utilisation": round(casino.attendants.utilisation(), 4),
+        "technician_utilisation": round(casino.technicians.utilisation(), 4),
+        "mean_occupied_machines": round(casino.floor.occupied.mean(), 3),
+        "machine_downtime_seconds": round(sum(m.downtime.area() for m in casino.machines), 3),
+    }
+    return {
+        "scenario": sc.scenario.name,
+        "seed": sc.seed,
+        "ruleset": sc.ruleset.name,
+        "start": clock.iso(0.0),
+        "end": clock.iso(outcome.sim_seconds),
+        "sim_seconds": outcome.sim_seconds,
+        "records": outcome.records,
+        "ledger_sha256": ledger_sha256,
+        "wall_seconds": round(outcome.wall_seconds, 3),
+        "kpis": kpis,
+        "machines": machines,
+    }
+
+
+def render_summary(s: dict[str, Any]) -> str:
+    """A short readable summary for the terminal."""
+    k = s["kpis"]
+
+    def eur(cents: int) -> str:
+        return f"EUR {cents / 100:,.2f}"
+
+    def wait(x: float | None) -> str:
+        return "-" if x is None else f"{x / 60:.1f} min"
+
+    lines = [
+        f"scenario {s['scenario']} (seed {s['seed']}, ruleset {s['ruleset']})",
+        f"  {s['start']} -> {s['end']}  ({s['sim_seconds'] / 3600:.1f} h simulated "
+        f"in {s['wall_seconds']:.2f} s)",
+        f"  machines {len(s['machines'])}, visitors {k['visitors']:,} "
+        f"(walked away: {k['walkaways']:,}), spins {k['spins']:,}",
+        f"  coin in {eur(k['coin_in_cents'])}, coin out {eur(k['coin_out_cents'])}, "
+        f"jackpots {eur(k['jackpot_cents'])}, hold {k['hold_percent']}%",
+        f"  hand pays {k['hand_pays']} (wait mean {wait(k['hand_pay_wait_mean_s'])}, "
+        f"p95 {wait(k['hand_pay_wait_p95_s'])}); hopper fills {k['hopper_fills']} "
+        f"(wait mean {wait(k['fill_wait_mean_s'])}, p95 {wait(k['fill_wait_p95_s'])})",
+        f"  utilisation: inspectors {k['inspector_utilisation']:.1%}, attendants "
+        f"{k['attendant_utilisation']:.1%}, technicians {k['technician_utilisation']:.1%}",
+        f"  records {s['records']:,}; ledger head {s['ledger_sha256']}",
+    ]
+    return "\n".join(lines)
