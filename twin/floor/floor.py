@@ -67,10 +67,10 @@ class SlotFloor:
         waiter = _Waiter(self.env.event(), patron, zones)
         self._waiters.append(waiter)
         self.queue.add(1)
-        got = yield waiter.event | self.env.timeout(patience)
+        yield waiter.event | self.env.timeout(patience)
         self.queue.add(-1)
-        if waiter.event in got:
-            m: SlotMachine = got[waiter.event]
+        if waiter.event.triggered:  # handed a machine (perhaps at the very instant of giving up)
+            m: SlotMachine = waiter.event.value
             return m
         self._waiters.remove(waiter)
         self.walkaways += 1

@@ -426,14 +426,25 @@ class SlotMachine:
             hopper_level=self.accounts.hopper_level,
         )
         short = by_hopper - paid
-        if short:
+        owed = short
+        while owed:
+            # the hopper ran dry mid-payout: tilt, wait for a fill, then finish the payout
             self.exception(ExceptionCode.HOPPER_EMPTY, patron)
             self.mark_down("hopper_empty")
             yield from self.fill_hopper("empty", patron)
-            rest = self.accounts.pay_from_hopper(short)
-            assert rest == short, "a standard fill must cover the short pay"
-            yield env.timeout(quantize(rest * self.spec.coin_pay_seconds))
-            self.emit(ShortPayCompleted, patron, coins=rest, short_coins=short)
+            got = self.accounts.pay_from_hopper(owed)
+            yield env.timeout(quantize(got * self.spec.coin_pay_seconds))
+            owed -= got
+            if owed:
+                self.emit(
+                    HopperPaid,
+                    patron,
+                    coins=got,
+                    requested=owed + got,
+                    hopper_level=self.accounts.hopper_level,
+                )
+        if short:
+            self.emit(ShortPayCompleted, patron, coins=short, short_coins=short)
             self.mark_up("hopper_empty")
         if by_hand:
             yield from self.pay_by_hand(patron, "credit_payout", by_hand)
