@@ -228,7 +228,11 @@ def enumerate_reels(game: Game, reels: ReelSet, chunk: int = CHUNK) -> ReelSums:
         cycle += wp * wsum_total
         line_s += wp * _wsum(ws, lines_win, wmax, max_b)
         scat_s += wp * _wsum(ws, scat, wmax, max_b)
-        win2_s += wp * _wsum(ws, win * win, wmax, max_b * max_b)
+        if max_b * max_b < _I64:
+            win2_s += wp * _wsum(ws, win * win, wmax, max_b * max_b)
+        else:  # pragma: no cover - squares beyond int64: exact Python ints
+            sq = win.astype(object) * win.astype(object)
+            win2_s += wp * int(np.dot(np.ones(ns, object) if ws is None else ws.astype(object), sq))
         hit_s += wp * _wsum(ws, hit.astype(np.int64), wmax, 1)
         max_win = max(max_win, int(win.max()))
     return ReelSums(combos, cycle, line_s, scat_s, win2_s, trig_s, wt_s, hit_s, prog_s, max_win)

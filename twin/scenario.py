@@ -1,0 +1,826 @@
+"""The scenario: a TOML file describing a casino floor, its patrons, staff and faults.
+
+``load_scenario(path)`` reads and validates a scenario file. Every problem, from a missing
+file to a cross-field inconsistency, is reported as exactly one ``twin.errors.InputError``
+naming the file, the key path (``floor.banks[0].hopper_capacity_coins``), what was expected
+and what was found. See ``scenarios/default.toml`` for a commented example of every key.
+
+All models are frozen pydantic models with ``extra="forbid"`` and strict types (a quoted
+``"40"`` is not an integer; an integer is accepted where a number is expected). Money is
+in integer cents throughout.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+import tomllib
+import types
+from collections.abc import Mapping, Sequence
+from datetime import UTC, date, datetime, time
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    model_validator,
+)
+
+from twin.clock import Clock, OpeningHours
+from twin.dists import Distribution, Lognormal, Triangular, expect, invalid
+from twin.errors import InputError
+
+__all__ = [
+    "Bank",
+    "FaultsConfig",
+    "FloorConfig",
+    "OpeningHoursConfig",
+    "PatronsConfig",
+    "Progressive",
+    "RulesetConfig",
+    "Scenario",
+    "ScenarioInfo",
+    "Segment",
+    "Shift",
+    "StaffConfig",
+    "StaffTiming",
+    "load_scenario",
+    "parse_scenario",
+    "translate_validation_error",
+]
+
+RULESETS = ("malta-1998", "singapore-2010")
+IDENT_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]*$"
+_IDENT = re.compile(IDENT_PATTERN)
+_HHMM = re.compile(r"^([01][0-9]|2[0-3]):([0-5][0-9])$")
+SHARE_TOLERANCE = 1e-9
+
+
+class _Model(BaseModel):
+    """Base of every scenario model: frozen, no unknown keys, strict types, finite floats."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
+
+
+class _Plain(str):
+    """A string shown without quotes in an InputError's "found" part."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return str.__str__(self)
+
+
+# --- constrained field types ---------------------------------------------------------------
+
+PositiveInt = Annotated[int, expect("a positive integer", lambda v: v > 0)]
+NonNegativeInt = Annotated[int, expect("an integer >= 0", lambda v: v >= 0)]
+PositiveFloat = Annotated[float, expect("a positive number", lambda v: v > 0)]
+NonNegativeFloat = Annotated[float, expect("a number >= 0", lambda v: v >= 0)]
+Ident = Annotated[
+    str, expect(f"an identifier matching {IDENT_PATTERN}", lambda v: bool(_IDENT.match(v)))
+]
+NonEmptyStr = Annotated[str, expect("a non-empty string", lambda v: bool(v.strip()))]
+
+
+def _parse_hhmm(value: object) -> object:
+    if isinstance(value, time) and value.second == 0 and value.microsecond == 0:
+        return value.replace(tzinfo=None)
+    if isinstance(value, str):
+        m = _HHMM.match(value)
+        if m:
+            return time(int(m.group(1)), int(m.group(2)))
+    raise invalid('a time "HH:MM" (00:00 to 23:59)')
+
+
+HHMM = Annotated[time, BeforeValidator(_parse_hhmm)]
+
+
+def _check_zone(value: str) -> str:
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise invalid("an IANA time zone such as 'Europe/Malta'") from None
+    return value
+
+
+def _resolve_game(value: object, info: ValidationInfo) -> object:
+    if not isinstance(value, str | Path) or not str(value):
+        raise invalid("a path to a game file (a string)")
+    base = (info.context or {}).get("base_dir")
+    path = Path(value)
+    if not path.is_absolute():
+        path = (Path(base) if base is not None else Path.cwd()) / path
+    path = path.resolve()
+    if not path.is_file():
+        raise invalid(f"an existing game file (looked for {path})")
+    return path
+
+
+def _support_at_least(lowest: float, what: str) -> AfterValidator:
+    def check(d: Distribution) -> Distribution:
+        lo = d.support[0]
+        if lo < lowest:
+            hint = " (give a normal a min)" if d.dist == "normal" else ""
+            raise invalid(f"a distribution of {what}{hint}", found=_Plain(f"values down to {lo:g}"))
+        return d
+
+    return AfterValidator(check)
+
+
+NonNegativeDist = Annotated[Distribution, _support_at_least(0.0, "values >= 0")]
+BetUnitsDist = Annotated[Distribution, _support_at_least(1.0, "values >= 1")]
+
+
+# --- [scenario] ----------------------------------------------------------------------------
+
+
+class OpeningHoursConfig(_Model):
+    """Daily opening hours; ``open == close`` means always open, ``close < open`` wraps."""
+
+    open: HHMM = time(0, 0)
+    close: HHMM = time(0, 0)
+
+
+class ScenarioInfo(_Model):
+    """The ``[scenario]`` table."""
+
+    name: NonEmptyStr
+    description: str = ""
+    start: datetime
+    timezone: Annotated[str, AfterValidator(_check_zone)]
+    duration_hours: PositiveFloat
+    seed: NonNegativeInt
+    gaming_day_start: HHMM = time(6, 0)
+    opening_hours: OpeningHoursConfig = OpeningHoursConfig()
+
+    @model_validator(mode="after")
+    def _check_start(self) -> ScenarioInfo:
+        if self.start.tzinfo is None:
+            zone = ZoneInfo(self.timezone)
+            local = self.start.replace(tzinfo=zone)
+            back = local.astimezone(UTC).astimezone(zone).replace(tzinfo=None)
+            if back != self.start:
+                raise invalid(
+                    f"a local time that exists in {self.timezone} (not skipped by a DST change)",
+                    key="start",
+                    found=self.start,
+                )
+        return self
+
+    @property
+    def start_datetime(self) -> datetime:
+        """The start as an aware datetime in ``timezone``."""
+        zone = ZoneInfo(self.timezone)
+        if self.start.tzinfo is None:
+            return self.start.replace(tzinfo=zone)
+        return self.start.astimezone(zone)
+
+
+# --- [ruleset] -----------------------------------------------------------------------------
+
+
+def _check_overrides(value: object) -> object:
+    if not isinstance(value, dict):
+        raise invalid("a table of key = number, string or boolean")
+    for k, v in value.items():
+        if not isinstance(v, bool | int | float | str) or (
+            isinstance(v, float) and not math.isfinite(v)
+        ):
+            raise invalid("a number, string or boolean", key=_key_part(k), found=v)
+    return dict(value)
+
+
+class RulesetConfig(_Model):
+    """The ``[ruleset]`` table: which regulation applies, and free-form overrides."""
+
+    name: Literal["malta-1998", "singapore-2010"]
+    overrides: Annotated[dict[str, bool | int | float | str], BeforeValidator(_check_overrides)] = (
+        Field(default_factory=dict, strict=False)
+    )
+
+
+# --- [floor] -------------------------------------------------------------------------------
+
+
+class Progressive(_Model):
+    """A linked progressive jackpot (``[[floor.progressives]]``)."""
+
+    id: Ident
+    reset_cents: PositiveInt
+    increment_bp: Annotated[int, expect("an integer from 1 to 10000", lambda v: 1 <= v <= 10000)]
+
+
+class Bank(_Model):
+    """A bank of identical machines (``[[floor.banks]]``)."""
+
+    id: Ident
+    zone: Ident
+    count: PositiveInt
+    game: Annotated[Path, BeforeValidator(_resolve_game)]
+    denomination_cents: PositiveInt
+    max_bet_units: PositiveInt
+    hopper_capacity_coins: PositiveInt
+    hopper_standard_fill_coins: PositiveInt
+    hopper_initial_coins: NonNegativeInt
+    hopper_pay_limit_credits: PositiveInt
+    jackpot_limit_cents: PositiveInt
+    coin_acceptor: bool = True
+    bill_acceptor: bool = True
+    bill_denominations_cents: tuple[PositiveInt, ...] = Field(default=(), strict=False)
+    meter_digits: Annotated[int, expect("an integer from 6 to 18", lambda v: 6 <= v <= 18)] = 8
+    progressive: Ident | None = None
+    manufacturer: NonEmptyStr = "Acme Gaming Ltd"
+    model: NonEmptyStr = "AX-100"
+    manufactured: date = date(2025, 1, 1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_initial(cls, data: Any) -> Any:
+        if (
+            isinstance(data, dict)
+            and "hopper_initial_coins" not in data
+            and "hopper_standard_fill_coins" in data
+        ):
+            return {**data, "hopper_initial_coins": data["hopper_standard_fill_coins"]}
+        return data
+
+    @model_validator(mode="after")
+    def _check(self) -> Bank:
+        cap = self.hopper_capacity_coins
+        if self.hopper_standard_fill_coins > cap:
+            raise invalid(
+                f"at most hopper_capacity_coins ({cap})",
+                key="hopper_standard_fill_coins",
+                found=self.hopper_standard_fill_coins,
+            )
+        if self.hopper_initial_coins > cap:
+            raise invalid(
+                f"at most hopper_capacity_coins ({cap})",
+                key="hopper_initial_coins",
+                found=self.hopper_initial_coins,
+            )
+        for i, bill in enumerate(self.bill_denominations_cents):
+            if bill % self.denomination_cents:
+                raise invalid(
+                    f"a multiple of denomination_cents ({self.denomination_cents})",
+                    key=f"bill_denominations_cents[{i}]",
+                    found=bill,
+                )
+        if self.bill_acceptor and not self.bill_denominations_cents:
+            raise invalid(
+                "a non-empty array when bill_acceptor = true",
+                key="bill_denominations_cents",
+                found=[],
+            )
+        return self
+
+    def machine_ids(self) -> list[str]:
+        """``["A-001", "A-002", ...]``: the bank id, a dash, the 1-based number (3 digits)."""
+        return [f"{self.id}-{n:03d}" for n in range(1, self.count + 1)]
+
+
+class FloorConfig(_Model):
+    """The ``[floor]`` table."""
+
+    coin_pay_seconds: PositiveFloat = 0.125
+    banks: Annotated[
+        tuple[Bank, ...], expect("at least one [[floor.banks]] table", lambda v: len(v) > 0)
+    ] = Field(strict=False)
+    progressives: tuple[Progressive, ...] = Field(default=(), strict=False)
+
+    @model_validator(mode="after")
+    def _check(self) -> FloorConfig:
+        _check_unique([b.id for b in self.banks], "banks", "id", "bank id")
+        _check_unique([p.id for p in self.progressives], "progressives", "id", "progressive id")
+        known = [p.id for p in self.progressives]
+        for i, bank in enumerate(self.banks):
+            if bank.progressive is not None and bank.progressive not in known:
+                raise invalid(
+                    _one_of(known, "a progressive id from [[floor.progressives]]"),
+                    key=f"banks[{i}].progressive",
+                    found=bank.progressive,
+                )
+        return self
+
+
+# --- [patrons] -----------------------------------------------------------------------------
+
+
+class Segment(_Model):
+    """A patron segment (``[[patrons.segments]]``)."""
+
+    name: NonEmptyStr
+    share: Annotated[float, expect("a number in (0, 1]", lambda v: 0 < v <= 1)]
+    bankroll_cents: NonNegativeDist
+    session_minutes: NonNegativeDist
+    spin_seconds: NonNegativeDist
+    bet_units: BetUnitsDist
+    loss_limit_share: Annotated[float, expect("a number in (0, 1]", lambda v: 0 < v <= 1)] = 1.0
+    win_goal_multiple: Annotated[float, expect("a number > 1", lambda v: v > 1)] = 3.0
+    pays_with_bills_share: Annotated[float, expect("a number in [0, 1]", lambda v: 0 <= v <= 1)] = (
+        0.7
+    )
+    zones: tuple[Ident, ...] = Field(default=(), strict=False)
+
+
+def _check_24(value: tuple[float, ...]) -> tuple[float, ...]:
+    if len(value) != 24:
+        raise invalid(
+            "exactly 24 numbers (one per local hour 0..23)",
+            found=_Plain(f"{len(value)} numbers"),
+        )
+    return value
+
+
+class PatronsConfig(_Model):
+    """The ``[patrons]`` table."""
+
+    arrivals_per_hour: Annotated[
+        tuple[NonNegativeFloat, ...],
+        AfterValidator(_check_24),
+    ] = Field(strict=False)
+    max_wait_minutes: NonNegativeFloat
+    segments: Annotated[
+        tuple[Segment, ...],
+        expect("at least one [[patrons.segments]] table", lambda v: len(v) > 0),
+    ] = Field(strict=False)
+
+    @model_validator(mode="after")
+    def _check(self) -> PatronsConfig:
+        _check_unique([s.name for s in self.segments], "segments", "name", "segment name")
+        total = math.fsum(s.share for s in self.segments)
+        if abs(total - 1.0) > SHARE_TOLERANCE:
+            raise invalid(
+                "segment shares summing to 1",
+                key="segments",
+                found=_Plain(f"shares summing to {total:.12g}"),
+            )
+        return self
+
+    @property
+    def expected_arrivals_per_day(self) -> float:
+        """Mean arrivals over one local day (sum of the 24 hourly means)."""
+        return math.fsum(self.arrivals_per_hour)
+
+
+# --- [staff] -------------------------------------------------------------------------------
+
+
+class Shift(_Model):
+    """A staff shift (``[[staff.shifts]]``); ``end <= start`` wraps past midnight."""
+
+    name: NonEmptyStr
+    start: HHMM
+    end: HHMM
+    attendants: NonNegativeInt
+    technicians: NonNegativeInt
+    inspectors: NonNegativeInt
+
+
+class StaffTiming(_Model):
+    """Task durations in minutes (``[staff.timing]``)."""
+
+    walk_minutes: NonNegativeDist = Triangular(low=0.5, mode=1.5, high=4.0)
+    hand_pay_minutes: NonNegativeDist = Triangular(low=3.0, mode=6.0, high=15.0)
+    hopper_fill_minutes: NonNegativeDist = Triangular(low=4.0, mode=7.0, high=15.0)
+    repair_minutes: NonNegativeDist = Lognormal(median=15.0, sigma=0.8)
+
+
+class StaffConfig(_Model):
+    """The ``[staff]`` table."""
+
+    shifts: Annotated[
+        tuple[Shift, ...], expect("at least one [[staff.shifts]] table", lambda v: len(v) > 0)
+    ] = Field(strict=False)
+    timing: StaffTiming = StaffTiming()
+
+    @model_validator(mode="after")
+    def _check(self) -> StaffConfig:
+        _check_unique([s.name for s in self.shifts], "shifts", "name", "shift name")
+        return self
+
+
+# --- [faults] ------------------------------------------------------------------------------
+
+
+class FaultsConfig(_Model):
+    """Mean time between faults per machine in hours (0 disables); door checks per day."""
+
+    tilt_mtbf_hours: NonNegativeFloat = 400.0
+    coin_in_jam_mtbf_hours: NonNegativeFloat = 900.0
+    bill_jam_mtbf_hours: NonNegativeFloat = 700.0
+    hopper_jam_mtbf_hours: NonNegativeFloat = 1200.0
+    reverse_coin_mtbf_hours: NonNegativeFloat = 2000.0
+    ram_error_mtbf_hours: NonNegativeFloat = 0.0
+    power_loss_mtbf_hours: NonNegativeFloat = 5000.0
+    door_checks_per_day: NonNegativeFloat = 0.3
+
+
+# --- the scenario --------------------------------------------------------------------------
+
+
+class Scenario(_Model):
+    """A whole scenario file. Attribute paths mirror TOML key paths."""
+
+    scenario: ScenarioInfo
+    ruleset: RulesetConfig
+    floor: FloorConfig
+    patrons: PatronsConfig
+    staff: StaffConfig
+    faults: FaultsConfig = FaultsConfig()
+
+    _source_path: Path | None = PrivateAttr(default=None)
+    _source_sha256: str | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _check(self) -> Scenario:
+        zones = self.zones()
+        for i, seg in enumerate(self.patrons.segments):
+            for j, zone in enumerate(seg.zones):
+                if zone not in zones:
+                    raise invalid(
+                        _one_of(zones, "a zone of a floor bank"),
+                        key=f"patrons.segments[{i}].zones[{j}]",
+                        found=zone,
+                    )
+        return self
+
+    # provenance
+
+    @property
+    def source_path(self) -> Path | None:
+        """The absolute path of the file this scenario was loaded from (None if built in memory)."""
+        return self._source_path
+
+    @property
+    def source_sha256(self) -> str | None:
+        """SHA-256 (hex) of the scenario file's bytes, unchanged by ``with_overrides``."""
+        return self._source_sha256
+
+    # time
+
+    @property
+    def seed(self) -> int:
+        return self.scenario.seed
+
+    @property
+    def timezone(self) -> str:
+        return self.scenario.timezone
+
+    @property
+    def duration_hours(self) -> float:
+        return self.scenario.duration_hours
+
+    @property
+    def duration_seconds(self) -> float:
+        return self.scenario.duration_hours * 3600.0
+
+    @property
+    def start_datetime(self) -> datetime:
+        """The start, timezone-aware, in the scenario's zone."""
+        return self.scenario.start_datetime
+
+    @property
+    def gaming_day_start(self) -> time:
+        return self.scenario.gaming_day_start
+
+    @property
+    def opening_hours(self) -> OpeningHours:
+        oh = self.scenario.opening_hours
+        return OpeningHours(open=oh.open, close=oh.close)
+
+    def clock(self) -> Clock:
+        """A ``twin.clock.Clock`` for this scenario's start, zone, gaming day and hours."""
+        return Clock(
+            self.start_datetime,
+            self.timezone,
+            gaming_day_start=self.gaming_day_start,
+            opening_hours=self.opening_hours,
+        )
+
+    # floor
+
+    def zones(self) -> list[str]:
+        """The floor's zones in order of first appearance among the banks."""
+        return list(dict.fromkeys(b.zone for b in self.floor.banks))
+
+    def all_machine_ids(self) -> list[str]:
+        """Every machine id, bank by bank in file order."""
+        return [mid for bank in self.floor.banks for mid in bank.machine_ids()]
+
+    @property
+    def machine_count(self) -> int:
+        return sum(b.count for b in self.floor.banks)
+
+    def bank(self, bank_id: str) -> Bank:
+        """The bank with id ``bank_id`` (KeyError if none)."""
+        for b in self.floor.banks:
+            if b.id == bank_id:
+                return b
+        raise KeyError(bank_id)
+
+    def progressive(self, progressive_id: str) -> Progressive:
+        """The progressive with id ``progressive_id`` (KeyError if none)."""
+        for p in self.floor.progressives:
+            if p.id == progressive_id:
+                return p
+        raise KeyError(progressive_id)
+
+    # overrides
+
+    def with_overrides(
+        self, seed: int | None = None, duration_hours: float | None = None
+    ) -> Scenario:
+        """A copy with a different seed and/or duration (the CLI's --seed/--hours/--days).
+
+        Bad values raise ``InputError`` with source "command line" and the scenario key.
+        """
+        update: dict[str, Any] = {}
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+                raise InputError("command line", "scenario.seed", "an integer >= 0", seed)
+            update["seed"] = seed
+        if duration_hours is not None:
+            if (
+                isinstance(duration_hours, bool)
+                or not isinstance(duration_hours, int | float)
+                or not math.isfinite(duration_hours)
+                or duration_hours <= 0
+            ):
+                raise InputError(
+                    "command line", "scenario.duration_hours", "a positive number", duration_hours
+                )
+            update["duration_hours"] = float(duration_hours)
+        if not update:
+            return self
+        info = self.scenario.model_copy(update=update)
+        return self.model_copy(update={"scenario": info})
+
+
+# --- loading -------------------------------------------------------------------------------
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read, parse and validate a scenario file; any problem raises one ``InputError``.
+
+    Game paths are resolved relative to the scenario file's directory.
+    """
+    source = str(path)
+    file = Path(path)
+    try:
+        raw = file.read_bytes()
+    except FileNotFoundError:
+        raise InputError(source, "", "an existing scenario file", _Plain("no such file")) from None
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise InputError(source, "", "a readable scenario file", _Plain(reason)) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            source, "", "UTF-8 encoded TOML", _Plain(f"an invalid byte at offset {exc.start}")
+        ) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(source, "", "valid TOML", _Plain(_toml_reason(str(exc)))) from None
+    scenario = parse_scenario(data, source=source, base_dir=file.resolve().parent)
+    scenario._source_path = file.resolve()
+    scenario._source_sha256 = hashlib.sha256(raw).hexdigest()
+    return scenario
+
+
+def parse_scenario(
+    data: Mapping[str, Any], *, source: str | Path = "<scenario>", base_dir: Path | None = None
+) -> Scenario:
+    """Validate already-parsed TOML data (game paths relative to ``base_dir``, default cwd)."""
+    try:
+        return Scenario.model_validate(
+            dict(data), context={"base_dir": base_dir if base_dir is not None else Path.cwd()}
+        )
+    except ValidationError as exc:
+        raise translate_validation_error(exc, source, Scenario) from None
+
+
+def _toml_reason(message: str) -> str:
+    m = re.search(r"\(at line (\d+), column (\d+)\)", message)
+    if m is None:
+        m2 = re.search(r"\(at end of document\)", message)
+        reason = message.replace("(at end of document)", "").strip()
+        return f"at end of document: {reason}" if m2 else message
+    reason = (message[: m.start()] + message[m.end() :]).strip()
+    return f"line {m.group(1)}, column {m.group(2)}: {reason}"
+
+
+# --- pydantic ValidationError -> InputError ------------------------------------------------
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "nothing"
+
+
+MISSING = _Missing()
+
+_TYPE_NAMES: dict[str, str] = {
+    "int_type": "an integer",
+    "int_parsing": "an integer",
+    "int_from_float": "an integer",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "finite_number": "a finite number",
+    "string_type": "a string",
+    "bool_type": "a boolean (true or false)",
+    "bool_parsing": "a boolean (true or false)",
+    "tuple_type": "an array",
+    "list_type": "an array",
+    "dict_type": "a table",
+    "model_type": "a table",
+    "model_attributes_type": "a table",
+    "datetime_type": "a TOML datetime such as 2026-03-02T10:00:00 (not quoted)",
+    "datetime_parsing": "a TOML datetime such as 2026-03-02T10:00:00 (not quoted)",
+    "date_type": "a TOML date such as 2025-06-01 (not quoted)",
+    "date_parsing": "a TOML date such as 2025-06-01 (not quoted)",
+    "date_from_datetime_inexact": "a TOML date such as 2025-06-01 (not quoted)",
+    "time_type": 'a time "HH:MM"',
+    "path_type": "a path (a string)",
+}
+
+_PRIMITIVE_TAGS = {"int", "float", "str", "bool", "none", "list", "tuple", "dict", "is-instance"}
+
+
+def translate_validation_error(
+    exc: ValidationError, source: str | Path, root: type[BaseModel]
+) -> InputError:
+    """Turn the first error of ``exc`` (validating ``root``) into an ``InputError``."""
+    err = exc.errors(include_url=False)[0]
+    etype = err["type"]
+    ctx: dict[str, Any] = dict(err.get("ctx") or {})
+    found: object = err.get("input")
+    key, parent = _key_path(root, err["loc"])
+
+    if etype == "expected":
+        expected = str(ctx["expected"])
+        if "key" in ctx:
+            key = _join(key, str(ctx["key"]))
+        if "found" in ctx:
+            found = ctx["found"]
+    elif etype == "extra_forbidden":
+        allowed = ", ".join(_aliases(parent)) if parent is not None else "?"
+        expected = f"no such key (allowed: {allowed})"
+    elif etype == "missing":
+        expected = "a value for this required key"
+        found = MISSING
+    elif etype == "literal_error":
+        expected = "one of " + str(ctx.get("expected", "")).replace(" or ", ", ")
+    elif etype == "union_tag_invalid":
+        key = _join(key, "dist")
+        expected = "one of " + str(ctx.get("expected_tags", ""))
+        found = ctx.get("tag")
+    elif etype == "union_tag_not_found":
+        tags = ", ".join(f"'{t}'" for t in _DIST_TAGS)
+        expected = f"a distribution table with a 'dist' key (one of {tags})"
+    elif etype in _TYPE_NAMES:
+        expected = _TYPE_NAMES[etype]
+        if etype in ("model_attributes_type", "model_type") and _is_distribution_key(
+            root, err["loc"]
+        ):
+            expected = 'a distribution table such as { dist = "fixed", value = 1 }'
+    else:
+        msg = str(err.get("msg", "a valid value"))
+        expected = msg[len("Input should be ") :] if msg.startswith("Input should be ") else msg
+    return InputError(source, key, expected, found)
+
+
+_DIST_TAGS = ("fixed", "uniform", "exponential", "lognormal", "normal", "triangular", "choice")
+
+
+def _key_part(k: object) -> str:
+    if isinstance(k, int):
+        return f"[{k}]"
+    s = str(k)
+    return s if re.fullmatch(r"[A-Za-z0-9_-]+", s) else '"' + s.replace('"', '\\"') + '"'
+
+
+def _join(path: str, part: str) -> str:
+    if not path:
+        return part
+    if part.startswith("["):
+        return path + part
+    return f"{path}.{part}"
+
+
+def _aliases(model: type[BaseModel]) -> list[str]:
+    return [f.alias or name for name, f in model.model_fields.items()]
+
+
+def _unwrap(tp: Any) -> Any:
+    while get_origin(tp) is Annotated:
+        tp = get_args(tp)[0]
+    return tp
+
+
+def _is_union(tp: Any) -> bool:
+    return get_origin(tp) in (Union, types.UnionType)
+
+
+def _model_field(model: type[BaseModel], name: str) -> Any:
+    for fname, f in model.model_fields.items():
+        if name in (fname, f.alias):
+            return f.annotation
+    return None
+
+
+def _key_path(
+    root: type[BaseModel], loc: Sequence[int | str]
+) -> tuple[str, type[BaseModel] | None]:
+    """The human key path of a pydantic ``loc``, and the model owning its last element.
+
+    Walks the schema alongside ``loc`` to drop the tags pydantic inserts for unions
+    (a distribution's ``dist`` value, ``'int'``/``'str'`` alternatives, validator names).
+    """
+    path = ""
+    cur: Any = root
+    owner: type[BaseModel] | None = None
+    for part in loc:
+        cur = _unwrap(cur)
+        if _is_union(cur):
+            members = [_unwrap(m) for m in get_args(cur)]
+            picked = None
+            for m in members:
+                if isinstance(m, type) and issubclass(m, BaseModel):
+                    tag = m.model_fields.get("dist")
+                    if tag is not None and tag.default == part:
+                        picked = m
+            if picked is not None:
+                cur = picked
+                continue
+            if isinstance(part, str) and (part in _PRIMITIVE_TAGS or "[" in part):
+                continue
+            non_none = [m for m in members if m is not type(None)]
+            cur = non_none[0] if len(non_none) == 1 else None
+        if isinstance(cur, type) and issubclass(cur, BaseModel):
+            owner = cur
+            path = _join(path, _key_part(part))
+            cur = _model_field(cur, str(part))
+            continue
+        origin = get_origin(cur)
+        args = get_args(cur)
+        if origin in (tuple, list) and isinstance(part, int):
+            path = _join(path, _key_part(part))
+            cur = args[0] if args else None
+        elif origin is dict:
+            path = _join(path, _key_part(part))
+            cur = args[1] if len(args) == 2 else None
+        else:
+            path = _join(path, _key_part(part))
+            cur = None
+    return path, owner
+
+
+def _is_distribution_key(root: type[BaseModel], loc: Sequence[int | str]) -> bool:
+    cur: Any = root
+    for part in loc:
+        cur = _unwrap(cur)
+        if isinstance(cur, type) and issubclass(cur, BaseModel):
+            cur = _model_field(cur, str(part))
+        elif get_origin(cur) in (tuple, list):
+            cur = get_args(cur)[0]
+        else:
+            return False
+    cur = _unwrap(cur)
+    return _is_union(cur) and any(
+        isinstance(m, type) and issubclass(m, BaseModel) and "dist" in m.model_fields
+        for m in (_unwrap(a) for a in get_args(cur))
+    )
+
+
+# --- small helpers used by validators ------------------------------------------------------
+
+
+def _check_unique(values: list[str], array: str, field: str, what: str) -> None:
+    seen: dict[str, int] = {}
+    for i, v in enumerate(values):
+        if v in seen:
+            raise invalid(
+                f"a unique {what} (already used by {array}[{seen[v]}])",
+                key=f"{array}[{i}].{field}",
+                found=v,
+            )
+        seen[v] = i
+
+
+def _one_of(options: Sequence[str], fallback: str) -> str:
+    if not options:
+        return f"{fallback} (none defined)"
+    return "one of " + ", ".join(repr(o) for o in options)
