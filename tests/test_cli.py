@@ -1,0 +1,162 @@
+"""The ``twin`` command line, run as a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = ROOT / "scenarios"
+
+
+def twin(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "twin", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def run_json(tmp: Path, *args: str) -> dict[str, object]:
+    p = twin("run", "--hours", "2", "--json", "--out", tmp, *args)
+    assert p.returncode == 0, p.stderr
+    doc: dict[str, object] = json.loads(p.stdout)
+    return doc
+
+
+def test_same_seed_same_ledger_other_seed_other_ledger(tmp_path: Path) -> None:
+    a = run_json(tmp_path / "a", "--seed", "7")
+    b = run_json(tmp_path / "b", "--seed", "7")
+    c = run_json(tmp_path / "c", "--seed", "8")
+    assert a["ledger_sha256"] == b["ledger_sha256"]
+    assert a["records"] == b["records"]
+    assert a["ledger_sha256"] != c["ledger_sha256"]
+    for key in ("scenario", "seed", "start", "end", "records", "wall_seconds", "machines", "kpis"):
+        assert key in a
+    assert a["start"] == "2026-03-02T10:00:00+01:00"
+    assert a["end"] == "2026-03-02T12:00:00+01:00"
+    machines = a["machines"]
+    assert isinstance(machines, dict) and len(machines) == 600
+    first = machines["A-001"]
+    assert {"meters", "hopper_level", "downtime_seconds"} <= set(first)
+    assert "total_coin_in" in first["meters"]
+    kpis = a["kpis"]
+    assert isinstance(kpis, dict)
+    for key in (
+        "spins",
+        "coin_in_cents",
+        "coin_out_cents",
+        "hold_percent",
+        "hand_pays",
+        "hopper_fills",
+        "hand_pay_wait_mean_s",
+        "hand_pay_wait_p95_s",
+        "fill_wait_mean_s",
+        "fill_wait_p95_s",
+        "inspector_utilisation",
+    ):
+        assert key in kpis
+    summary = json.loads((tmp_path / "a" / "summary.json").read_text())
+    assert summary["ledger_sha256"] == a["ledger_sha256"]
+    v = twin(
+        "ledger",
+        "verify",
+        tmp_path / "a" / "ledger.sqlite",
+        "--expect-head",
+        str(a["ledger_sha256"]),
+    )
+    assert v.returncode == 0, v.stderr
+    assert "OK" in v.stdout
+
+
+def test_existing_ledger_needs_force(tmp_path: Path) -> None:
+    run_json(tmp_path, "--seed", "3")
+    p = twin("run", "--hours", "1", "--out", tmp_path)
+    assert p.returncode == 2
+    assert "--force" in p.stderr and "Traceback" not in p.stderr
+    assert twin("run", "--hours", "1", "--out", tmp_path, "--force").returncode == 0
+
+
+def test_tampered_ledger_fails_verify_naming_the_row(tmp_path: Path) -> None:
+    doc = run_json(tmp_path, "--seed", "5")
+    db = tmp_path / "ledger.sqlite"
+    con = sqlite3.connect(db)
+    seq, body = con.execute(
+        "SELECT seq, body FROM records WHERE kind = 'bill_accepted' ORDER BY seq LIMIT 1"
+    ).fetchone()
+    con.execute(
+        "UPDATE records SET body = ? WHERE seq = ?",
+        (body.replace('"bill_cents":', '"bill_cents":1'), seq),
+    )
+    con.commit()
+    con.close()
+    p = twin("ledger", "verify", db)
+    assert p.returncode == 1
+    assert f"seq={seq}" in p.stdout + p.stderr
+    # one row deleted from a fresh copy
+    run_json(tmp_path / "d", "--seed", "5")
+    db2 = tmp_path / "d" / "ledger.sqlite"
+    con = sqlite3.connect(db2)
+    con.execute("DELETE FROM records WHERE seq = 100")
+    con.commit()
+    con.close()
+    p = twin("ledger", "verify", db2)
+    assert p.returncode == 1
+    assert "seq=100" in p.stdout + p.stderr
+    assert doc["records"]
+
+
+BROKEN = [
+    ("count = 80", 'count = "eighty"', "floor.banks[0].count"),
+    ("max_wait_minutes = 5.0", "max_wait_minutes = 5.0\nmax_wiat = 1", "patrons.max_wiat"),
+    (
+        "hopper_capacity_coins = 20000",
+        "hopper_capacity_coins = -5",
+        "floor.banks[0].hopper_capacity_coins",
+    ),
+    ('game = "games/video-5reel.toml"', 'game = "games/no-such-game.toml"', "floor.banks[0].game"),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "key"), BROKEN)
+def test_broken_scenario_exits_2_naming_the_key(tmp_path: Path, old: str, new: str, key: str):
+    text = (SCENARIOS / "default.toml").read_text()
+    assert old in text
+    bad = tmp_path / "bad.toml"
+    (tmp_path / "games").symlink_to(SCENARIOS / "games")
+    bad.write_text(text.replace(old, new, 1))
+    p = twin("run", bad, "--hours", "1", "--out", tmp_path / "out")
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1, p.stderr
+    assert str(bad) in lines[0] and key in lines[0] and "expected" in lines[0]
+    assert not (tmp_path / "out" / "ledger.sqlite").exists()
+
+
+def test_bad_arguments_exit_2_with_one_line() -> None:
+    for args in (
+        ["run", "--hours", "-1"],
+        ["run", "--hours", "1", "--days", "1"],
+        ["run", "--seed", "x"],
+        ["par", "no-such.toml"],
+    ):
+        p = twin(*args)
+        assert p.returncode == 2, args
+        assert len(p.stderr.strip().splitlines()) == 1, p.stderr
+        assert "Traceback" not in p.stderr
+
+
+def test_par_prints_the_exact_return() -> None:
+    p = twin("par", SCENARIOS / "games" / "video-5reel.toml", "--json")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["rtp_exact"] == "61427015113245/65355334549504"
+    text = twin("par", SCENARIOS / "games" / "video-5reel.toml").stdout
+    assert "93.9893" in text
