@@ -1,0 +1,107 @@
+"""Random streams: one independent, reproducible generator per (seed, entity, purpose)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from twin.streams import Streams
+
+
+def _draws(streams: Streams, entity: str, purpose: str, n: int = 8) -> list[float]:
+    return streams.stream(entity, purpose).random(n).tolist()
+
+
+def test_same_seed_entity_and_purpose_give_the_same_draws() -> None:
+    a = _draws(Streams(42), "A-001", "games", 100)
+    b = _draws(Streams(42), "A-001", "games", 100)
+    assert a == b
+    assert len(set(a)) == 100
+
+
+def test_draws_are_pinned_to_the_seed_sequence_construction() -> None:
+    """The stream is PCG64 seeded by SeedSequence(root seed, spawn key of the names)."""
+    streams = Streams(7)
+    seq = streams.seed_sequence("A-001", "games")
+    assert seq.entropy == 7
+    assert len(seq.spawn_key) == 4
+    want = np.random.Generator(np.random.PCG64(seq)).random(5).tolist()
+    assert streams.stream("A-001", "games").random(5).tolist() == want
+
+
+def test_spawn_key_is_stable_across_processes() -> None:
+    """The key is a hash of the names, not Python's salted hash(): fixed for ever."""
+    key = Streams(0).seed_sequence("A-001", "games").spawn_key
+    assert Streams(0).seed_sequence("A-001", "games").spawn_key == key
+    assert key != Streams(0).seed_sequence("A-002", "games").spawn_key
+    assert all(0 <= k < 2**32 for k in key)
+
+
+@pytest.mark.parametrize(
+    ("entity", "purpose"),
+    [("A-002", "games"), ("A-001", "features"), ("a-001", "games"), ("A-001games", "")],
+)
+def test_a_different_entity_or_purpose_gives_different_draws(entity: str, purpose: str) -> None:
+    base = _draws(Streams(42), "A-001", "games")
+    other = _draws(Streams(42), entity, purpose)
+    assert other != base
+    assert not set(other) & set(base)
+
+
+def test_the_separator_keeps_entity_and_purpose_apart() -> None:
+    """("ab", "c") and ("a", "bc") are different streams."""
+    assert _draws(Streams(1), "ab", "c") != _draws(Streams(1), "a", "bc")
+
+
+def test_a_different_seed_gives_different_draws() -> None:
+    assert _draws(Streams(1), "A-001", "games") != _draws(Streams(2), "A-001", "games")
+
+
+def test_adding_entities_does_not_change_an_existing_stream() -> None:
+    alone = Streams(5)
+    want = _draws(alone, "B-003", "games", 50)
+
+    crowded = Streams(5)
+    for i in range(200):
+        crowded.stream(f"P{i:06d}", "attributes").random(17)
+        crowded.stream(f"A-{i:03d}", "games").random(3)
+    crowded.stream("arrivals", "times").exponential(10.0, size=100)
+    assert _draws(crowded, "B-003", "games", 50) == want
+
+
+def test_interleaving_draws_does_not_change_any_stream() -> None:
+    s1, s2 = Streams(3), Streams(3)
+    a1 = [s1.stream("A", "x").random() for _ in range(20)]
+    b1 = [s1.stream("B", "x").random() for _ in range(20)]
+    a2, b2 = [], []
+    for _ in range(20):
+        b2.append(s2.stream("B", "x").random())
+        a2.append(s2.stream("A", "x").random())
+    assert (a1, b1) == (a2, b2)
+
+
+def test_stream_is_cached_and_continues() -> None:
+    streams = Streams(9)
+    gen = streams.stream("A-001", "games")
+    assert streams.stream("A-001", "games") is gen
+    first = gen.random(4).tolist()
+    then = streams.stream("A-001", "games").random(4).tolist()
+    assert first + then == Streams(9).stream("A-001", "games").random(8).tolist()
+
+
+def test_fresh_restarts_at_the_beginning_and_is_independent() -> None:
+    streams = Streams(9)
+    start = _draws(Streams(9), "P000001", "attributes", 6)
+    cached = streams.stream("P000001", "attributes")
+    cached.random(10)
+    fresh = streams.fresh("P000001", "attributes")
+    assert fresh is not cached
+    assert fresh.random(6).tolist() == start
+    # a second fresh one starts over again, and drawing from it leaves the cached one alone
+    assert streams.fresh("P000001", "attributes").random(6).tolist() == start
+    assert cached.random() == Streams(9).stream("P000001", "attributes").random(11)[10]
+
+
+def test_negative_seed_is_refused() -> None:
+    with pytest.raises(ValueError, match="non-negative"):
+        Streams(-1)
