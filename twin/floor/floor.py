@@ -70,8 +70,9 @@ class SlotFloor:
         yield waiter.event | self.env.timeout(patience)
         self.queue.add(-1)
         if waiter.event.triggered:  # handed a machine (perhaps at the very instant of giving up)
-            m: SlotMachine = waiter.event.value
-            return m
+            handed = waiter.event.value
+            assert isinstance(handed, SlotMachine)
+            return handed
         self._waiters.remove(waiter)
         self.walkaways += 1
         return None
