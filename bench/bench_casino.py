@@ -1,0 +1,223 @@
+"""Benchmark of the whole casino (targets P3 and P5 of shared/design/performance.md).
+
+Run as ``python bench/bench_casino.py`` (``--quick`` for a smoke run, ``--reps N``,
+``--profile`` to add a cProfile of one default-scenario day).
+
+Per repetition, in this order:
+
+* ``bare SimPy`` - the kernel reference: 1,000 processes each looping
+  ``yield env.timeout(rng.expovariate(1.0))`` (Python's ``random``) for ~1.4 s of wall time;
+  events per second = timeouts processed ÷ wall seconds;
+* the casino runs: ``scenarios/small.toml`` for a day, ``scenarios/default.toml`` for one and
+  two days (``with_overrides(duration_hours=...)``), each with everything the scenario turns
+  on (staff shifts, faults, door checks, progressive links, hand pays, hopper fills) and a
+  real ``Ledger`` sink writing to a file in a temporary directory. The timed wall clock
+  covers ``Casino.run()`` (which ends by reading every machine's meters) plus
+  ``Ledger.close()``; building the ``Casino`` (games loaded, machines created) is timed
+  apart as ``build s``.
+
+Figures: P3 = simulated seconds ÷ wall seconds (target >= 10,000); P5 = records per second
+of the default one-day run ÷ bare SimPy events per second of the same repetition (target
+>= 0.3). Each is the median of the per-repetition figures. Every repetition of a case must
+give the same record count and ledger head, or the script stops with an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import random
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import simpy
+from _util import Verdict, environment, fmt, median, spread, table, verdict_table
+
+from twin.casino import Casino
+from twin.ledger import Ledger
+from twin.scenario import Scenario, load_scenario
+
+ROOT = Path(__file__).resolve().parent.parent
+P3_TARGET = 10_000.0
+P5_TARGET = 0.3
+BARE_PROCESSES = 1000
+BARE_UNTIL = 1000.0  # simulated time units: ~1,000,000 timeouts
+CASES = (("small", 24.0), ("default", 24.0), ("default", 48.0))
+QUICK_CASES = (("small", 24.0), ("default", 6.0), ("default", 12.0))
+P5_CASE = 1  # index of the default one-day case (QUICK: default 6 h)
+
+
+def bare_simpy(processes: int, until: float, seed: int = 1) -> tuple[float, int]:
+    """Wall seconds and timeouts processed by ``processes`` expovariate loops to ``until``."""
+    env = simpy.Environment()
+    rng = random.Random(seed)
+    count = [0]
+
+    def loop() -> simpy.events.ProcessGenerator:
+        timeout = env.timeout
+        draw = rng.expovariate
+        while True:
+            yield timeout(draw(1.0))
+            count[0] += 1
+
+    for _ in range(processes):
+        env.process(loop())
+    t0 = time.perf_counter()
+    env.run(until=until)
+    return time.perf_counter() - t0, count[0]
+
+
+@dataclass
+class Run:
+    build: float
+    wall: float
+    sim: float
+    records: int
+    head: str
+
+
+def run_casino(scenario: Scenario, workdir: Path, tag: str) -> Run:
+    t0 = time.perf_counter()
+    ledger = Ledger(workdir / f"{tag}.ledger", meta={"scenario": scenario.scenario.name})
+    casino = Casino(scenario, sinks=[ledger])
+    t1 = time.perf_counter()
+    out = casino.run()
+    ledger.close()
+    t2 = time.perf_counter()
+    return Run(t1 - t0, t2 - t1, out.sim_seconds, out.records, ledger.head)
+
+
+@dataclass
+class Case:
+    name: str
+    hours: float
+    scenario: Scenario
+    runs: list[Run] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} {self.hours:g} h"
+
+    def add(self, run: Run) -> None:
+        if self.runs and (run.records, run.head) != (self.runs[0].records, self.runs[0].head):
+            raise SystemExit(
+                f"{self.label}: not reproducible: {run.records} records / head {run.head[:12]} "
+                f"after {self.runs[0].records} / {self.runs[0].head[:12]}"
+            )
+        self.runs.append(run)
+
+    def ratios(self) -> list[float]:
+        return [r.sim / r.wall for r in self.runs]
+
+    def rates(self) -> list[float]:
+        return [r.records / r.wall for r in self.runs]
+
+
+def profile_default(scenario: Scenario, workdir: Path, top: int) -> str:
+    """cProfile one run of ``scenario`` (ledger on); the top functions by own time."""
+    prof = cProfile.Profile()
+    ledger = Ledger(workdir / "profile.ledger")
+    casino = Casino(scenario, sinks=[ledger])
+    prof.enable()
+    casino.run()
+    ledger.close()
+    prof.disable()
+    buf = io.StringIO()
+    stats = pstats.Stats(prof, stream=buf)
+    stats.sort_stats("tottime").print_stats(top)
+    stats.sort_stats("cumulative").print_stats(top)
+    return buf.getvalue()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="short runs, 1 repetition")
+    ap.add_argument("--reps", type=int, default=None, help="repetitions (default 3, quick 1)")
+    ap.add_argument("--profile", action="store_true", help="also cProfile a default-scenario run")
+    ap.add_argument("--top", type=int, default=25, help="functions listed by --profile")
+    args = ap.parse_args(argv)
+    reps = args.reps or (1 if args.quick else 3)
+    plan = QUICK_CASES if args.quick else CASES
+    bare_until = BARE_UNTIL / 5 if args.quick else BARE_UNTIL
+
+    def say(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    print(f"bench_casino: {environment()}; {reps} repetitions")
+    loaded = {n: load_scenario(ROOT / "scenarios" / f"{n}.toml") for n, _ in plan}
+    cases = [Case(n, h, loaded[n].with_overrides(duration_hours=h)) for n, h in plan]
+    bare: list[tuple[float, int]] = []
+    with tempfile.TemporaryDirectory(prefix="bench-casino-") as tmp:
+        work = Path(tmp)
+        for rep in range(reps):
+            dt, events = bare_simpy(BARE_PROCESSES, bare_until, seed=rep + 1)
+            bare.append((dt, events))
+            say(f"rep {rep + 1}/{reps}: bare SimPy {fmt(events / dt)} events/s ({dt:.2f} s)")
+            for i, case in enumerate(cases):
+                run = run_casino(case.scenario, work, f"{rep}-{i}")
+                case.add(run)
+                say(
+                    f"rep {rep + 1}/{reps}: {case.label:12s} {run.records} records, "
+                    f"build {run.build:.2f} s, run+close {run.wall:.2f} s, "
+                    f"ratio {fmt(run.sim / run.wall)}"
+                )
+        profile = profile_default(cases[P5_CASE].scenario, work, args.top) if args.profile else ""
+
+    events_per_s = [e / dt for dt, e in bare]
+    rows = []
+    for case in cases:
+        first = case.runs[0]
+        rows.append(
+            [
+                case.label,
+                str(case.scenario.machine_count),
+                str(first.records),
+                f"{median([r.build for r in case.runs]):.2f}",
+                f"{median([r.wall for r in case.runs]):.2f}",
+                fmt(median(case.rates())),
+                fmt(median(case.ratios())),
+                first.head[:12],
+            ]
+        )
+    headers = [
+        "case",
+        "machines",
+        "records",
+        "build s",
+        "wall s",
+        "records/s",
+        "sim/wall",
+        "ledger head",
+    ]
+    print()
+    print(table(headers, rows, "Whole casino, ledger on (medians; wall = run + ledger close)"))
+    print()
+    print(
+        f"bare SimPy, {BARE_PROCESSES} processes, timeout(expovariate): "
+        f"{fmt(median(events_per_s))} events/s (reps {spread(events_per_s)})"
+    )
+    ref = cases[P5_CASE]
+    p5 = [r / e for r, e in zip(ref.rates(), events_per_s, strict=True)]
+    verdicts = [
+        Verdict("P3", f"simulated / wall, {c.label}", median(c.ratios()), P3_TARGET, c.ratios())
+        for c in cases
+    ]
+    verdicts.append(
+        Verdict("P5", f"records/s ({ref.label}) / bare SimPy events/s", median(p5), P5_TARGET, p5)
+    )
+    print()
+    print(verdict_table(verdicts))
+    if profile:
+        print()
+        print(f"cProfile of one {ref.label} run (ledger on):")
+        print(profile)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
