@@ -6,9 +6,10 @@ reached, or a win that locks the machine for a hand pay). They draw from the sam
 uniform streams of the machine (base games and free-spin features) in the same order, so they
 give identical results; ``tests/test_engine.py`` holds them together.
 
-The batched engine draws a chunk of games in one numpy call, evaluates them vectorised, finds
-the first stop with cumulative sums, and consumes exactly the uniforms of the games it played
-(the rest stay on the tape for the next stretch). Free-spin features are evaluated lazily, in
+The batched engine draws a chunk of games (512, doubling to 2,048) in one numpy call,
+evaluates them vectorised, finds the first stop with cumulative sums, and consumes exactly the
+uniforms of the games it played (the rest stay on the tape for the next stretch). Free-spin
+features are evaluated ahead in blocks and handed out lazily, in
 order, only for games that are really played.
 """
 
@@ -131,9 +132,10 @@ def _first(mask: npt.NDArray[np.bool_], default: int) -> int:
 class BatchedEngine:
     """Plays a stretch with numpy: one draw per chunk of games, no Python loop per spin."""
 
-    def __init__(self, game: Game, chunk: int = 512) -> None:
+    def __init__(self, game: Game, chunk: int = 2048, first_chunk: int = 512) -> None:
         self.game = game
-        self.chunk = chunk
+        self.chunk = chunk  # the largest chunk of games drawn at once
+        self.first_chunk = min(first_chunk, chunk)  # sessions often end early: start small
 
     def play(self, req: PlayRequest, base: UniformTape, feature: UniformTape) -> PlayResult:
         game = self.game
@@ -143,10 +145,14 @@ class BatchedEngine:
         credits = req.credits
         games = won = games_won = free_games = 0
         threshold = req.floor_credits + wager
+        features = _FeatureCursor(game, feature)
+        size = self.first_chunk
         while games < req.max_games:
-            n = min(self.chunk, req.max_games - games)
+            n = min(size, req.max_games - games)
+            size = min(2 * size, self.chunk)
             if not (threshold <= credits < req.goal_credits):
                 stop = Stop.WIN_GOAL if credits >= req.goal_credits else Stop.LOSS_LIMIT
+                features.close()
                 return PlayResult(games, games * wager, won, games_won, free_games, credits, stop)
             out = game.evaluate(base.peek(n * r).reshape(n, r))
             win = out.win_units * bet
@@ -164,7 +170,7 @@ class BatchedEngine:
                 end = min(k, lk + 1)
                 if done < triggers.size and triggers[done] < end:
                     j = int(triggers[done])
-                    fw, fg = self._feature(int(out.free_spins[j]), feature)
+                    fw, fg = features.play(int(out.free_spins[j]))
                     win[j] += fw * bet
                     free_games += fg
                     done += 1
@@ -176,6 +182,7 @@ class BatchedEngine:
             games_won += int(np.count_nonzero((played > 0) | out.progressive[:end]))
             credits = int(after[end - 1])
             if lk < k and lk < n:
+                features.close()
                 won += int(played[:-1].sum())
                 stop = Stop.PROGRESSIVE if out.progressive[lk] else Stop.JACKPOT
                 return PlayResult(
@@ -183,21 +190,61 @@ class BatchedEngine:
                 )
             won += int(played.sum())
             if end < n:
+                features.close()
                 stop = Stop.WIN_GOAL if credits >= req.goal_credits else Stop.LOSS_LIMIT
                 return PlayResult(games, games * wager, won, games_won, free_games, credits, stop)
+        features.close()
         return PlayResult(games, games * wager, won, games_won, free_games, credits, Stop.TIME)
 
-    def _feature(self, spins: int, feature: UniformTape) -> tuple[int, int]:
-        game = self.game
-        r = game.draws_per_spin
-        total = played = 0
-        pending = spins
+
+class _FeatureCursor:
+    """Free spins evaluated ahead in vectorised blocks, consumed one at a time in draw order.
+
+    Every free spin takes the next ``draws_per_spin`` uniforms of the feature tape whatever
+    feature it belongs to, so a block of upcoming free spins can be evaluated in one call and
+    handed out as features are played; ``close`` consumes exactly the spins handed out.
+    """
+
+    __slots__ = ("_game", "_spins", "_tape", "_used", "_win")
+
+    def __init__(self, game: Game, tape: UniformTape) -> None:
+        self._game = game
+        self._tape = tape
+        self._win: list[int] = []
+        self._spins: list[int] = []
+        self._used = 0
+
+    def _extend(self, need: int) -> None:
+        r = self._game.draws_per_spin
+        have = len(self._win)
+        n = max(need - have, have, 64)
+        u = self._tape.peek((have + n) * r)[have * r :]
+        out = self._game.evaluate_free(u.reshape(n, r))
+        self._win.extend(out.win_units.tolist())
+        self._spins.extend(out.free_spins.tolist())
+
+    def play(self, awarded: int) -> tuple[int, int]:
+        """Play a feature of ``awarded`` free spins (and its retriggers): (win units, spins)."""
+        i = self._used
+        win, spins = self._win, self._spins
+        total = 0
+        pending = awarded
         while pending:
-            out = game.evaluate_free(feature.take(pending * r).reshape(pending, r))
-            total += int(out.win_units.sum())
-            played += pending
-            pending = int(out.free_spins.sum())
+            if i >= len(win):
+                self._extend(i + 1 + pending)
+                win, spins = self._win, self._spins
+            total += win[i]
+            pending += spins[i] - 1
+            i += 1
+        played = i - self._used
+        self._used = i
         return total, played
+
+    def close(self) -> None:
+        self._tape.advance(self._used * self._game.draws_per_spin)
+        self._used = 0
+        self._win.clear()
+        self._spins.clear()
 
 
 class PerSpinEngine:

@@ -93,6 +93,7 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 from typing import Annotated, Any, Literal
@@ -406,38 +407,69 @@ class Game:
     def _evaluate(self, u: FloatArray, free: bool) -> Outcome:
         if self.kind == "table":
             assert self.table_cum is not None
+            pays, prog = self._table_arrays
             total = int(self.table_cum[-1])
             idx = np.searchsorted(self.table_cum, u[:, 0] * total, side="right")
             idx = np.minimum(idx, len(self.outcomes) - 1)
-            pays = np.array([0 if o.progressive else o.pay for o in self.outcomes], np.int64)
-            prog = np.array([o.progressive for o in self.outcomes], np.bool_)
             return Outcome(pays[idx], np.zeros(len(idx), np.int64), prog[idx])
         reels = self.feature_reels if free else self.base
         assert reels is not None
         return self._evaluate_reel_stops(reels.stops(u), reels, free)
 
+    @cached_property
+    def _table_arrays(self) -> tuple[IntArray, BoolArray]:
+        pays = np.array([0 if o.progressive else o.pay for o in self.outcomes], np.int64)
+        prog = np.array([o.progressive for o in self.outcomes], np.bool_)
+        return _frozen(pays), _frozen(prog)
+
+    @cached_property
+    def _base_places(self) -> tuple[IntArray, ...]:
+        assert self.base is not None
+        return self._places(self.base)
+
+    @cached_property
+    def _feature_places(self) -> tuple[IntArray, ...]:
+        return self._places(self.feature_reels)
+
+    def _places(self, reels: ReelSet) -> tuple[IntArray, ...]:
+        """Per reel, an (L, lines) table: each stop's contribution to every line's code.
+
+        A line's code is the base-K number of the symbol ids along it (reel 0 most
+        significant), so the code of all lines at once is the sum over reels of one gather
+        from these tables, and ``line_pay[code]`` prices every line of every game together.
+        """
+        k = len(self.symbols)
+        n_reels = self.draws_per_spin
+        out = []
+        for r in range(n_reels):
+            rows = np.array([line[r] for line in self.lines], np.int64)
+            weight = k ** (n_reels - 1 - r)
+            out.append(_frozen(np.ascontiguousarray(reels.window[r][rows, :].T * weight)))
+        return tuple(out)
+
     def _evaluate_reel_stops(self, stops: IntArray, reels: ReelSet, free: bool) -> Outcome:
         assert self.line_pay is not None and self.scatter_by_count is not None
-        n = stops.shape[0]
-        k = len(self.symbols)
-        cols = [reels.window[r][:, stops[:, r]] for r in range(self.draws_per_spin)]
-        wins = np.zeros(n, np.int64)
-        prog = np.zeros(n, np.bool_)
-        for line in self.lines:
-            code = np.zeros(n, np.int64)
-            for r, row in enumerate(line):
-                code *= k
-                code += cols[r][row]
-            wins += self.line_pay[code]
-            if self.line_prog is not None:
-                prog |= self.line_prog[code]
+        n_reels = self.draws_per_spin
+        places = self._feature_places if reels is not self.base else self._base_places
+        code = places[0][stops[:, 0]]
+        for r in range(1, n_reels):
+            code += places[r][stops[:, r]]
+        wins = self.line_pay[code].sum(axis=1)
+        if self.line_prog is not None:
+            prog = self.line_prog[code].any(axis=1)
+        else:
+            prog = np.zeros(stops.shape[0], np.bool_)
         if self.scatter is not None:
-            count = sum(reels.scatter_counts[r][stops[:, r]] for r in range(len(cols)))
+            count = reels.scatter_counts[0][stops[:, 0]]
+            for r in range(1, n_reels):
+                count = count + reels.scatter_counts[r][stops[:, r]]
             wins += self.scatter_by_count[count] * self.cost
-        spins = np.zeros(n, np.int64)
+        spins = np.zeros(stops.shape[0], np.int64)
         fs = self.free_spins
         if fs is not None and (fs.retrigger or not free):
-            tcount = sum(reels.trigger_counts[r][stops[:, r]] for r in range(len(cols)))
+            tcount = reels.trigger_counts[0][stops[:, 0]]
+            for r in range(1, n_reels):
+                tcount = tcount + reels.trigger_counts[r][stops[:, r]]
             spins = np.where(tcount >= fs.count, fs.spins, 0).astype(np.int64)
         if free and fs is not None:
             wins *= fs.multiplier
