@@ -9,8 +9,8 @@ give identical results; ``tests/test_engine.py`` holds them together.
 The batched engine draws a chunk of games (512, doubling to 2,048) in one numpy call,
 evaluates them vectorised, finds the first stop with cumulative sums, and consumes exactly the
 uniforms of the games it played (the rest stay on the tape for the next stretch). Free-spin
-features are evaluated ahead in blocks and handed out lazily, in
-order, only for games that are really played.
+features are evaluated ahead in blocks and handed out lazily, in order, only for games that
+are really played.
 """
 
 from __future__ import annotations

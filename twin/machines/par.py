@@ -456,7 +456,7 @@ class Game:
             code += places[r][stops[:, r]]
         wins = self.line_pay[code].sum(axis=1)
         if self.line_prog is not None:
-            prog = self.line_prog[code].any(axis=1)
+            prog = np.asarray(self.line_prog[code].any(axis=1), dtype=np.bool_)
         else:
             prog = np.zeros(stops.shape[0], np.bool_)
         if self.scatter is not None:
