@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import simpy
+from simpy.events import NORMAL, EventPriority
 
 from twin.clock import Clock
 from twin.records import RecordBus
@@ -30,3 +31,21 @@ class World:
     clock: Clock
     streams: Streams
     bus: RecordBus
+
+
+#: Scheduling priority that loses every tie with ordinary events at the same instant.
+LOW = EventPriority(NORMAL + 1)
+
+
+class LateTimeout(simpy.events.Event):
+    """A timeout that fires after every ordinary event scheduled for the same instant.
+
+    Disruptions (faults, door checks) use it so that a stretch of play ending at exactly the
+    same instant is always committed first, whichever engine scheduled it.
+    """
+
+    def __init__(self, env: simpy.Environment, delay: float) -> None:
+        super().__init__(env)
+        self._ok = True
+        self._value = None
+        env.schedule(self, LOW, delay)

@@ -26,28 +26,67 @@ class _Waiter:
         self.zones = zones
 
 
+class _FreeMachines:
+    """Free machines of one zone: O(1) add, remove and uniform pick (swap-remove list)."""
+
+    __slots__ = ("_at", "items")
+
+    def __init__(self) -> None:
+        self.items: list[SlotMachine] = []
+        self._at: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def add(self, m: SlotMachine) -> None:
+        self._at[m.id] = len(self.items)
+        self.items.append(m)
+
+    def remove(self, m: SlotMachine) -> None:
+        i = self._at.pop(m.id)
+        last = self.items.pop()
+        if last is not m:
+            self.items[i] = last
+            self._at[last.id] = i
+
+
 class SlotFloor:
     def __init__(self, env: simpy.Environment, machines: Sequence[SlotMachine]) -> None:
         self.env = env
         self.machines = {m.id: m for m in machines}
         self.zones = sorted({m.spec.zone for m in machines})
-        self._free: dict[str, dict[str, SlotMachine]] = {z: {} for z in self.zones}
+        self._free: dict[str, _FreeMachines] = {z: _FreeMachines() for z in self.zones}
         for m in machines:
-            self._free[m.spec.zone][m.id] = m
+            self._free[m.spec.zone].add(m)
         self._waiters: list[_Waiter] = []
         self.occupied = LevelMonitor(lambda: env.now)
         self.queue = LevelMonitor(lambda: env.now)
         self.walkaways = 0
 
-    def _candidates(self, zones: frozenset[str]) -> list[SlotMachine]:
-        out: list[SlotMachine] = []
-        for z in self.zones:
-            if z in zones:
-                out.extend(m for m in self._free[z].values() if m.available)
-        return out
+    def _pick(self, zones: frozenset[str], rng: np.random.Generator) -> SlotMachine | None:
+        """A free, working machine in ``zones``, uniformly at random; None if there is none.
+
+        Draws among all free machines of the zones and redraws when one is down (exactly
+        uniform over the working ones); after a few misses it falls back to a full scan.
+        """
+        pools = [self._free[z] for z in self.zones if z in zones]
+        total = sum(len(p) for p in pools)
+        if total == 0:
+            return None
+        for _ in range(8):
+            i = int(rng.integers(total))
+            for p in pools:
+                if i < len(p):
+                    m = p.items[i]
+                    break
+                i -= len(p)
+            if m.available:
+                return m
+        working = [m for p in pools for m in p.items if m.available]
+        return working[int(rng.integers(len(working)))] if working else None
 
     def _take(self, m: SlotMachine, patron: str) -> SlotMachine:
-        del self._free[m.spec.zone][m.id]
+        self._free[m.spec.zone].remove(m)
         m.patron = patron
         self.occupied.add(1)
         return m
@@ -57,10 +96,9 @@ class SlotFloor:
     ) -> Generator[simpy.events.Event, Any, SlotMachine | None]:
         """A free machine for ``patron``, waiting up to ``patience`` seconds; None if none."""
         zones = zones or frozenset(self.zones)
-        free = self._candidates(zones)
-        if free:
-            free.sort(key=lambda m: m.id)
-            return self._take(free[int(rng.integers(len(free)))], patron)
+        found = self._pick(zones, rng)
+        if found is not None:
+            return self._take(found, patron)
         if patience <= 0:
             self.walkaways += 1
             return None
@@ -81,7 +119,7 @@ class SlotFloor:
         """The patron left ``m``: give it to the first waiting patron who plays its zone."""
         m.patron = None
         self.occupied.add(-1)
-        self._free[m.spec.zone][m.id] = m
+        self._free[m.spec.zone].add(m)
         if m.available:
             for i, w in enumerate(self._waiters):
                 if m.spec.zone in w.zones:

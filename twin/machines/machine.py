@@ -14,13 +14,12 @@ and per-spin play resolve ties the same way.
 from __future__ import annotations
 
 import math
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol
 
 import numpy as np
 import simpy
-from simpy.events import NORMAL, EventPriority
 
 from twin.machines.accounting import SlotAccounts
 from twin.machines.engine import (
@@ -53,11 +52,10 @@ from twin.machines.sas import Door, ExceptionCode
 from twin.monitor import LevelMonitor
 from twin.records import Record
 from twin.staff.pool import StaffPool
-from twin.world import World, quantize
+from twin.world import LateTimeout, World, quantize
 
 Proc = Generator[simpy.events.Event, Any, Any]
 EngineKind = Literal["batched", "per_spin"]
-LOW = EventPriority(NORMAL + 1)  # scheduling priority that loses every tie with ordinary events
 
 
 class Sampler(Protocol):
@@ -513,37 +511,42 @@ class SlotMachine:
 
     def repair(self, code: ExceptionCode) -> Proc:
         """A technician comes, opens the slot door, clears the fault and closes the door."""
-        env = self.env
-        requested = env.now
-        crew = self.crew
-        tech = yield crew.technicians.request()
-        crew.technicians.taken(tech)
-        yield env.timeout(self._minutes(crew.timing.walk))
-        self.open_door(Door.SLOT, tech)
-        yield env.timeout(self._minutes(crew.timing.repair))
-        if code is ExceptionCode.AC_POWER_LOST:
-            self.exception(ExceptionCode.AC_POWER_APPLIED, tech)
-        self.emit(
-            TiltRepaired,
-            tech,
-            code=int(code),
-            name=code.name.lower(),
-            technician=tech,
-            requested_t=requested,
-        )
-        self.close_door(Door.SLOT, tech)
-        crew.technicians.release(tech)
+        requested = self.env.now
+
+        def cleared(tech: str) -> None:
+            if code is ExceptionCode.AC_POWER_LOST:
+                self.exception(ExceptionCode.AC_POWER_APPLIED, tech)
+            self.emit(
+                TiltRepaired,
+                tech,
+                code=int(code),
+                name=code.name.lower(),
+                technician=tech,
+                requested_t=requested,
+            )
+
+        yield from self._work_inside(1.0, cleared)
         self.mark_up(f"tilt:{code.name.lower()}")
 
     def check_door(self) -> Proc:
         """A routine inspection: a technician opens and closes the slot door."""
+        yield from self._work_inside(0.5, None)
+
+    def _work_inside(self, share: float, done: Callable[[str], None] | None) -> Proc:
+        """A technician walks over, works with the slot door open, closes it and leaves.
+
+        The work takes ``share`` of a repair-time draw (at least one tick); ``done`` is
+        called with the technician's id just before the door closes.
+        """
         env = self.env
         crew = self.crew
         tech = yield crew.technicians.request()
         crew.technicians.taken(tech)
         yield env.timeout(self._minutes(crew.timing.walk))
         self.open_door(Door.SLOT, tech)
-        yield env.timeout(self._minutes(crew.timing.repair) / 2 or 1 / 64)
+        yield env.timeout(max(quantize(self._minutes(crew.timing.repair) * share), 1 / 64))
+        if done is not None:
+            done(tech)
         self.close_door(Door.SLOT, tech)
         crew.technicians.release(tech)
 
@@ -566,11 +569,7 @@ class SlotMachine:
         while next_at:
             name = min(next_at, key=lambda k: (next_at[k], k))
             at = next_at[name]
-            wake = env.event()
-            env.schedule(wake, LOW, at - env.now)
-            wake._ok = True
-            wake._value = None
-            yield wake
+            yield LateTimeout(env, at - env.now)
             # never start a fault in the middle of a hand pay, fill or repair already under way
             yield from self.wait_ready()
             if name == "door_check":

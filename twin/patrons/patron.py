@@ -8,6 +8,8 @@ own stream, so adding a patron changes no machine's outcomes.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from collections.abc import Generator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -136,6 +138,8 @@ class Arrivals:
         self.casino = casino
         self.rng = casino.world.streams.stream("arrivals", "times")
         self.count = 0
+        self._segments = casino.scenario.patrons.segments
+        self._cum_shares = list(itertools.accumulate(s.share for s in self._segments))
 
     def arrive(self) -> Proc:
         casino = self.casino
@@ -161,13 +165,11 @@ class Arrivals:
         self.count += 1
         pid = f"P{self.count:06d}"
         rng = casino.world.streams.fresh(pid, "attributes")
-        segs = casino.scenario.patrons.segments
-        shares = np.array([s.share for s in segs])
+        segs = self._segments
         seg = segs[
-            int(
-                np.searchsorted(np.cumsum(shares), rng.random() * shares.sum(), side="right").clip(
-                    0, len(segs) - 1
-                )
+            min(
+                bisect.bisect_right(self._cum_shares, rng.random() * self._cum_shares[-1]),
+                len(segs) - 1,
             )
         ]
         plan = draw_plan(seg, rng)
