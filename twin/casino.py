@@ -10,7 +10,6 @@ from __future__ import annotations
 import time as wall
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import time
 from pathlib import Path
 
 import simpy
@@ -183,4 +182,4 @@ class Casino:
         return RunOutcome(self.world.bus.count, self.wall_seconds, env.now)
 
 
-__all__ = ["Casino", "RunOutcome", "time"]
+__all__ = ["Casino", "RunOutcome"]
