@@ -125,6 +125,9 @@ class PlayResult:
 
 
 def _first(mask: npt.NDArray[np.bool_], default: int) -> int:
+    """Index of the first True in ``mask``, or ``default`` when there is none."""
+    if mask.size == 0:
+        return default
     idx = int(np.argmax(mask))
     return idx if mask[idx] else default
 
@@ -157,25 +160,37 @@ class BatchedEngine:
             out = game.evaluate(base.peek(n * r).reshape(n, r))
             win = out.win_units * bet
             triggers = np.flatnonzero(out.free_spins)
-            done = 0
-            while True:
-                lock = (win >= req.lock_credits) | out.progressive
-                delta = np.where(lock, 0, win) - wager
-                after = credits + np.cumsum(delta)
-                before = np.empty_like(after)
-                before[0] = credits
-                before[1:] = after[:-1]
-                k = _first((before < threshold) | (before >= req.goal_credits), n)
-                lk = _first(lock, n)
+            lock = (win >= req.lock_credits) | out.progressive
+            after = credits + np.cumsum(np.where(lock, 0, win) - wager)
+            before = np.empty_like(after)
+            before[0] = credits
+            before[1:] = after[:-1]
+            k = _first((before < threshold) | (before >= req.goal_credits), n)
+            lk = _first(lock, n)
+            end = min(k, lk + 1)
+            for j in triggers.tolist():
+                if j >= end:
+                    break
+                # game j is played: its feature adds to its win, which changes the balance
+                # from j on (or locks the machine at j); games before j are unaffected
+                fw, fg = features.play(int(out.free_spins[j]))
+                free_games += fg
+                old = int(win[j])
+                win[j] = old + fw * bet
+                if lock[j]:
+                    continue  # already a hand pay: the credit meter does not move
+                if win[j] >= req.lock_credits:
+                    lock[j] = True
+                    lk = j
+                    change = -old
+                else:
+                    change = fw * bet
+                if change:
+                    after[j:] += change
+                    before[j + 1 :] += change
+                    tail = before[j + 1 :]
+                    k = j + 1 + _first((tail < threshold) | (tail >= req.goal_credits), n - j - 1)
                 end = min(k, lk + 1)
-                if done < triggers.size and triggers[done] < end:
-                    j = int(triggers[done])
-                    fw, fg = features.play(int(out.free_spins[j]))
-                    win[j] += fw * bet
-                    free_games += fg
-                    done += 1
-                    continue
-                break
             base.advance(end * r)
             games += end
             played = win[:end]
