@@ -40,6 +40,7 @@ from _util import Verdict, environment, fmt, median, spread, table, verdict_tabl
 
 from twin.casino import Casino
 from twin.ledger import Ledger
+from twin.machines.sas import MeterCode
 from twin.scenario import Scenario, load_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,6 +80,7 @@ class Run:
     sim: float
     records: int
     head: str
+    spins: int
 
 
 def run_casino(scenario: Scenario, workdir: Path, tag: str) -> Run:
@@ -89,7 +91,8 @@ def run_casino(scenario: Scenario, workdir: Path, tag: str) -> Run:
     out = casino.run()
     ledger.close()
     t2 = time.perf_counter()
-    return Run(t1 - t0, t2 - t1, out.sim_seconds, out.records, ledger.head)
+    spins = sum(m.accounts.meters[MeterCode.GAMES_PLAYED] for m in casino.machines)
+    return Run(t1 - t0, t2 - t1, out.sim_seconds, out.records, ledger.head, spins)
 
 
 @dataclass
@@ -116,6 +119,10 @@ class Case:
 
     def rates(self) -> list[float]:
         return [r.records / r.wall for r in self.runs]
+
+    def event_rates(self) -> list[float]:
+        """Records plus slot games per second: what the kernel really processes."""
+        return [(r.records + r.spins) / r.wall for r in self.runs]
 
 
 def profile_default(scenario: Scenario, workdir: Path, top: int) -> str:
@@ -209,6 +216,14 @@ def main(argv: list[str] | None = None) -> int:
     ]
     verdicts.append(
         Verdict("P5", f"records/s ({ref.label}) / bare SimPy events/s", median(p5), P5_TARGET, p5)
+    )
+    # P5 as written counts records, but a batched record stands for hundreds of games; with
+    # the games counted as the events they are in a per-spin model, the same run gives:
+    p5g = [r / e for r, e in zip(ref.event_rates(), events_per_s, strict=True)]
+    verdicts.append(
+        Verdict(
+            "P5g", f"(records+games)/s ({ref.label}) / bare events/s", median(p5g), P5_TARGET, p5g
+        )
     )
     print()
     print(verdict_table(verdicts))
