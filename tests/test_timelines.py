@@ -158,6 +158,7 @@ def test_jackpot_locks_machine_until_paid_by_hand(tmp_path: Path, engine: Engine
             "games_played",
             {
                 "games": 1,
+                "bet_units": 1,
                 "wagered": 1,
                 "won": 0,
                 "games_won": 1,

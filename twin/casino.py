@@ -7,6 +7,7 @@ returns a ``RunOutcome``. Sinks (ledger, metrics, viewers) are attached to the r
 
 from __future__ import annotations
 
+import math
 import time as wall
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -14,6 +15,9 @@ from pathlib import Path
 
 import simpy
 
+from twin import inject
+from twin.compliance.engine import ComplianceEngine, FloorFacts
+from twin.compliance.ruleset import load_ruleset
 from twin.floor.floor import SlotFloor
 from twin.machines.machine import (
     Crew,
@@ -28,10 +32,10 @@ from twin.machines.progressive import ProgressiveLink
 from twin.machines.sas import ExceptionCode
 from twin.patrons.patron import Arrivals
 from twin.records import RecordBus, Sink
-from twin.scenario import Scenario
+from twin.scenario import Inject, Scenario
 from twin.staff.pool import Shift, StaffPool, roster
 from twin.streams import Streams
-from twin.world import World
+from twin.world import World, quantize
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,19 +53,35 @@ class Casino:
         sinks: Iterable[Sink] = (),
         engine: EngineKind = "batched",
         games: dict[Path, Game] | None = None,
+        compliance: bool = True,
+        controls: Iterable[str] | None = None,
     ) -> None:
         self.scenario = scenario
+        source = str(scenario.source_path or "<scenario>")
         env = simpy.Environment()
         clock = scenario.clock()
         bus = RecordBus(lambda: env.now, sinks)
         self.world = World(env=env, clock=clock, streams=Streams(scenario.seed), bus=bus)
+        self.ruleset = load_ruleset(
+            scenario.ruleset.name, scenario.ruleset.overrides, source=source
+        )
         self.games = games if games is not None else {}
         for bank in scenario.floor.banks:
             if bank.game not in self.games:
                 self.games[bank.game] = load_game(bank.game)
+        self.facts = FloorFacts()
+        for game in self.games.values():
+            self.facts.worksheets[game.signature] = game
+            self.facts.programs[game.signature] = game
+        for inj in scenario.inject:
+            if inj.game is not None:
+                self.load_injected_game(inj.game)
         self.links = {
             p.id: ProgressiveLink(p.id, p.reset_cents, p.increment_bp)
             for p in scenario.floor.progressives
+        }
+        self.facts.approved_links = {
+            p.id: (p.reset_cents, p.increment_bp) for p in scenario.floor.progressives
         }
         staff = scenario.staff
         t = staff.timing
@@ -98,7 +118,13 @@ class Casino:
                     registration=f"MGB-{bank.id}-{n:04d}",
                     serial=f"{bank.model}-{bank.id}{n:05d}",
                     coin_pay_seconds=scenario.floor.coin_pay_seconds,
+                    manufacturer=bank.manufacturer,
+                    model=bank.model,
+                    manufactured=bank.manufactured.isoformat(),
+                    certified_min_payout_bp=self._certified_payout_bp(game),
+                    promotional=bank.promotional,
                 )
+                self.facts.register[spec.registration] = game.signature
                 link = self.links[bank.progressive] if bank.progressive else None
                 self.machines.append(
                     SlotMachine(self.world, spec, self.crew, engine=engine, link=link)
@@ -115,8 +141,35 @@ class Casino:
             Disruption("ram_error", ExceptionCode.CMOS_RAM_ERROR_NO_DATA, f.ram_error_mtbf_hours),
             Disruption("power_loss", ExceptionCode.AC_POWER_LOST, f.power_loss_mtbf_hours),
         ]
+        self._by_id = {m.id: m for m in self.machines}
         self._started = False
         self.wall_seconds = 0.0
+        inject.validate(self, source)
+        self.compliance: ComplianceEngine | None = None
+        if compliance:
+            self.compliance = ComplianceEngine(
+                bus, self.ruleset, clock, env, self.facts, controls=controls
+            )
+            bus.attach(self.compliance)
+
+    def _certified_payout_bp(self, game: Game) -> int:
+        """The manufacturer's certified minimum payout: the exact return, floored to 0.01 %."""
+        a = self.facts.analysis(game.signature)
+        assert a is not None
+        return math.floor(a.rtp * 10_000)
+
+    def machine(self, machine_id: str) -> SlotMachine:
+        return self._by_id[machine_id]
+
+    def load_injected_game(self, path: Path) -> Game:
+        """A program an injection puts on a machine: analysable, but no approved worksheet."""
+        for game in self.games.values():
+            if game.path == path:
+                return game
+        game = load_game(path)
+        self.games[path] = game
+        self.facts.programs[game.signature] = game
+        return game
 
     @property
     def env(self) -> simpy.Environment:
@@ -151,12 +204,45 @@ class Casino:
                 members = roster(prefix, s.name, getattr(s, attr))
                 if members:
                     env.process(pool.work_shift(Shift(s.name, s.start, s.end, tuple(members))))
+        for inj in self.scenario.inject:
+            spec = inject.INJECTIONS[inj.kind]
+            if spec.static:
+                spec.apply(self, inj)
+            else:
+                env.process(self._inject_later(inj))
+        env.process(self.open_floor())
+
+    def open_floor(self) -> simpy.events.ProcessGenerator:
+        """At t = 0, once the first shift is on duty: install the machines and open."""
+        yield self.env.timeout(0)
+        env = self.env
+        fill_by = self._installers()
         for m in self.machines:
-            m.install()
+            m.install(fill_by)
             env.process(
                 m.run_disruptions(self._disruptions, self.scenario.faults.door_checks_per_day)
             )
         env.process(self.arrivals.arrive())
+        env.process(self.read_meters_daily())
+
+    def _inject_later(self, inj: Inject) -> simpy.events.ProcessGenerator:
+        yield self.env.timeout(quantize(inj.at_hours * 3600.0))
+        inject.INJECTIONS[inj.kind].apply(self, inj)
+
+    def _installers(self) -> tuple[str, str] | None:
+        """An attendant and an inspector on duty at opening: they make the first fills."""
+        if not self.attendants.on_duty or not self.inspectors.on_duty:
+            return None
+        return min(self.attendants.on_duty), min(self.inspectors.on_duty)
+
+    def read_meters_daily(self) -> simpy.events.ProcessGenerator:
+        """Every machine's meters are read at the start of each gaming day."""
+        env = self.env
+        clock = self.world.clock
+        while True:
+            yield env.timeout(clock.next_local(env.now, clock.gaming_day_start) - env.now)
+            for m in self.machines:
+                m.read_meters()
 
     def run(
         self,
@@ -178,6 +264,8 @@ class Casino:
                 progress(env.now)
         for m in self.machines:
             m.read_meters()
+        if self.compliance is not None:
+            self.compliance.finish()
         self.wall_seconds += wall.perf_counter() - t0
         return RunOutcome(self.world.bus.count, self.wall_seconds, env.now)
 

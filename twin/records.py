@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeVar, dataclass_transform
@@ -119,6 +120,8 @@ class RecordBus:
         self._now = now
         self._sinks: list[Sink] = list(sinks)
         self.count = 0
+        self._dispatching = False
+        self._pending: deque[Record] = deque()
 
     def attach(self, sink: Sink) -> None:
         self._sinks.append(sink)
@@ -126,8 +129,19 @@ class RecordBus:
     def emit(self, cls: type[R], entities: tuple[str, ...], **fields: Any) -> R:
         rec = cls(seq=self.count, t=self._now(), entities=entities, **fields)
         self.count += 1
-        for sink in self._sinks:
-            sink.accept(rec)
+        if self._dispatching:  # emitted by a sink (a finding): deliver after the current one
+            self._pending.append(rec)
+            return rec
+        self._dispatching = True
+        try:
+            for sink in self._sinks:
+                sink.accept(rec)
+            while self._pending:
+                later = self._pending.popleft()
+                for sink in self._sinks:
+                    sink.accept(later)
+        finally:
+            self._dispatching = False
         return rec
 
     def close(self) -> None:

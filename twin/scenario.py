@@ -242,6 +242,7 @@ class Bank(_Model):
     manufacturer: NonEmptyStr = "Acme Gaming Ltd"
     model: NonEmptyStr = "AX-100"
     manufactured: date = date(2025, 1, 1)
+    promotional: bool = False  # an approved promotional/tournament machine (Sched. 1 item 15)
 
     @model_validator(mode="before")
     @classmethod
@@ -413,6 +414,25 @@ class StaffConfig(_Model):
 # --- [faults] ------------------------------------------------------------------------------
 
 
+def _resolve_optional_game(value: object, info: ValidationInfo) -> object:
+    return None if value is None else _resolve_game(value, info)
+
+
+class Inject(_Model):
+    """A violation made to happen on purpose, to prove that a control detects it.
+
+    ``kind`` names an injection (see ``twin.inject``; checked before t = 0); ``machine`` the
+    target; ``at_hours`` when it happens; ``game``, ``meter``, ``amount`` are kind-specific.
+    """
+
+    kind: Ident
+    machine: Ident | None = None
+    at_hours: NonNegativeFloat = 0.0
+    game: Annotated[Path | None, BeforeValidator(_resolve_optional_game)] = None
+    meter: Ident | None = None
+    amount: int = 0
+
+
 class FaultsConfig(_Model):
     """Mean time between faults per machine in hours (0 disables); door checks per day."""
 
@@ -438,12 +458,22 @@ class Scenario(_Model):
     patrons: PatronsConfig
     staff: StaffConfig
     faults: FaultsConfig = FaultsConfig()
+    inject: tuple[Inject, ...] = Field(default=(), strict=False)
 
     _source_path: Path | None = PrivateAttr(default=None)
     _source_sha256: str | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _check(self) -> Scenario:
+        machine_ids = set(self.all_machine_ids())
+        for i, inj in enumerate(self.inject):
+            if inj.machine is not None and inj.machine not in machine_ids:
+                raise invalid(
+                    "the id of a machine on the floor (e.g. "
+                    f"{sorted(machine_ids)[0] if machine_ids else 'A-001'})",
+                    key=f"inject[{i}].machine",
+                    found=inj.machine,
+                )
         zones = self.zones()
         for i, seg in enumerate(self.patrons.segments):
             for j, zone in enumerate(seg.zones):

@@ -15,7 +15,7 @@ are really played.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
@@ -112,6 +112,50 @@ class PlayRequest:
     lock_credits: int = 2**62  # a single game win at or above this locks the machine
 
 
+class StretchTally:
+    """The base games of a stretch as the randomness audit sees them.
+
+    ``stop_counts[d][s]``: how often draw ``d`` (a reel, or a table's outcome) landed on
+    ``s``; ``transitions[2 * previous_won + won]``: consecutive pairs of games in the
+    stretch; ``first_won``/``last_won``: the first and last game's outcome (-1: no game).
+    """
+
+    __slots__ = ("first_won", "last_won", "stop_counts", "transitions", "won")
+
+    def __init__(self, game: Game) -> None:
+        self.stop_counts = [np.zeros(len(w), np.int64) for w in game.stop_weights]
+        self.transitions = np.zeros(4, np.int64)
+        self.first_won = -1
+        self.last_won = -1
+        self.won = 0  # games whose selected outcome won
+
+    def add_games(self, stops: npt.NDArray[np.int64], won: npt.NDArray[np.bool_]) -> None:
+        """Tally a run of consecutive games (vectorised)."""
+        if won.size == 0:
+            return
+        for d, counts in enumerate(self.stop_counts):
+            counts += np.bincount(stops[:, d], minlength=counts.size)
+        cur = won.astype(np.int64)
+        self.won += int(cur.sum())
+        seq = cur if self.last_won < 0 else np.concatenate(([self.last_won], cur))
+        if seq.size > 1:
+            self.transitions += np.bincount(2 * seq[:-1] + seq[1:], minlength=4)
+        if self.first_won < 0:
+            self.first_won = int(cur[0])
+        self.last_won = int(cur[-1])
+
+    def add_game(self, stops: list[int], won: bool) -> None:
+        """Tally one game (the per-spin reference)."""
+        for d, s in enumerate(stops):
+            self.stop_counts[d][s] += 1
+        self.won += int(won)
+        if self.last_won >= 0:
+            self.transitions[2 * self.last_won + int(won)] += 1
+        if self.first_won < 0:
+            self.first_won = int(won)
+        self.last_won = int(won)
+
+
 @dataclass(frozen=True, slots=True)
 class PlayResult:
     games: int
@@ -122,6 +166,7 @@ class PlayResult:
     end_credits: int
     stop: Stop
     lock_win: int = 0  # the locking game's win in credits (hand paid), progressive prize apart
+    tally: StretchTally | None = field(default=None, compare=False, repr=False)
 
 
 def _first(mask: npt.NDArray[np.bool_], default: int) -> int:
@@ -149,6 +194,7 @@ class BatchedEngine:
         games = won = games_won = free_games = 0
         threshold = req.floor_credits + wager
         features = _FeatureCursor(game, feature)
+        tally = StretchTally(game)
         size = self.first_chunk
         while games < req.max_games:
             n = min(size, req.max_games - games)
@@ -156,7 +202,9 @@ class BatchedEngine:
             if not (threshold <= credits < req.goal_credits):
                 stop = Stop.WIN_GOAL if credits >= req.goal_credits else Stop.LOSS_LIMIT
                 features.close()
-                return PlayResult(games, games * wager, won, games_won, free_games, credits, stop)
+                return PlayResult(
+                    games, games * wager, won, games_won, free_games, credits, stop, 0, tally
+                )
             out = game.evaluate(base.peek(n * r).reshape(n, r))
             win = out.win_units * bet
             triggers = np.flatnonzero(out.free_spins)
@@ -194,22 +242,37 @@ class BatchedEngine:
             base.advance(end * r)
             games += end
             played = win[:end]
-            games_won += int(np.count_nonzero((played > 0) | out.progressive[:end]))
+            won_games = (played > 0) | out.progressive[:end]
+            games_won += int(np.count_nonzero(won_games))
+            assert out.stops is not None
+            tally.add_games(out.stops[:end], won_games)
             credits = int(after[end - 1])
             if lk < k and lk < n:
                 features.close()
                 won += int(played[:-1].sum())
                 stop = Stop.PROGRESSIVE if out.progressive[lk] else Stop.JACKPOT
                 return PlayResult(
-                    games, games * wager, won, games_won, free_games, credits, stop, int(win[lk])
+                    games,
+                    games * wager,
+                    won,
+                    games_won,
+                    free_games,
+                    credits,
+                    stop,
+                    int(win[lk]),
+                    tally,
                 )
             won += int(played.sum())
             if end < n:
                 features.close()
                 stop = Stop.WIN_GOAL if credits >= req.goal_credits else Stop.LOSS_LIMIT
-                return PlayResult(games, games * wager, won, games_won, free_games, credits, stop)
+                return PlayResult(
+                    games, games * wager, won, games_won, free_games, credits, stop, 0, tally
+                )
         features.close()
-        return PlayResult(games, games * wager, won, games_won, free_games, credits, Stop.TIME)
+        return PlayResult(
+            games, games * wager, won, games_won, free_games, credits, Stop.TIME, 0, tally
+        )
 
 
 class _FeatureCursor:
@@ -292,6 +355,7 @@ class PerSpinRun:
         self.games = self.won = self.games_won = self.free_games = 0
         self.lock_win = 0
         self.stop: Stop | None = None
+        self.tally = StretchTally(game)
 
     def check(self) -> Stop | None:
         """The stop that applies before the next game, if any."""
@@ -310,7 +374,8 @@ class PerSpinRun:
         r = game.draws_per_spin
         bet = self.req.bet_units
         base = self.base
-        units, spins, progressive = game.evaluate_one([base.random() for _ in range(r)])
+        u = [base.random() for _ in range(r)]
+        units, spins, progressive = game.evaluate_one(u)
         win = units * bet
         pending = spins
         feature = self.feature
@@ -322,6 +387,7 @@ class PerSpinRun:
         self.games += 1
         if win > 0 or progressive:
             self.games_won += 1
+        self.tally.add_game(game.stops_one(u), win > 0 or progressive)
         if progressive or win >= self.req.lock_credits:
             self.credits -= self.wager
             self.lock_win = win
@@ -340,4 +406,5 @@ class PerSpinRun:
             self.credits,
             self.stop or Stop.TIME,
             self.lock_win,
+            self.tally,
         )

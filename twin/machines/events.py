@@ -21,6 +21,14 @@ class MachineInstalled(Record):
     serial: str
     hopper_coins: int
     progressive: str
+    meter_digits: int
+    manufacturer: str
+    model: str
+    manufactured: str
+    certified_min_payout_bp: int  # the certificate's minimum payout, basis points
+    paytable_displayed: bool
+    promotional: bool
+    bill_denominations_cents: tuple[int, ...]
 
 
 @record("machine_exception")
@@ -49,6 +57,7 @@ class GamesPlayed(Record):
     """A stretch of play on one machine, committed when it ends."""
 
     games: int
+    bet_units: int
     wagered: int
     won: int
     games_won: int
@@ -131,7 +140,28 @@ class ProgressiveHit(Record):
 
 @record("meters_read")
 class MetersRead(Record):
-    """The machine's meters (rolled, by name) at the end of a run."""
+    """A meter reading (rolled, by name) with the identity and program the machine reports.
+
+    Taken at the start of every gaming day and at the end of a run.
+    """
 
     meters: tuple[tuple[str, int], ...]
     hopper_level: int
+    registration: str
+    serial: str
+    program_signature: str
+
+
+@record("outcome_tally")
+class OutcomeTally(Record):
+    """Cumulative base-game outcomes for the randomness audit, read with the meters.
+
+    ``stop_counts[d][s]``: games in which draw ``d`` (reel, or table outcome) landed on ``s``;
+    ``transitions``: counts of consecutive (lost, lost), (lost, won), (won, lost), (won, won);
+    ``by_bet``: (bet units, games, games won) for each bet level played.
+    """
+
+    program_signature: str
+    stop_counts: tuple[tuple[int, ...], ...]
+    transitions: tuple[int, int, int, int]
+    by_bet: tuple[tuple[int, int, int], ...]

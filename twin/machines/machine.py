@@ -28,6 +28,7 @@ from twin.machines.engine import (
     PlayRequest,
     PlayResult,
     Stop,
+    StretchTally,
     UniformTape,
 )
 from twin.machines.events import (
@@ -42,6 +43,7 @@ from twin.machines.events import (
     MachineInstalled,
     MachineLocked,
     MetersRead,
+    OutcomeTally,
     ProgressiveHit,
     ShortPayCompleted,
     TiltRepaired,
@@ -55,6 +57,7 @@ from twin.staff.pool import StaffPool
 from twin.world import LateTimeout, World, quantize
 
 Proc = Generator[simpy.events.Event, Any, Any]
+OUTSIDER = "OUTSIDER"  # someone who is not an employee of the licensee (injections only)
 EngineKind = Literal["batched", "per_spin"]
 
 
@@ -85,6 +88,12 @@ class MachineSpec:
     registration: str = ""
     serial: str = ""
     coin_pay_seconds: float = 0.125
+    manufacturer: str = ""
+    model: str = ""
+    manufactured: str = ""
+    certified_min_payout_bp: int = 0
+    paytable_displayed: bool = True
+    promotional: bool = False
 
     @property
     def lock_credits(self) -> int:
@@ -146,8 +155,17 @@ class SlotMachine:
         )
         streams = world.streams
         self.engine_kind = engine
+        self.game = spec.game  # the program the machine really runs
+        self.reported_signature = spec.game.signature  # what it tells a signature check
         self._batched = BatchedEngine(spec.game)
         self._per_spin = PerSpinEngine(spec.game)
+        self.tally = StretchTally(spec.game)
+        self.by_bet: dict[int, list[int]] = {}
+        # deliberate violations armed by ``twin.inject`` (each consumed when it happens)
+        self.armed: dict[str, int] = {}
+        self.hidden_meters: set[str] = set()
+        self._at_max_bet: tuple[int, Game, BatchedEngine] | None = None
+        self.forced_bet_units: int | None = None
         base_rng = streams.stream(spec.id, "games")
         feature_rng = streams.stream(spec.id, "features")
         self._base_tape = UniformTape(base_rng)
@@ -171,7 +189,28 @@ class SlotMachine:
     def exception(self, code: ExceptionCode, *others: str) -> None:
         self.emit(MachineException, *others, code=int(code), name=code.name.lower())
 
-    def install(self) -> None:
+    def swap_program(self, game: Game, reported_signature: str | None = None) -> None:
+        """Replace the program (a conversion, or tampering when no record says so).
+
+        ``reported_signature``: what the machine will claim in signature checks (default:
+        the new program's own signature; a tampered program may lie).
+        """
+        self.game = game
+        self.reported_signature = reported_signature or game.signature
+        self._batched = BatchedEngine(game)
+        self._per_spin = PerSpinEngine(game)
+        self.tally = StretchTally(game)
+
+    def play_other_program_from(self, bet_units: int, game: Game) -> None:
+        """Injected: from ``bet_units`` up, play ``game`` (same reels, other pays) instead."""
+        self._at_max_bet = (bet_units, game, BatchedEngine(game))
+
+    def _batched_for(self, bet_units: int) -> BatchedEngine:
+        alt = self._at_max_bet
+        return self._batched if alt is None or bet_units < alt[0] else alt[2]
+
+    def install(self, fill_by: tuple[str, str] | None = None) -> None:
+        """Put the machine on the floor; its first hopper load is a certified fill."""
         s = self.spec
         self.emit(
             MachineInstalled,
@@ -185,11 +224,56 @@ class SlotMachine:
             serial=s.serial,
             hopper_coins=self.accounts.hopper_level,
             progressive=s.progressive or "",
+            meter_digits=s.meter_digits,
+            manufacturer=s.manufacturer,
+            model=s.model,
+            manufactured=s.manufactured,
+            certified_min_payout_bp=s.certified_min_payout_bp,
+            paytable_displayed=s.paytable_displayed,
+            promotional=s.promotional,
+            bill_denominations_cents=s.bill_denominations_cents if s.bill_acceptor else (),
         )
+        self.read_meters()  # the opening reading: every meter at zero
+        if fill_by is not None and self.accounts.hopper_level > 0:
+            attendant, inspector = fill_by
+            level = self.accounts.hopper_level
+            self.emit(
+                HopperFilled,
+                attendant,
+                inspector,
+                reason="new",
+                coins=level,
+                certified_coins=level,
+                hopper_level=level,
+                attendant=attendant,
+                inspector=inspector,
+                requested_t=self.env.now,
+            )
 
     def read_meters(self) -> None:
-        meters = tuple(sorted(self.accounts.readings().items()))
-        self.emit(MetersRead, meters=meters, hopper_level=self.accounts.hopper_level)
+        """A meter reading and the outcome tally, as a SMIB or an inspector would take them."""
+        meters = tuple(
+            sorted(
+                (k, v) for k, v in self.accounts.readings().items() if k not in self.hidden_meters
+            )
+        )
+        self.emit(
+            MetersRead,
+            meters=meters,
+            hopper_level=self.accounts.hopper_level,
+            registration=self.spec.registration,
+            serial=self.spec.serial,
+            program_signature=self.reported_signature,
+        )
+        t = self.tally
+        tr = t.transitions
+        self.emit(
+            OutcomeTally,
+            program_signature=self.reported_signature,
+            stop_counts=tuple(tuple(c.tolist()) for c in t.stop_counts),
+            transitions=(int(tr[0]), int(tr[1]), int(tr[2]), int(tr[3])),
+            by_bet=tuple((b, g, w) for b, (g, w) in sorted(self.by_bet.items())),
+        )
 
     # -- availability ----------------------------------------------------------------------
     @property
@@ -241,6 +325,8 @@ class SlotMachine:
         """
         env = self.env
         bet_units = max(1, min(bet_units, self.spec.max_bet_units))
+        if self.forced_bet_units is not None:  # injected: a machine that overrides the bet
+            bet_units = self.forced_bet_units
         jackpots = 0
         while True:
             yield from self.wait_ready()
@@ -276,7 +362,8 @@ class SlotMachine:
         base, feature = self._base_tape, self._feature_tape
         base.mark()
         feature.mark()
-        result = self._batched.play(req, base, feature)
+        batched = self._batched_for(req.bet_units)
+        result = batched.play(req, base, feature)
         interrupted = False
         self._player = env.active_process
         try:
@@ -287,7 +374,7 @@ class SlotMachine:
             started = _games_started(t0, env.now, pace, result.games)
             base.rewind()
             feature.rewind()
-            result = self._batched.play(replace(req, max_games=started), base, feature)
+            result = batched.play(replace(req, max_games=started), base, feature)
         finally:
             self._player = None
         base.commit()
@@ -298,7 +385,11 @@ class SlotMachine:
         self, req: PlayRequest, pace: float
     ) -> Generator[Any, Any, tuple[PlayResult, bool]]:
         env = self.env
-        run = self._per_spin.start(req, self._base_rng, self._feature_rng)
+        alt = self._at_max_bet
+        per_spin = (
+            self._per_spin if alt is None or req.bet_units < alt[0] else PerSpinEngine(alt[1])
+        )
+        run = per_spin.start(req, self._base_rng, self._feature_rng)
         interrupted = False
         self._player = env.active_process
         try:
@@ -321,13 +412,29 @@ class SlotMachine:
     def _commit(self, patron: str, r: PlayResult) -> None:
         if r.games == 0:
             return
+        locked = int(r.stop in (Stop.JACKPOT, Stop.PROGRESSIVE))
+        hidden = min(r.won, self.accounts.credits + r.won - r.wagered)  # books stay >= 0
+        if (
+            hidden > 0
+            and r.games_won - locked > 0
+            and self.armed.pop("secondary_decision", None) is not None
+        ):
+            # injected: after the outcome was selected, a winning game is shown as a loss
+            r = replace(r, won=r.won - hidden, games_won=r.games_won - 1)
         self.accounts.record_play(r.games, r.wagered, r.won, r.games_won)
+        bet_units = r.wagered // (r.games * self.game.cost)
+        level = self.by_bet.setdefault(bet_units, [0, 0])
+        level[0] += r.games
+        if r.tally is not None:
+            self._merge_tally(r.tally)
+            level[1] += r.tally.won  # the selected outcomes, whatever the display showed
         if self.link is not None:
             self.link.contribute(r.wagered * self.spec.denomination_cents)
         self.emit(
             GamesPlayed,
             patron,
             games=r.games,
+            bet_units=bet_units,
             wagered=r.wagered,
             won=r.won,
             games_won=r.games_won,
@@ -335,6 +442,19 @@ class SlotMachine:
             credits=self.accounts.credits,
             stop=r.stop.value,
         )
+
+    def _merge_tally(self, st: StretchTally) -> None:
+        t = self.tally
+        for mine, theirs in zip(t.stop_counts, st.stop_counts, strict=True):
+            mine += theirs
+        t.transitions += st.transitions
+        t.won += st.won
+        if st.first_won >= 0:
+            if t.last_won >= 0:
+                t.transitions[2 * t.last_won + st.first_won] += 1
+            if t.first_won < 0:
+                t.first_won = st.first_won
+            t.last_won = st.last_won
 
     # -- hand pays -------------------------------------------------------------------------
     def pay_jackpot(self, patron: str, r: PlayResult) -> Generator[simpy.events.Event, Any, int]:
@@ -371,7 +491,12 @@ class SlotMachine:
         self.mark_down("hand_pay")
         self.exception(ExceptionCode.HANDPAY_PENDING, patron)
         crew = self.crew
-        attendant, inspector = yield from self._attendant_and_inspector()
+        if self.armed.pop("unpaid_hand_pay", None) is not None:
+            yield env.event()  # nobody ever comes: the machine stays locked
+        attendant, inspector = yield from self._attendant_and_inspector(
+            without_inspector=self.armed.pop("hand_pay_without_inspector", None) is not None,
+            outsider=self.armed.pop("hand_pay_by_outsider", None) is not None,
+        )
         yield env.timeout(self._minutes(crew.timing.walk) + self._minutes(crew.timing.hand_pay))
         if reason == "credit_payout":
             self.accounts.pay_by_hand(credits)
@@ -388,22 +513,46 @@ class SlotMachine:
             requested_t=requested,
         )
         self.exception(ExceptionCode.HANDPAY_RESET, patron)
-        crew.inspectors.release(inspector)
-        crew.attendants.release(attendant)
+        self._release(attendant, inspector)
         self.hand_pay_waits.append(env.now - requested)
         self.mark_up("hand_pay")
 
-    def _attendant_and_inspector(self) -> Generator[simpy.events.Event, Any, tuple[str, str]]:
-        """Call an attendant and a Board inspector at once; both must be present."""
+    def _attendant_and_inspector(
+        self, *, without_inspector: bool = False, outsider: bool = False
+    ) -> Generator[simpy.events.Event, Any, tuple[str, str]]:
+        """Call an attendant and a Board inspector at once; both must be present.
+
+        ``without_inspector``/``outsider`` are injected violations: no inspector comes, or
+        someone who is not the licensee's employee does the attendant's job.
+        """
         crew = self.crew
-        a_req = crew.attendants.request()
-        i_req = crew.inspectors.request()
-        yield a_req & i_req
-        attendant = str(a_req.value)
-        inspector = str(i_req.value)
-        crew.attendants.taken(attendant)
-        crew.inspectors.taken(inspector)
+        if outsider:
+            attendant = OUTSIDER
+        else:
+            a_req = crew.attendants.request()
+        if not without_inspector:
+            i_req = crew.inspectors.request()
+        waits = [
+            e
+            for e in (None if outsider else a_req, None if without_inspector else i_req)
+            if e is not None
+        ]
+        if waits:
+            yield simpy.AllOf(self.env, waits)
+        if not outsider:
+            attendant = str(a_req.value)
+            crew.attendants.taken(attendant)
+        inspector = ""
+        if not without_inspector:
+            inspector = str(i_req.value)
+            crew.inspectors.taken(inspector)
         return attendant, inspector
+
+    def _release(self, attendant: str, inspector: str) -> None:
+        if inspector:
+            self.crew.inspectors.release(inspector)
+        if attendant != OUTSIDER:
+            self.crew.attendants.release(attendant)
 
     # -- cash out and hopper -----------------------------------------------------------------
     def cash_out(self, patron: str) -> Generator[simpy.events.Event, Any, int]:
@@ -425,6 +574,12 @@ class SlotMachine:
         )
         short = by_hopper - paid
         owed = short
+        if owed and self.armed.pop("short_pay_without_fill", None) is not None:
+            # injected: the short pay is settled by hand and the hopper is never filled
+            self.exception(ExceptionCode.HOPPER_EMPTY, patron)
+            self.emit(ShortPayCompleted, patron, coins=0, short_coins=owed)
+            by_hand += owed  # paid with the credit payout below
+            owed = short = 0
         while owed:
             # the hopper ran dry mid-payout: tilt, wait for a fill, then finish the payout
             self.exception(ExceptionCode.HOPPER_EMPTY, patron)
@@ -446,6 +601,8 @@ class SlotMachine:
             self.mark_up("hopper_empty")
         if by_hand:
             yield from self.pay_by_hand(patron, "credit_payout", by_hand)
+        if self.armed.pop("undocumented_payout", None) is not None:
+            return credits  # injected: the payout is made but never documented
         self.emit(
             CashedOut,
             patron,
@@ -461,7 +618,9 @@ class SlotMachine:
         env = self.env
         requested = env.now
         crew = self.crew
-        attendant, inspector = yield from self._attendant_and_inspector()
+        attendant, inspector = yield from self._attendant_and_inspector(
+            without_inspector=self.armed.pop("fill_without_inspector", None) is not None
+        )
         yield env.timeout(self._minutes(crew.timing.walk) + self._minutes(crew.timing.hopper_fill))
         coins = min(
             self.spec.hopper_standard_fill, self.spec.hopper_capacity - self.accounts.hopper_level
@@ -475,14 +634,13 @@ class SlotMachine:
             inspector,
             reason=reason,
             coins=coins,
-            certified_coins=coins,
+            certified_coins=coins - self.armed.pop("fill_miscounted", 0),
             hopper_level=self.accounts.hopper_level,
             attendant=attendant,
             inspector=inspector,
             requested_t=requested,
         )
-        crew.inspectors.release(inspector)
-        crew.attendants.release(attendant)
+        self._release(attendant, inspector)
         self.fill_waits.append(env.now - requested)
 
     # -- doors, tilts and repairs --------------------------------------------------------------

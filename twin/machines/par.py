@@ -226,6 +226,7 @@ class Outcome:
     win_units: IntArray
     free_spins: IntArray
     progressive: BoolArray
+    stops: IntArray | None = None  # (n, draws): reel stops, or the outcome index of a table
 
 
 @dataclass(frozen=True, slots=True)
@@ -411,10 +412,12 @@ class Game:
             total = int(self.table_cum[-1])
             idx = np.searchsorted(self.table_cum, u[:, 0] * total, side="right")
             idx = np.minimum(idx, len(self.outcomes) - 1)
-            return Outcome(pays[idx], np.zeros(len(idx), np.int64), prog[idx])
+            return Outcome(pays[idx], np.zeros(len(idx), np.int64), prog[idx], idx[:, None])
         reels = self.feature_reels if free else self.base
         assert reels is not None
-        return self._evaluate_reel_stops(reels.stops(u), reels, free)
+        stops = reels.stops(u)
+        out = self._evaluate_reel_stops(stops, reels, free)
+        return Outcome(out.win_units, out.free_spins, out.progressive, stops)
 
     @cached_property
     def _table_arrays(self) -> tuple[IntArray, BoolArray]:
@@ -501,6 +504,27 @@ class Game:
         reels = self.feature_reels if free else self.base
         assert reels is not None
         return self.evaluate_stops_one(reels.stops_one(u), free=free)
+
+    def stops_one(self, u: Sequence[float]) -> list[int]:
+        """The base-game stops (or the table outcome index) that uniforms ``u`` select."""
+        if self.kind == "table":
+            total = self.table_cum_list[-1]
+            return [
+                min(
+                    bisect.bisect_right(self.table_cum_list, float(u[0]) * total),
+                    len(self.outcomes) - 1,
+                )
+            ]
+        assert self.base is not None
+        return self.base.stops_one(u)
+
+    @property
+    def stop_weights(self) -> tuple[tuple[int, ...], ...]:
+        """Per draw, the weight of each stop (table games: one draw over the outcomes)."""
+        if self.kind == "table":
+            return (tuple(o.weight for o in self.outcomes),)
+        assert self.base is not None
+        return self.base.weights
 
     def window(self, stops: Sequence[int], *, free: bool = False) -> list[list[str]]:
         """The visible window as symbol names: ``window[row][reel]``."""

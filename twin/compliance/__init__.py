@@ -1,0 +1,1 @@
+"""The compliance engine: one checker per catalogued control, observing records only."""

@@ -1,0 +1,255 @@
+"""The control catalog, the project's status for each control, and the coverage report.
+
+``twin/data/controls.toml`` is a byte-for-byte copy of the shared regulatory catalog (149
+``[[control]]`` entries and the ``[[out_of_scope]]`` clauses judged not simulatable).
+``twin/data/control_status.toml`` says what the project does with every control it does not
+implement now: ``[[out_of_scope]]`` (with a reason) or ``[[planned]]`` (with the issue that
+will add it); ``[implemented_now]`` lists the ids the checkers register today.
+
+``coverage(registry())`` joins the three: a control is *implemented* when a checker
+registers it, else *out of scope* or *not yet* from the status file. An id in neither is an
+error, so coverage cannot silently drop.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Literal
+
+from twin.compliance.registry import ControlSpec, Kind
+
+CATALOG_FILE = "controls.toml"
+STATUS_FILE = "control_status.toml"
+
+Status = Literal["implemented", "out of scope", "not yet"]
+STATUSES: tuple[Status, ...] = ("implemented", "out of scope", "not yet")
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogControl:
+    """One ``[[control]]`` of the catalog."""
+
+    id: str
+    title: str
+    check: Kind
+    parameters: Mapping[str, Any]
+    source: str
+    summary: str
+
+
+@dataclass(frozen=True, slots=True)
+class OutOfScopeClause:
+    """One ``[[out_of_scope]]`` clause of the catalog (not a control)."""
+
+    id: str
+    title: str
+    source: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    controls: dict[str, CatalogControl]
+    out_of_scope: dict[str, OutOfScopeClause]
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    id: str
+    issue: str
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class ControlStatusFile:
+    """``control_status.toml``: out-of-scope reasons, planned controls, the implemented list."""
+
+    out_of_scope: dict[str, str]  # id -> reason
+    planned: dict[str, Planned]
+    implemented_now: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ControlStatus:
+    """One row of the coverage report."""
+
+    id: str
+    title: str
+    status: Status
+    kind: Kind
+    params: tuple[str, ...]  # ruleset parameters the checker uses (implemented only)
+    test: str | None  # the pytest node id that proves it (implemented only)
+    reason: str | None  # why out of scope, or which issue will add it
+
+
+def _read_data(name: str) -> dict[str, Any]:
+    text = resources.files("twin").joinpath("data", name).read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def _str(entry: Mapping[str, Any], key: str, where: str) -> str:
+    value = entry.get(key)
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{where}: '{key}' must be a non-empty string")
+    return value
+
+
+def load_catalog() -> Catalog:
+    """The catalog shipped with the package (``twin/data/controls.toml``)."""
+    data = _read_data(CATALOG_FILE)
+    controls: dict[str, CatalogControl] = {}
+    for entry in data.get("control", []):
+        where = f"{CATALOG_FILE} [[control]] {entry.get('id', '?')}"
+        cid = _str(entry, "id", where)
+        if cid in controls:
+            raise ValueError(f"{CATALOG_FILE}: control {cid} is listed twice")
+        check = _str(entry, "check", where)
+        try:
+            kind = Kind(check)
+        except ValueError:
+            raise ValueError(f"{where}: unknown check kind {check!r}") from None
+        params = entry.get("parameters", {})
+        if not isinstance(params, dict):
+            raise ValueError(f"{where}: 'parameters' must be a table")
+        controls[cid] = CatalogControl(
+            id=cid,
+            title=_str(entry, "title", where),
+            check=kind,
+            parameters=dict(params),
+            source=_str(entry, "source", where),
+            summary=_str(entry, "summary", where),
+        )
+    out: dict[str, OutOfScopeClause] = {}
+    for entry in data.get("out_of_scope", []):
+        where = f"{CATALOG_FILE} [[out_of_scope]] {entry.get('id', '?')}"
+        oid = _str(entry, "id", where)
+        if oid in out or oid in controls:
+            raise ValueError(f"{CATALOG_FILE}: {oid} is listed twice")
+        out[oid] = OutOfScopeClause(
+            id=oid,
+            title=_str(entry, "title", where),
+            source=_str(entry, "source", where),
+            reason=_str(entry, "reason", where),
+        )
+    return Catalog(controls=controls, out_of_scope=out)
+
+
+def load_status() -> ControlStatusFile:
+    """The project's status file (``twin/data/control_status.toml``)."""
+    data = _read_data(STATUS_FILE)
+    out: dict[str, str] = {}
+    for entry in data.get("out_of_scope", []):
+        where = f"{STATUS_FILE} [[out_of_scope]] {entry.get('id', '?')}"
+        oid = _str(entry, "id", where)
+        if oid in out:
+            raise ValueError(f"{STATUS_FILE}: {oid} is out of scope twice")
+        out[oid] = _str(entry, "reason", where)
+    planned: dict[str, Planned] = {}
+    for entry in data.get("planned", []):
+        where = f"{STATUS_FILE} [[planned]] {entry.get('id', '?')}"
+        pid = _str(entry, "id", where)
+        if pid in planned or pid in out:
+            raise ValueError(f"{STATUS_FILE}: {pid} is listed twice")
+        note = entry.get("note", "")
+        if not isinstance(note, str):
+            raise ValueError(f"{where}: 'note' must be a string")
+        planned[pid] = Planned(id=pid, issue=_str(entry, "issue", where), note=note)
+    ids = data.get("implemented_now", {}).get("ids", [])
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        raise ValueError(f"{STATUS_FILE}: [implemented_now] ids must be a list of strings")
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"{STATUS_FILE}: [implemented_now] lists an id twice")
+    return ControlStatusFile(out_of_scope=out, planned=planned, implemented_now=tuple(ids))
+
+
+def coverage(
+    registry: Mapping[str, ControlSpec],
+    *,
+    catalog: Catalog | None = None,
+    status: ControlStatusFile | None = None,
+) -> list[ControlStatus]:
+    """One row per catalog control, in catalog order.
+
+    Raises ``ValueError`` naming the id when a registered control is not in the catalog, or
+    when a catalog control is neither registered nor in the status file.
+    """
+    cat = load_catalog() if catalog is None else catalog
+    st = load_status() if status is None else status
+    unknown = sorted(set(registry) - set(cat.controls))
+    if unknown:
+        raise ValueError(f"registered controls not in the catalog: {', '.join(unknown)}")
+    rows: list[ControlStatus] = []
+    missing: list[str] = []
+    for cid, ctl in cat.controls.items():
+        spec = registry.get(cid)
+        if spec is not None:
+            rows.append(
+                ControlStatus(
+                    cid, ctl.title, "implemented", spec.kind, spec.params, spec.test, None
+                )
+            )
+        elif cid in st.out_of_scope:
+            reason = st.out_of_scope[cid]
+            rows.append(ControlStatus(cid, ctl.title, "out of scope", ctl.check, (), None, reason))
+        elif cid in st.planned:
+            p = st.planned[cid]
+            reason = f"planned: {p.issue}" + (f" ({p.note})" if p.note else "")
+            rows.append(ControlStatus(cid, ctl.title, "not yet", ctl.check, (), None, reason))
+        else:
+            missing.append(cid)
+    if missing:
+        hint = [i for i in missing if i in st.implemented_now]
+        extra = (
+            f" (listed in [implemented_now] but not registered: {', '.join(hint)})" if hint else ""
+        )
+        raise ValueError(
+            f"controls neither implemented nor in {STATUS_FILE}: {', '.join(missing)}{extra}"
+        )
+    return rows
+
+
+def _totals(rows: list[ControlStatus]) -> dict[Status, int]:
+    return {s: sum(1 for r in rows if r.status == s) for s in STATUSES}
+
+
+def render_controls_text(rows: list[ControlStatus]) -> str:
+    """A readable table (id, status, kind, title) and a totals line."""
+    header = ("id", "status", "kind", "title")
+    table = [header, *((r.id, r.status, r.kind.value, r.title) for r in rows)]
+    widths = [max(len(line[i]) for line in table) for i in range(3)]
+    lines = [
+        "  ".join(cell.ljust(w) for cell, w in zip(line[:3], widths, strict=True)) + "  " + line[3]
+        for line in table
+    ]
+    t = _totals(rows)
+    lines.append(
+        f"{t['implemented']} implemented, {t['out of scope']} out of scope, "
+        f"{t['not yet']} not yet (of {len(rows)})"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def controls_json(rows: list[ControlStatus]) -> dict[str, Any]:
+    """The coverage report as JSON-ready data."""
+    t = _totals(rows)
+    return {
+        "total": len(rows),
+        "implemented": t["implemented"],
+        "out_of_scope": t["out of scope"],
+        "not_yet": t["not yet"],
+        "controls": [
+            {
+                "id": r.id,
+                "title": r.title,
+                "status": r.status,
+                "kind": r.kind.value,
+                "params": list(r.params),
+                "test": r.test,
+                "reason": r.reason,
+            }
+            for r in rows
+        ],
+    }

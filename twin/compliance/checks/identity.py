@@ -1,0 +1,388 @@
+"""Machine identity, registration, certificate, display and promotional controls.
+
+Malta reg 28(3)(a)-(f), reg 29, First Schedule items 1(d), 15, 16 and 20(a)-(c).
+"""
+
+from __future__ import annotations
+
+from twin.compliance.registry import Checker, Kind, control
+from twin.machines.events import (
+    CashedOut,
+    GamesPlayed,
+    MachineInstalled,
+    MachineLocked,
+    MetersRead,
+)
+from twin.patrons.events import PatronLeft
+from twin.records import Record
+
+T = "tests/test_controls.py::test_injected_violation_is_found"
+
+
+@control(
+    "MT98.R28.3a",
+    kind=Kind.RUNTIME,
+    title="Only authorised and registered machines operate",
+    reads=("machine_installed",),
+    test=T,
+)
+class RegisteredMachinesOnly(Checker):
+    def on_record(self, rec: Record) -> None:
+        assert isinstance(rec, MachineInstalled)
+        if rec.registration not in self.ctx.facts.register:
+            self.report(
+                rec.entities[:1],
+                f"machine {rec.entities[0]} is on the floor but registration "
+                f"{rec.registration or '(none)'} is not in the Board's register",
+                (rec.seq,),
+            )
+
+
+@control(
+    "MT98.R28.3b",
+    kind=Kind.PERIODIC,
+    title="Board registration number displayed on the machine",
+    reads=("machine_installed",),
+    test=T,
+)
+class RegistrationDisplayed(Checker):
+    def on_record(self, rec: Record) -> None:
+        assert isinstance(rec, MachineInstalled)
+        if not rec.registration.strip():
+            self.report(
+                rec.entities[:1],
+                f"machine {rec.entities[0]} shows no registration number",
+                (rec.seq,),
+            )
+
+
+@control(
+    "MT98.R28.3c",
+    kind=Kind.PERIODIC,
+    title="Unique serial number permanently marked",
+    reads=("machine_installed",),
+    test=T,
+)
+class UniqueSerial(Checker):
+    def setup(self) -> None:
+        self.seen: dict[str, MachineInstalled] = {}
+
+    def on_record(self, rec: Record) -> None:
+        assert isinstance(rec, MachineInstalled)
+        m = rec.entities[0]
+        if not rec.serial.strip():
+            self.report((m,), f"machine {m} carries no serial number", (rec.seq,))
+            return
+        other = self.seen.get(rec.serial)
+        if other is not None:
+            self.report(
+                (m, other.entities[0]),
+                f"machines {other.entities[0]} and {m} carry the same serial {rec.serial}",
+                (other.seq, rec.seq),
+            )
+        self.seen[rec.serial] = rec
+
+
+@control(
+    "MT98.R28.3d",
+    kind=Kind.RUNTIME,
+    title="Per-game maximum stake within the prescribed limit",
+    reads=("games_played",),
+    params=("max_stake_cents",),
+    test=T,
+)
+class MaximumStake(Checker):
+    def setup(self) -> None:
+        self.flagged: set[str] = set()
+
+    def on_record(self, rec: Record) -> None:
+        assert isinstance(rec, GamesPlayed)
+        m = rec.entities[0]
+        if m in self.flagged or rec.games == 0:
+            return
+        stake = rec.wagered // rec.games * self.ctx.denomination(m)
+        limit = int(self.ctx.param("max_stake_cents"))
+        if stake > limit:
+            self.flagged.add(m)
+            self.report(
+                rec.entities,
+                f"machine {m} took stakes of {stake} cents a game, above the {limit}-cent maximum",
+                (rec.seq,),
+            )
+
+
+@control(
+    "MT98.R28.3e",
+    kind=Kind.RUNTIME,
+    title="Per-game prize within the prescribed limit",
+    reads=("machine_installed", "machine_locked"),
+    params=("max_prize_cents", "prize_cap_includes_progressive"),
+    test=T,
+)
+class MaximumPrize(Checker):
+    """A machine whose program can pay one game more than the limit, or that did."""
+
+    def on_record(self, rec: Record) -> None:
+        limit = int(self.ctx.param("max_prize_cents"))
+        if isinstance(rec, MachineInstalled):
+            a = self.ctx.facts.analysis(rec.game_signature)
+            if a is None:
+                return
+            top = a.max_base_win * rec.max_bet_units * rec.denomination_cents
+            if top > limit:
+                self.report(
+                    rec.entities[:1],
+                    f"machine {rec.entities[0]} ({rec.game_id}) can pay {top} cents on one game "
+                    f"at its maximum bet, above the {limit}-cent maximum prize",
+                    (rec.seq,),
+                )
+        elif (
+            isinstance(rec, MachineLocked)
+            and rec.prize_cents > limit
+            and (rec.reason != "progressive" or self.ctx.param("prize_cap_includes_progressive"))
+        ):
+            self.report(
+                rec.entities,
+                f"machine {rec.entities[0]} awarded a prize of {rec.prize_cents} cents, above "
+                f"the {limit}-cent maximum",
+                (rec.seq,),
+            )
+
+
+@control(
+    "MT98.R28.3f",
+    kind=Kind.RECORD,
+    title="Manufacturer's certificate available with required contents",
+    reads=("machine_installed",),
+    test=T,
+)
+class ManufacturerCertificate(Checker):
+    def on_record(self, rec: Record) -> None:
+        assert isinstance(rec, MachineInstalled)
+        missing = [
+            name
+            for name, value in (
+                ("manufacturer", rec.manufacturer),
+                ("model", rec.model),
+                ("serial", rec.serial),
+                ("date of manufacture", rec.manufactured),
+                ("minimum payout", rec.certified_min_payout_bp),
+                ("game type", rec.game_id),
+                ("program", rec.game_signature),
+            )
+            if not value
+        ]
+        if missing:
+            self.report(
+                rec.entities[:1],
+                f"machine {rec.entities[0]}'s manufacturer's certificate lacks: "
+                + ", ".join(missing),
+                (rec.seq,),
+            )
+
+
+@control(
+    "MT98.R29",
+    kind=Kind.PERIODIC,
+    title="Prize statements displayed on the machine",
+    reads=("machine_installed",),
+    test=T,
+)
+class PrizesDisplayed(Checker):
+    def on_record(self, rec: Record) -> None:
+        assert isinstance(rec, MachineInstalled)
+        if not rec.paytable_displayed:
+            self.report(
+                rec.entities[:1],
+                f"machine {rec.entities[0]} does not display the value of its prizes",
+                (rec.seq,),
+            )
+
+
+@control(
+    "MT98.S1.1d",
+    kind=Kind.PERIODIC,
+    title="Display rules of play and the pay table",
+    reads=("machine_installed",),
+    test=T,
+)
+class RulesDisplayed(Checker):
+    def on_record(self, rec: Record) -> None:
+        assert isinstance(rec, MachineInstalled)
+        if not rec.paytable_displayed:
+            self.report(
+                rec.entities[:1],
+                f"machine {rec.entities[0]} does not display its rules of play and payoff schedule",
+                (rec.seq,),
+            )
+
+
+@control(
+    "MT98.S1.15",
+    kind=Kind.RUNTIME,
+    title="Promotional and tournament machines: approval; never pay less than the wager",
+    reads=("machine_installed", "meters_read", "games_played"),
+    test=T,
+)
+class PromotionalNeverLoses(Checker):
+    def setup(self) -> None:
+        self.flagged: set[str] = set()
+
+    def _check_program(self, m: str, signature: str, rec: Record) -> None:
+        game = self.ctx.facts.programs.get(signature)
+        if game is None or m in self.flagged:
+            return
+        cheapest = min((o.pay for o in game.outcomes), default=0) if game.kind == "table" else 0
+        if cheapest < game.cost:
+            self.flagged.add(m)
+            self.report(
+                (m,),
+                f"promotional machine {m} runs {game.id}, which can pay less than the wager",
+                (rec.seq,),
+            )
+
+    def on_record(self, rec: Record) -> None:
+        m = rec.entities[0]
+        inst = self.ctx.installed.get(m)
+        if inst is None or not inst.promotional:
+            return
+        if isinstance(rec, MachineInstalled):
+            self._check_program(m, rec.game_signature, rec)
+        elif isinstance(rec, MetersRead):
+            self._check_program(m, rec.program_signature, rec)
+        elif isinstance(rec, GamesPlayed) and rec.games_won < rec.games and m not in self.flagged:
+            self.flagged.add(m)
+            self.report(
+                rec.entities,
+                f"promotional machine {m} paid less than the wager in "
+                f"{rec.games - rec.games_won} of {rec.games} games",
+                (rec.seq,),
+            )
+
+
+@control(
+    "MT98.S1.16",
+    kind=Kind.RECORD,
+    title="Promotional payout documentation",
+    reads=("games_played", "cashed_out", "patron_left"),
+    test=T,
+)
+class PromotionalPayoutsDocumented(Checker):
+    """Every promotional session ends with a documented payout before the patron leaves."""
+
+    def setup(self) -> None:
+        self.open: dict[tuple[str, str], int] = {}
+
+    def on_record(self, rec: Record) -> None:
+        if isinstance(rec, GamesPlayed):
+            inst = self.ctx.installed.get(rec.entities[0])
+            if inst is not None and inst.promotional and rec.credits > 0:
+                self.open[(rec.entities[0], rec.entities[1])] = rec.seq
+            elif inst is not None and inst.promotional:
+                self.open.pop((rec.entities[0], rec.entities[1]), None)
+        elif isinstance(rec, CashedOut):
+            self.open.pop((rec.entities[0], rec.entities[1]), None)
+        elif isinstance(rec, PatronLeft) and len(rec.entities) == 2:
+            key = (rec.entities[1], rec.entities[0])
+            seq = self.open.pop(key, None)
+            if seq is not None:
+                self.report(
+                    key,
+                    f"patron {key[1]} left promotional machine {key[0]} with credits and no "
+                    "documented payout",
+                    (seq, rec.seq),
+                )
+
+
+@control(
+    "MT98.S1.20a",
+    kind=Kind.RECORD,
+    title="Current theoretical hold worksheet for every machine",
+    reads=("machine_installed", "meters_read"),
+    test=T,
+)
+class HoldWorksheet(Checker):
+    def setup(self) -> None:
+        self.flagged: set[tuple[str, str]] = set()
+
+    def on_record(self, rec: Record) -> None:
+        m = rec.entities[0]
+        sig = rec.game_signature if isinstance(rec, MachineInstalled) else None
+        if isinstance(rec, MetersRead):
+            sig = rec.program_signature
+        if sig is None or sig in self.ctx.facts.worksheets or (m, sig) in self.flagged:
+            return
+        self.flagged.add((m, sig))
+        self.report(
+            (m,),
+            f"machine {m} runs program {sig[:12]}, which has no theoretical hold worksheet",
+            (rec.seq,),
+        )
+
+
+@control(
+    "MT98.S1.20b",
+    kind=Kind.PERIODIC,
+    title="Theoretical hold in reports within manufacturer standards",
+    reads=("machine_installed",),
+    test=T,
+)
+class HoldWithinManufacturerStandard(Checker):
+    def on_record(self, rec: Record) -> None:
+        assert isinstance(rec, MachineInstalled)
+        a = self.ctx.facts.analysis(rec.game_signature)
+        if a is None:
+            return
+        rtp_bp = a.rtp * 10_000
+        if rtp_bp < rec.certified_min_payout_bp:
+            self.report(
+                rec.entities[:1],
+                f"machine {rec.entities[0]}'s theoretical return {float(a.rtp):.4%} is below the "
+                f"manufacturer's certified minimum {rec.certified_min_payout_bp / 100:.2f}%",
+                (rec.seq,),
+            )
+
+
+class _IdentityChange(Checker):
+    what = ""
+
+    def setup(self) -> None:
+        self.flagged: set[str] = set()
+
+    def on_record(self, rec: Record) -> None:
+        assert isinstance(rec, MetersRead)
+        m = rec.entities[0]
+        inst = self.ctx.installed.get(m)
+        if inst is None or m in self.flagged:
+            return
+        if (rec.registration, rec.serial) != (inst.registration, inst.serial):
+            self.flagged.add(m)
+            self.report(
+                (m,),
+                f"machine {m} now reports registration {rec.registration or '(none)'} and "
+                f"serial {rec.serial or '(none)'} (installed as {inst.registration} / "
+                f"{inst.serial}) {self.what}",
+                (inst.seq, rec.seq),
+            )
+
+
+@control(
+    "MT98.S1.20c",
+    kind=Kind.RECORD,
+    title="Record removals, returns and renumbering",
+    reads=("meters_read",),
+    test=T,
+)
+class RenumberingRecorded(_IdentityChange):
+    what = "with no record of the renumbering"
+
+
+@control(
+    "MT98.S1.20c.asset",
+    kind=Kind.RUNTIME,
+    title="Asset number fixed for the whole period of ownership",
+    reads=("meters_read",),
+    test=T,
+)
+class AssetNumberFixed(_IdentityChange):
+    what = "although an asset number is fixed for the period of ownership"

@@ -1,0 +1,269 @@
+"""Programs, returns and progressive links.
+
+Malta First Schedule items 1(a) (minimum return), 1(e) (no self-adjusting pay tables),
+2 (progressive links), 3 (payback changes only by a hardware or software change).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from twin.compliance.registry import Checker, Kind, control
+from twin.machines.events import (
+    GamesPlayed,
+    MachineInstalled,
+    MetersRead,
+    OutcomeTally,
+    ProgressiveHit,
+)
+from twin.records import Record
+
+T = "tests/test_controls.py::test_injected_violation_is_found"
+
+
+@control(
+    "MT98.S1.1a",
+    kind=Kind.STATISTICAL,
+    title="Minimum theoretical payout of 85%",
+    reads=("machine_installed", "meters_read"),
+    params=("min_rtp",),
+    test=T,
+)
+class MinimumReturn(Checker):
+    """The exact designed return of each machine configuration, from its PAR sheet.
+
+    A linked machine's return includes the link's increment (item 2(a): the progression
+    "raises the basic theoretical percentage"). Checked at installation and whenever a
+    meter reading shows another program.
+    """
+
+    def setup(self) -> None:
+        self.checked: set[tuple[str, str]] = set()
+
+    def _check(self, m: str, signature: str, rec: Record) -> None:
+        if (m, signature) in self.checked:
+            return
+        self.checked.add((m, signature))
+        a = self.ctx.facts.analysis(signature)
+        if a is None:
+            return
+        inst = self.ctx.installed[m]
+        rtp = a.rtp
+        if inst.progressive:
+            approved = self.ctx.facts.approved_links.get(inst.progressive)
+            if approved is not None:
+                rtp += Fraction(approved[1], 10_000)
+        floor = Fraction(str(self.ctx.param("min_rtp")))
+        if rtp < floor:
+            self.report(
+                (m,),
+                f"machine {m} runs {a.game_id} with a designed return of {float(rtp):.4%}, "
+                f"below the minimum {float(floor):.2%}",
+                (rec.seq,),
+            )
+
+    def on_record(self, rec: Record) -> None:
+        if isinstance(rec, MachineInstalled):
+            self._check(rec.entities[0], rec.game_signature, rec)
+        elif isinstance(rec, MetersRead):
+            self._check(rec.entities[0], rec.program_signature, rec)
+
+
+class _ProgramChange(Checker):
+    """A meter reading showing a program other than the one installed, with no record of
+    an approved conversion (the model has no conversion workflow yet: any change is one)."""
+
+    message = ""
+
+    def setup(self) -> None:
+        self.flagged: set[str] = set()
+
+    def on_record(self, rec: Record) -> None:
+        assert isinstance(rec, MetersRead)
+        m = rec.entities[0]
+        inst = self.ctx.installed.get(m)
+        if inst is None or m in self.flagged or rec.program_signature == inst.game_signature:
+            return
+        self.flagged.add(m)
+        self.report(
+            (m,),
+            f"machine {m} now runs program {rec.program_signature[:12]} instead of the installed "
+            f"{inst.game_signature[:12]} ({inst.game_id}) {self.message}",
+            (inst.seq, rec.seq),
+        )
+
+
+@control(
+    "MT98.S1.1e",
+    kind=Kind.RUNTIME,
+    title="No self-adjusting pay tables driven by hold",
+    reads=("meters_read",),
+    test=T,
+)
+class NoAdaptivePayTables(_ProgramChange):
+    message = "with no recorded change: its pay table was altered"
+
+
+@control(
+    "MT98.S1.3a",
+    kind=Kind.RUNTIME,
+    title="Payback changes only by a hardware or software change",
+    reads=("meters_read",),
+    test=T,
+)
+class PaybackChangedOnlyByConversion(_ProgramChange):
+    message = "without a recorded hardware or software change"
+
+
+class _LinkApproved(Checker):
+    def on_record(self, rec: Record) -> None:
+        assert isinstance(rec, MachineInstalled)
+        link = rec.progressive
+        if link and link not in self.ctx.facts.approved_links:
+            self.report(
+                rec.entities[:1],
+                f"machine {rec.entities[0]} is on progressive link {link}, which the Board "
+                "has not approved",
+                (rec.seq,),
+            )
+
+
+@control(
+    "MT98.S1.2a",
+    kind=Kind.GOVERNANCE,
+    title="Linked progressives need Board approval",
+    reads=("machine_installed",),
+    test=T,
+)
+class LinkedProgressivesApproved(_LinkApproved):
+    pass
+
+
+@control(
+    "MT98.S1.3b",
+    kind=Kind.GOVERNANCE,
+    title="Bonus and progressive schemes need prior Board approval",
+    reads=("machine_installed",),
+    test=T,
+)
+class ProgressiveSchemesApproved(_LinkApproved):
+    pass
+
+
+@control(
+    "MT98.S1.2a.inc",
+    kind=Kind.RUNTIME,
+    title="Progressive meter grows by the approved increment",
+    reads=("games_played", "progressive_hit"),
+    test=T,
+)
+class ProgressiveIncrement(Checker):
+    """Rebuilds each link's prize from the bets and the approved increment, exactly.
+
+    Contributions accrue in 1/10,000 cent (cents × basis points); a hit pays whole credits
+    of the winning machine and leaves the rest above the reset, as an approved controller
+    does. A prize that differs from the rebuilt one means the increment was not applied.
+    """
+
+    def setup(self) -> None:
+        self.accrued: dict[str, int] = {}
+        self.since: dict[str, list[int]] = {}
+
+    def on_record(self, rec: Record) -> None:
+        if isinstance(rec, GamesPlayed):
+            m = rec.entities[0]
+            inst = self.ctx.installed.get(m)
+            if inst is None or not inst.progressive:
+                return
+            approved = self.ctx.facts.approved_links.get(inst.progressive)
+            if approved is None:
+                return
+            link = inst.progressive
+            cents = rec.wagered * inst.denomination_cents
+            self.accrued[link] = self.accrued.get(link, 0) + cents * approved[1]
+            self.since.setdefault(link, []).append(rec.seq)
+        elif isinstance(rec, ProgressiveHit):
+            link = rec.link
+            approved = self.ctx.facts.approved_links.get(link)
+            if approved is None:
+                return
+            m = rec.entities[0]
+            denom = self.ctx.denomination(m)
+            accrued = self.accrued.get(link, 0)
+            prize = approved[0] + accrued // 10_000
+            paid = prize // denom * denom
+            self.accrued[link] = (prize - paid) * 10_000 + accrued % 10_000
+            evidence = (*self.since.pop(link, [])[-20:], rec.seq)
+            if rec.prize_cents != paid:
+                self.report(
+                    (m,),
+                    f"link {link} paid {rec.prize_cents} cents; the approved reset and increment "
+                    f"give {paid} cents",
+                    evidence,
+                )
+
+
+@control(
+    "MT98.S1.2b",
+    kind=Kind.GOVERNANCE,
+    title="Changes to progressive options, amounts or rates need approval",
+    reads=("progressive_hit",),
+    test=T,
+)
+class ProgressiveChangesApproved(Checker):
+    def setup(self) -> None:
+        self.flagged: set[str] = set()
+
+    def on_record(self, rec: Record) -> None:
+        assert isinstance(rec, ProgressiveHit)
+        approved = self.ctx.facts.approved_links.get(rec.link)
+        if approved is None or rec.link in self.flagged:
+            return
+        if rec.reset_cents != approved[0]:
+            self.flagged.add(rec.link)
+            self.report(
+                rec.entities[:1],
+                f"link {rec.link} resets to {rec.reset_cents} cents; the approved reset is "
+                f"{approved[0]} cents",
+                (rec.seq,),
+            )
+
+
+@control(
+    "MT98.S1.1c",
+    kind=Kind.RUNTIME,
+    title="Show the true outcome; no secondary decision afterwards",
+    reads=("games_played", "outcome_tally"),
+    test=T,
+)
+class TrueOutcomeShown(Checker):
+    """The games shown as won (play records, what the player sees) must be the games whose
+    selected outcome won (the outcome tally): between two tallies of the same program the
+    two counts agree exactly, unless a secondary decision changed what was shown."""
+
+    def setup(self) -> None:
+        self.shown: dict[str, int] = {}
+        self.last: dict[str, OutcomeTally] = {}
+        self.flagged: set[str] = set()
+
+    def on_record(self, rec: Record) -> None:
+        m = rec.entities[0]
+        if isinstance(rec, GamesPlayed):
+            self.shown[m] = self.shown.get(m, 0) + rec.games_won
+            return
+        assert isinstance(rec, OutcomeTally)
+        selected = sum(w for _, _, w in rec.by_bet)
+        prev = self.last.get(m)
+        shown = self.shown.pop(m, 0)
+        self.last[m] = rec
+        if prev is None or prev.program_signature != rec.program_signature:
+            return
+        before = sum(w for _, _, w in prev.by_bet)
+        if selected - before != shown and m not in self.flagged:
+            self.flagged.add(m)
+            self.report(
+                (m,),
+                f"machine {m} showed {shown} winning games where its selected outcomes won "
+                f"{selected - before}: the displayed result differs from the selection",
+                (prev.seq, rec.seq),
+            )

@@ -1,0 +1,228 @@
+"""Statistical controls: randomness (First Schedule item 1(b)) and actual vs theoretical
+hold (item 20(f)).
+
+Every test runs at the end of the run on each machine's cumulative outcome tally and play
+records, for machines with at least ``randomness_min_games`` base games. Each control's
+tests across all machines form one family, corrected with Benjamini-Hochberg at
+q = min(1 - confidence, fdr): the regulation's 95 % confidence for one test, and a false
+discovery rate across the floor that keeps a fair casino free of false alarms in all but
+about q of runs. Findings are warnings: a statistical alarm calls for investigation.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from twin.compliance import stats
+from twin.compliance.engine import CheckContext
+from twin.compliance.registry import Checker, Kind, control
+from twin.machines.events import GamesPlayed, MachineLocked, OutcomeTally, ProgressiveHit
+from twin.machines.par import Game
+from twin.records import Record
+
+T = "tests/test_controls.py::test_injected_violation_is_found"
+PARAMS = ("randomness_confidence", "randomness_fdr", "randomness_min_games")
+
+
+@dataclass(frozen=True, slots=True)
+class MachineTest:
+    machine: str
+    sub: str  # "i", "ii" or "iii"
+    result: stats.TestResult
+    evidence: int  # the tally record's seq
+
+
+def _reference(ctx: CheckContext, m: str, tally: OutcomeTally) -> Game | None:
+    """The program whose probabilities the outcomes must follow: the one the machine reports."""
+    return ctx.facts.programs.get(tally.program_signature)
+
+
+def _availability(counts: np.ndarray, weights: tuple[int, ...]) -> stats.TestResult:
+    """Item 1(b)(i): a stop never seen in n games has probability (1 - p)^n; Bonferroni
+    over the reel's stops gives the p-value that every stop was available."""
+    n = int(counts.sum())
+    total = sum(weights)
+    p_min = 1.0
+    for c, w in zip(counts.tolist(), weights, strict=True):
+        if c == 0 and w > 0:
+            p_min = min(p_min, (1 - w / total) ** n)
+    p = min(1.0, p_min * len(weights))
+    return stats.TestResult("availability", float(n), 0.0, p, n, "stops never observed")
+
+
+def run_audit(ctx: CheckContext, tallies: dict[str, OutcomeTally]) -> list[MachineTest]:
+    """All randomness tests of every machine with enough games (computed once per run)."""
+    need = int(ctx.param("randomness_min_games"))
+    out: list[MachineTest] = []
+    for m, tally in sorted(tallies.items()):
+        game = _reference(ctx, m, tally)
+        if game is None:
+            continue
+        games = sum(g for _, g, _ in tally.by_bet)
+        if games < need:
+            continue
+        for counts, weights in zip(tally.stop_counts, game.stop_weights, strict=True):
+            arr = np.asarray(counts, np.int64)
+            out.append(MachineTest(m, "ii", stats.stop_frequency_test(arr, weights), tally.seq))
+            out.append(MachineTest(m, "i", _availability(arr, weights), tally.seq))
+        tr = tally.transitions
+        out.append(
+            MachineTest(
+                m, "iii", stats.independence_test([[tr[0], tr[1]], [tr[2], tr[3]]]), tally.seq
+            )
+        )
+        if len(tally.by_bet) > 1:
+            table = [[w, g - w] for _, g, w in tally.by_bet]
+            out.append(MachineTest(m, "iii", stats.independence_test(table), tally.seq))
+    return out
+
+
+def _q(ctx: CheckContext) -> float:
+    return min(1.0 - float(ctx.param("randomness_confidence")), float(ctx.param("randomness_fdr")))
+
+
+class _Randomness(Checker):
+    subs: tuple[str, ...] = ()
+    what = ""
+
+    def on_record(self, rec: Record) -> None:
+        assert isinstance(rec, OutcomeTally)
+        self.ctx.shared.setdefault("tallies", {})[rec.entities[0]] = rec
+
+    def finish(self) -> None:
+        shared = self.ctx.shared
+        if "randomness_audit" not in shared:
+            shared["randomness_audit"] = run_audit(self.ctx, shared.get("tallies", {}))
+        tests = [t for t in shared["randomness_audit"] if t.sub in self.subs]
+        if not tests:
+            return
+        reject = stats.benjamini_hochberg([t.result.p_value for t in tests], _q(self.ctx))
+        failed: dict[str, list[MachineTest]] = defaultdict(list)
+        for t, bad in zip(tests, reject, strict=True):
+            if bad:
+                failed[t.machine].append(t)
+        for m, bad_tests in sorted(failed.items()):
+            worst = min(bad_tests, key=lambda t: t.result.p_value)
+            self.report(
+                (m,),
+                f"machine {m}: {self.what} rejected in {len(bad_tests)} test(s) "
+                f"(worst {worst.result.name}, p = {worst.result.p_value:.2e}, "
+                f"{worst.result.detail})",
+                tuple(t.evidence for t in bad_tests),
+                warning=True,
+            )
+
+
+@control(
+    "MT98.S1.1b",
+    kind=Kind.STATISTICAL,
+    title="Random outcome selection meeting 95% confidence limits",
+    reads=("outcome_tally",),
+    params=PARAMS,
+    test=T,
+)
+class RandomSelection(_Randomness):
+    subs = ("i", "ii", "iii")
+    what = "random selection at 95 % confidence"
+
+
+@control(
+    "MT98.S1.1b.i",
+    kind=Kind.STATISTICAL,
+    title="Every outcome available on every play",
+    reads=("outcome_tally",),
+    params=PARAMS,
+    test=T,
+)
+class EveryOutcomeAvailable(_Randomness):
+    subs = ("i",)
+    what = "availability of every stop"
+
+
+@control(
+    "MT98.S1.1b.ii",
+    kind=Kind.STATISTICAL,
+    title="Symbol probabilities fixed, or equal to the live game",
+    reads=("outcome_tally",),
+    params=PARAMS,
+    test=T,
+)
+class ConstantProbabilities(_Randomness):
+    subs = ("ii",)
+    what = "stop frequencies against the approved weights"
+
+
+@control(
+    "MT98.S1.1b.iii",
+    kind=Kind.STATISTICAL,
+    title="No patterns or dependence on history, stake or play style",
+    reads=("outcome_tally",),
+    params=PARAMS,
+    test=T,
+)
+class NoDependence(_Randomness):
+    subs = ("iii",)
+    what = "independence from the previous outcome and the wager"
+
+
+@control(
+    "MT98.S1.20f",
+    kind=Kind.STATISTICAL,
+    title="Investigate large variances between theoretical and actual hold",
+    reads=("games_played", "machine_locked", "progressive_hit"),
+    params=("hold_variance_confidence", "randomness_min_games"),
+    test=T,
+)
+class HoldVariance(Checker):
+    """Actual hold against the band the game's own variance allows for the games played."""
+
+    def setup(self) -> None:
+        self.wagered: dict[str, int] = defaultdict(int)
+        self.won: dict[str, int] = defaultdict(int)
+        self.games: dict[str, int] = defaultdict(int)
+        self.sum_sq: dict[str, float] = defaultdict(float)
+        self.evidence: dict[str, list[int]] = defaultdict(list)
+
+    def on_record(self, rec: Record) -> None:
+        m = rec.entities[0]
+        if isinstance(rec, GamesPlayed):
+            self.wagered[m] += rec.wagered
+            self.won[m] += rec.won
+            self.games[m] += rec.games
+            self.sum_sq[m] += rec.games * (rec.wagered / rec.games) ** 2
+            self.evidence[m].append(rec.seq)
+        elif isinstance(rec, MachineLocked):
+            self.won[m] += rec.win
+        elif isinstance(rec, ProgressiveHit):
+            self.won[m] -= rec.prize_cents // self.ctx.denomination(m)  # not in the base hold
+
+    def finish(self) -> None:
+        need = int(self.ctx.param("randomness_min_games"))
+        rows = []
+        for m, wagered in sorted(self.wagered.items()):
+            if self.games[m] < need or wagered == 0:
+                continue
+            a = self.ctx.facts.analysis(self.ctx.installed[m].game_signature)
+            if a is None:
+                continue
+            n_eff = wagered**2 / self.sum_sq[m]
+            actual = (wagered - self.won[m]) / wagered
+            theo = float(1 - a.rtp)
+            rows.append((m, actual, theo, stats.hold_variance_test(actual, theo, a.sd, n_eff)))
+        if not rows:
+            return
+        q = 1.0 - float(self.ctx.param("hold_variance_confidence"))
+        reject = stats.benjamini_hochberg([r[3].p_value for r in rows], q)
+        for (m, actual, theo, res), bad in zip(rows, reject, strict=True):
+            if bad:
+                self.report(
+                    (m,),
+                    f"machine {m}: actual hold {actual:.2%} against theoretical {theo:.2%} over "
+                    f"{self.games[m]} games (z = {res.statistic:.2f}, p = {res.p_value:.2e}): "
+                    "a large variance to investigate",
+                    tuple(self.evidence[m][-20:]),
+                    warning=True,
+                )

@@ -1,0 +1,25 @@
+"""Findings: a control that was not met, with the records that prove it."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from twin.records import Record, record
+
+
+class Severity(StrEnum):
+    """How serious a finding is; ``breach`` is a violation of the text itself."""
+
+    BREACH = "breach"
+    WARNING = "warning"  # a statistical alarm or a condition that needs investigating
+
+
+@record("finding")
+class Finding(Record):
+    """A control not met. ``evidence`` holds the sequence numbers of the proving records."""
+
+    control: str
+    severity: str
+    at: str  # calendar time (ISO 8601, local)
+    message: str
+    evidence: tuple[int, ...]

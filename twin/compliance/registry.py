@@ -1,0 +1,103 @@
+"""The control registry: one checker class per catalogued control id.
+
+A checker declares the control it proves, its kind, the record kinds it reads, the ruleset
+parameters it uses and the test that proves it. It observes records (``on_record``), may
+set deadline timers, and reports at the end of a run (``finish``); it never changes the
+world. Register with the ``@control`` decorator; importing ``twin.compliance.checks``
+registers every implemented control.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, ClassVar, TypeVar
+
+from twin.records import Record
+
+if TYPE_CHECKING:
+    from twin.compliance.engine import CheckContext
+
+
+class Kind(StrEnum):
+    RUNTIME = "runtime"  # on each record, with deadline timers
+    PERIODIC = "periodic"  # audits at intervals (daily, month-end, year-end)
+    STATISTICAL = "statistical"  # needs many outcomes
+    RECORD = "record"  # completeness and retention of records
+    GOVERNANCE = "governance"  # approval and notice workflows
+
+
+@dataclass(frozen=True, slots=True)
+class ControlSpec:
+    id: str
+    kind: Kind
+    title: str
+    reads: tuple[str, ...]  # record kinds the checker observes
+    params: tuple[str, ...]  # ruleset parameters it uses
+    test: str  # the test that proves it (pytest node id)
+    checker: type[Checker]
+
+
+class Checker:
+    """Base of every checker. Subclasses override ``on_record`` and/or ``finish``."""
+
+    spec: ClassVar[ControlSpec]
+
+    def __init__(self, ctx: CheckContext) -> None:
+        self.ctx = ctx
+        self.setup()
+
+    def setup(self) -> None:
+        """Initialise the checker's own state (override instead of ``__init__``)."""
+
+    def on_record(self, rec: Record) -> None:  # pragma: no cover - default
+        """Observe one record of a kind listed in ``spec.reads``."""
+
+    def finish(self) -> None:
+        """End of the run: periodic, statistical and record checks report here."""
+
+    def report(
+        self,
+        entities: tuple[str, ...],
+        message: str,
+        evidence: tuple[int, ...] = (),
+        *,
+        warning: bool = False,
+    ) -> None:
+        """Report a finding of this checker's control, now, citing ``evidence`` records."""
+        self.ctx.report(self.spec.id, entities, message, evidence, warning=warning)
+
+
+REGISTRY: dict[str, ControlSpec] = {}
+
+C = TypeVar("C", bound=Checker)
+
+
+def control(
+    id: str,
+    *,
+    kind: Kind,
+    title: str,
+    reads: tuple[str, ...] = (),
+    params: tuple[str, ...] = (),
+    test: str,
+) -> Callable[[type[C]], type[C]]:
+    """Register the decorated checker class as the proof of catalogue control ``id``."""
+
+    def wrap(cls: type[C]) -> type[C]:
+        if id in REGISTRY:
+            raise ValueError(f"control {id} is registered twice")
+        spec = ControlSpec(id, kind, title, reads, params, test, cls)
+        cls.spec = spec
+        REGISTRY[id] = spec
+        return cls
+
+    return wrap
+
+
+def registry() -> dict[str, ControlSpec]:
+    """Every implemented control, after importing all checker modules."""
+    import twin.compliance.checks  # noqa: F401  (registers the checkers)
+
+    return dict(REGISTRY)

@@ -1,0 +1,256 @@
+"""Violation injection: make a named thing go wrong, on purpose, to prove a control sees it.
+
+A scenario's ``[[inject]]`` entries name a kind from ``INJECTIONS``, a target machine, a time
+and kind-specific values. ``static`` injections change the floor before it opens (they take
+effect at install); the others happen at ``at_hours``. Injections change the world — that is
+their point — while checkers only ever observe it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from twin.errors import InputError
+from twin.machines.par import load_game
+from twin.machines.sas import Door, ExceptionCode, MeterCode
+
+if TYPE_CHECKING:
+    from twin.casino import Casino
+    from twin.machines.machine import SlotMachine
+    from twin.scenario import Inject
+
+
+@dataclass(frozen=True, slots=True)
+class Injection:
+    kind: str
+    doc: str
+    needs: tuple[str, ...]  # Inject fields that must be given ("machine", "game", ...)
+    static: bool  # applied before the floor opens
+    apply: Callable[[Casino, Inject], None]
+
+
+INJECTIONS: dict[str, Injection] = {}
+
+
+def injection(
+    kind: str, doc: str, *, needs: tuple[str, ...] = ("machine",), static: bool = False
+) -> Callable[[Callable[[Casino, Inject], None]], Callable[[Casino, Inject], None]]:
+    def wrap(fn: Callable[[Casino, Inject], None]) -> Callable[[Casino, Inject], None]:
+        INJECTIONS[kind] = Injection(kind, doc, needs, static, fn)
+        return fn
+
+    return wrap
+
+
+def validate(casino: Casino, source: str) -> None:
+    """Check every ``[[inject]]`` of the scenario before t = 0 (one precise error)."""
+    for i, inj in enumerate(casino.scenario.inject):
+        spec = INJECTIONS.get(inj.kind)
+        if spec is None:
+            raise InputError(
+                source, f"inject[{i}].kind", f"one of {', '.join(sorted(INJECTIONS))}", inj.kind
+            )
+        for name in spec.needs:
+            if getattr(inj, name) in (None, 0) and name != "amount":
+                raise InputError(source, f"inject[{i}].{name}", f"a value for {inj.kind}", None)
+        if spec.static and inj.at_hours != 0:
+            raise InputError(
+                source,
+                f"inject[{i}].at_hours",
+                f"0 ({inj.kind} changes the floor before it opens)",
+                inj.at_hours,
+            )
+        bill_meter = inj.meter is not None and re.fullmatch(r"bills_\d+", inj.meter) is not None
+        if (
+            inj.meter is not None
+            and not bill_meter
+            and inj.meter.upper() not in MeterCode.__members__
+        ):
+            raise InputError(
+                source, f"inject[{i}].meter", "a meter name such as total_coin_in", inj.meter
+            )
+
+
+def _machine(casino: Casino, inj: Inject) -> SlotMachine:
+    assert inj.machine is not None
+    return casino.machine(inj.machine)
+
+
+def _arm(name: str, doc: str) -> None:
+    def apply(casino: Casino, inj: Inject) -> None:
+        _machine(casino, inj).armed[name] = inj.amount
+
+    injection(name, doc)(apply)
+
+
+_arm("hand_pay_without_inspector", "the machine's next hand pay is made with no Board inspector")
+_arm("hand_pay_by_outsider", "the next hand pay is made by someone not employed by the licensee")
+_arm("unpaid_hand_pay", "the next hand pay is never made: the machine stays locked")
+_arm("fill_without_inspector", "the next hopper fill is made with no Board inspector present")
+_arm("fill_miscounted", "the next fill's certified coins differ from the coins put in (amount)")
+_arm("secondary_decision", "after selecting a winning outcome the machine shows a loss")
+_arm("undocumented_payout", "the next cash-out is paid but leaves no record")
+_arm("short_pay_without_fill", "the next hopper-empty short pay is settled by hand, no fill")
+
+
+@injection(
+    "meter_rollback", "a meter is wound back by `amount` credits", needs=("machine", "meter")
+)
+def _meter_rollback(casino: Casino, inj: Inject) -> None:
+    assert inj.meter is not None
+    _machine(casino, inj).accounts.meters[MeterCode[inj.meter.upper()]] -= inj.amount
+
+
+@injection(
+    "meter_skew", "a meter counts `amount` credits that never happened", needs=("machine", "meter")
+)
+def _meter_skew(casino: Casino, inj: Inject) -> None:
+    assert inj.meter is not None
+    _machine(casino, inj).accounts.meters[MeterCode[inj.meter.upper()]] += inj.amount
+
+
+@injection(
+    "bill_meter_skew",
+    "the bill meter of `meter` (bills_<cents>) is off by `amount`",
+    needs=("machine", "meter"),
+)
+def _bill_meter_skew(casino: Casino, inj: Inject) -> None:
+    assert inj.meter is not None
+    m = _machine(casino, inj)
+    cents = int(inj.meter.removeprefix("bills_"))
+    m.accounts.bills[cents] = m.accounts.bills.get(cents, 0) + inj.amount
+
+
+@injection("missing_meter", "the machine stops reporting meter `meter`", needs=("machine", "meter"))
+def _missing_meter(casino: Casino, inj: Inject) -> None:
+    assert inj.meter is not None
+    _machine(casino, inj).hidden_meters.add(inj.meter.lower())
+
+
+@injection("silent_door", "the slot door is opened and closed with no record")
+def _silent_door(casino: Casino, inj: Inject) -> None:
+    acc = _machine(casino, inj).accounts
+    acc.open_door(Door.SLOT)
+    acc.close_door(Door.SLOT)
+
+
+@injection("unrepaired_tilt", "a general tilt that nobody ever repairs")
+def _unrepaired_tilt(casino: Casino, inj: Inject) -> None:
+    _machine(casino, inj).tilt(ExceptionCode.GENERAL_TILT)
+
+
+@injection(
+    "swap_game",
+    "the machine silently runs another program (`game`), and says so",
+    needs=("machine", "game"),
+)
+def _swap_game(casino: Casino, inj: Inject) -> None:
+    assert inj.game is not None
+    _machine(casino, inj).swap_program(casino.load_injected_game(inj.game))
+
+
+@injection(
+    "tampered_game",
+    "the machine runs another program (`game`) but reports the approved signature",
+    needs=("machine", "game"),
+)
+def _tampered_game(casino: Casino, inj: Inject) -> None:
+    assert inj.game is not None
+    m = _machine(casino, inj)
+    m.swap_program(casino.load_injected_game(inj.game), m.spec.game.signature)
+
+
+@injection(
+    "wager_dependent",
+    "from `amount` bet units up the machine plays `game` (same reels, other pays)",
+    needs=("machine", "game", "amount"),
+)
+def _wager_dependent(casino: Casino, inj: Inject) -> None:
+    assert inj.game is not None
+    _machine(casino, inj).play_other_program_from(inj.amount, casino.load_injected_game(inj.game))
+
+
+def _static_spec(
+    kind: str, doc: str, change: Callable[[SlotMachine, Inject], dict[str, object]]
+) -> None:
+    def apply(casino: Casino, inj: Inject) -> None:
+        m = _machine(casino, inj)
+        m.spec = replace(m.spec, **change(m, inj))  # type: ignore[arg-type]
+
+    injection(kind, doc, static=True)(apply)
+
+
+_static_spec(
+    "no_registration",
+    "the machine shows no Board registration number",
+    lambda m, i: {"registration": ""},
+)
+_static_spec("no_serial", "the machine carries no serial number", lambda m, i: {"serial": ""})
+_static_spec(
+    "no_certificate",
+    "the machine has no manufacturer's certificate",
+    lambda m, i: {"manufacturer": ""},
+)
+_static_spec(
+    "no_prize_display",
+    "the machine does not display its prizes and rules",
+    lambda m, i: {"paytable_displayed": False},
+)
+_static_spec(
+    "short_meters",
+    "the machine's meters have `amount` digits",
+    lambda m, i: {"meter_digits": i.amount},
+)
+_static_spec(
+    "certificate_overstates_payout",
+    "the certificate's minimum payout is `amount` basis points above the true return",
+    lambda m, i: {"certified_min_payout_bp": m.spec.certified_min_payout_bp + i.amount},
+)
+
+
+@injection("unregistered_machine", "the machine is not in the Board's register", static=True)
+def _unregistered(casino: Casino, inj: Inject) -> None:
+    casino.facts.register.pop(_machine(casino, inj).spec.registration, None)
+
+
+@injection("renumber", "the machine's registration number changes with no record")
+def _renumber(casino: Casino, inj: Inject) -> None:
+    m = _machine(casino, inj)
+    m.spec = replace(m.spec, registration=m.spec.registration + "-X")
+
+
+@injection("unapproved_link", "the machine's progressive link was never approved", static=True)
+def _unapproved_link(casino: Casino, inj: Inject) -> None:
+    link = _machine(casino, inj).spec.progressive
+    casino.facts.approved_links.pop(link or "", None)
+
+
+@injection("progressive_skim", "the link's increment is quietly cut by `amount` basis points")
+def _progressive_skim(casino: Casino, inj: Inject) -> None:
+    link = _machine(casino, inj).link
+    assert link is not None
+    link.increment_bp -= inj.amount
+
+
+@injection("progressive_reset_change", "the link's reset value is changed by `amount` cents")
+def _progressive_reset(casino: Casino, inj: Inject) -> None:
+    link = _machine(casino, inj).link
+    assert link is not None
+    link.reset_cents += inj.amount
+
+
+@injection(
+    "stake_above_max",
+    "the machine takes `amount` units more than its maximum bet on every game",
+    static=True,
+)
+def _stake_above_max(casino: Casino, inj: Inject) -> None:
+    m = _machine(casino, inj)
+    m.spec = replace(m.spec, max_bet_units=m.spec.max_bet_units + inj.amount)
+    m.forced_bet_units = m.spec.max_bet_units
+
+
+__all__ = ["INJECTIONS", "Injection", "injection", "load_game", "validate"]
