@@ -160,3 +160,72 @@ def test_par_prints_the_exact_return() -> None:
     assert doc["rtp_exact"] == "61427015113245/65355334549504"
     text = twin("par", SCENARIOS / "games" / "video-5reel.toml").stdout
     assert "93.9893" in text
+
+
+def test_controls_lists_every_catalogued_control() -> None:
+    p = twin("controls", "--json")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["total"] == 149 and len(doc["controls"]) == 149
+    assert doc["implemented"] >= 38
+    row = next(c for c in doc["controls"] if c["id"] == "MT98.S1.7b")
+    assert row["status"] == "implemented" and row["test"].startswith("tests/test_controls.py")
+    text = twin("controls").stdout
+    assert "of 149)" in text
+
+
+def _floor_with(tmp: Path, extra: str) -> Path:
+    text = (ROOT / "tests" / "data" / "controls.toml").read_text()
+    text = text.replace('"../../scenarios/games/', f'"{SCENARIOS}/games/')
+    path = tmp / "floor.toml"
+    path.write_text(text + "\n" + extra)
+    return path
+
+
+def test_strict_exits_1_on_findings_and_writes_them(tmp_path: Path) -> None:
+    floor = _floor_with(
+        tmp_path, '[[inject]]\nkind = "hand_pay_without_inspector"\nmachine = "A-001"\n'
+    )
+    p = twin("run", floor, "--strict", "--json", "--out", tmp_path / "out")
+    assert p.returncode == 1, p.stderr
+    summary = json.loads(p.stdout)
+    assert summary["compliance"]["by_control"]["MT98.S1.10a"] == 1
+    findings = json.loads((tmp_path / "out" / "findings.json").read_text())
+    assert {f["control"] for f in findings} == {"MT98.S1.10a", "MT98.S1.8"}
+    first = findings[0]
+    assert first["entities"][0] == "A-001" and first["evidence"]
+    # the findings are ledger records too, chained like the rest
+    con = sqlite3.connect(tmp_path / "out" / "ledger.sqlite")
+    rows = con.execute("SELECT count(*) FROM records WHERE kind = 'finding'").fetchone()
+    assert rows[0] == len(findings)
+    assert twin("ledger", "verify", tmp_path / "out" / "ledger.sqlite").returncode == 0
+    (tmp_path / "c").mkdir()
+    clean = twin("run", _floor_with(tmp_path / "c", ""), "--strict", "--out", tmp_path / "clean")
+    assert clean.returncode == 0, clean.stderr
+
+
+@pytest.mark.parametrize(
+    ("override", "key"),
+    [
+        ("min_rtp = 0.9\nmin_rpt = 0.9", "ruleset.overrides.min_rpt"),
+        ('min_rtp = "high"', "ruleset.overrides.min_rtp"),
+        ("min_rtp = 1.5", "ruleset.overrides.min_rtp"),
+    ],
+)
+def test_bad_override_exits_2_naming_the_key(tmp_path: Path, override: str, key: str) -> None:
+    text = (ROOT / "tests" / "data" / "controls.toml").read_text()
+    text = text.replace('"../../scenarios/games/', f'"{SCENARIOS}/games/')
+    text = text.replace("max_prize_cents = 2000000", f"max_prize_cents = 2000000\n{override}")
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text)
+    p = twin("run", bad, "--out", tmp_path / "out")
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and key in lines[0] and str(bad) in lines[0], p.stderr
+
+
+def test_unknown_injection_exits_2(tmp_path: Path) -> None:
+    floor = _floor_with(tmp_path, '[[inject]]\nkind = "gremlins"\nmachine = "A-001"\n')
+    p = twin("run", floor, "--out", tmp_path / "out")
+    assert p.returncode == 2
+    assert "inject[0].kind" in p.stderr and "hand_pay_without_inspector" in p.stderr

@@ -58,6 +58,7 @@ def cli() -> None:
     default=None,
     help="Progress bar on stderr (default: when stderr is a terminal).",
 )
+@click.option("--strict", is_flag=True, help="Exit 1 when any control has a finding.")
 def run(
     scenario: Path | None,
     seed: int | None,
@@ -68,8 +69,13 @@ def run(
     as_json: bool,
     engine: str,
     progress: bool | None,
+    strict: bool,
 ) -> None:
-    """Run SCENARIO (default scenarios/default.toml); write a ledger and a summary."""
+    """Run SCENARIO (default scenarios/default.toml); write a ledger, findings and a summary.
+
+    Every implemented regulatory control is checked against the run; findings are written
+    to findings.json (and to the ledger), and counted per control in summary.json.
+    """
     from tqdm import tqdm
 
     from twin.casino import Casino
@@ -123,12 +129,17 @@ def run(
     ledger.close()
     summary = build_summary(casino, outcome, ledger.head)
     summary["out"] = str(out)
+    findings = casino.compliance.findings_json() if casino.compliance is not None else []
+    (out / "findings.json").write_text(json.dumps(findings, indent=2) + "\n")
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     if as_json:
         click.echo(json.dumps(summary, indent=2))
     else:
         click.echo(render_summary(summary))
-        click.echo(f"  wrote {ledger_path} and {out / 'summary.json'}")
+        click.echo(f"  wrote {ledger_path}, {out / 'findings.json'} and {out / 'summary.json'}")
+    if strict and findings:
+        click.echo(f"twin: {len(findings)} finding(s) (--strict)", err=True)
+        sys.exit(1)
 
 
 @cli.command()
@@ -145,6 +156,20 @@ def par(file: Path, as_json: bool) -> None:
         click.echo(json.dumps(to_json_dict(analysis), indent=2))
     else:
         click.echo(render_text(analysis))
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the coverage as JSON.")
+def controls(as_json: bool) -> None:
+    """Every catalogued control: implemented, out of scope (why), or not yet."""
+    from twin.compliance.catalog import controls_json, coverage, render_controls_text
+    from twin.compliance.registry import registry
+
+    rows = coverage(registry())
+    if as_json:
+        click.echo(json.dumps(controls_json(rows), indent=2))
+    else:
+        click.echo(render_controls_text(rows))
 
 
 @cli.group()

@@ -67,6 +67,22 @@ def build_summary(casino: Casino, outcome: RunOutcome, ledger_sha256: str | None
         "mean_occupied_machines": round(casino.floor.occupied.mean(), 3),
         "machine_downtime_seconds": round(sum(m.downtime.area() for m in casino.machines), 3),
     }
+    compliance: dict[str, Any] | None = None
+    if casino.compliance is not None:
+        eng = casino.compliance
+        counts = eng.counts()
+        compliance = {
+            "ruleset": casino.ruleset.name,
+            "overridden": {k: casino.ruleset.get(k) for k in sorted(casino.ruleset.overridden)},
+            "controls_checked": len(counts),
+            "findings": len(eng.findings),
+            "warnings": sum(1 for f in eng.findings if f.severity == "warning"),
+            "by_control": counts,
+            "wall_seconds": round(eng.wall_seconds, 3),
+            "share_of_run": round(eng.wall_seconds / outcome.wall_seconds, 4)
+            if outcome.wall_seconds
+            else None,
+        }
     return {
         "scenario": sc.scenario.name,
         "seed": sc.seed,
@@ -78,6 +94,7 @@ def build_summary(casino: Casino, outcome: RunOutcome, ledger_sha256: str | None
         "ledger_sha256": ledger_sha256,
         "wall_seconds": round(outcome.wall_seconds, 3),
         "kpis": kpis,
+        "compliance": compliance,
         "machines": machines,
     }
 
@@ -107,4 +124,12 @@ def render_summary(s: dict[str, Any]) -> str:
         f"{k['attendant_utilisation']:.1%}, technicians {k['technician_utilisation']:.1%}",
         f"  records {s['records']:,}; ledger head {s['ledger_sha256']}",
     ]
+    c = s.get("compliance")
+    if c is not None:
+        flagged = {k: v for k, v in c["by_control"].items() if v}
+        lines.append(
+            f"  compliance ({c['ruleset']}): {c['controls_checked']} controls checked, "
+            f"{c['findings']} finding(s)"
+            + (": " + ", ".join(f"{k} x{v}" for k, v in sorted(flagged.items())) if flagged else "")
+        )
     return "\n".join(lines)
