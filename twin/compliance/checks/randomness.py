@@ -15,6 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.stats as sps
 
 from twin.compliance import stats
 from twin.compliance.engine import CheckContext
@@ -41,16 +42,17 @@ def _reference(ctx: CheckContext, m: str, tally: OutcomeTally) -> Game | None:
 
 
 def _availability(counts: np.ndarray, weights: tuple[int, ...]) -> stats.TestResult:
-    """Item 1(b)(i): a stop never seen in n games has probability (1 - p)^n; Bonferroni
-    over the reel's stops gives the p-value that every stop was available."""
+    """Item 1(b)(i): every stop must be available on every play. A stop that lands far less
+    often than its weight says (one-sided Poisson lower tail of its count, Bonferroni over
+    the reel's stops) is not really available: never, or all but never, selected."""
     n = int(counts.sum())
     total = sum(weights)
-    p_min = 1.0
-    for c, w in zip(counts.tolist(), weights, strict=True):
-        if c == 0 and w > 0:
-            p_min = min(p_min, (1 - w / total) ** n)
-    p = min(1.0, p_min * len(weights))
-    return stats.TestResult("availability", float(n), 0.0, p, n, "stops never observed")
+    expected = np.asarray(weights, np.float64) * (n / total)
+    tails = sps.poisson.cdf(counts, expected)
+    p = float(min(1.0, tails.min() * len(weights))) if n else 1.0
+    worst = int(np.argmin(tails)) if n else 0
+    detail = f"stop {worst}: {int(counts[worst])} seen, {expected[worst]:.1f} expected"
+    return stats.TestResult("availability", float(n), 0.0, p, n, detail)
 
 
 def run_audit(ctx: CheckContext, tallies: dict[str, OutcomeTally]) -> list[MachineTest]:
