@@ -330,3 +330,20 @@ def test_default_min_rtp_flags_only_the_low_return_game(tmp_path: Path) -> None:
     by_game = {m.id: m.spec.game.id for m in casino.machines}
     assert [by_game[f.entities[0]] for f in casino.compliance.findings] == ["low-return"]
     assert load_scenario(FLOOR).ruleset.name == "malta-1998"
+
+
+def test_readme_documents_every_injection() -> None:
+    readme = (ROOT / "README.md").read_text()
+    from twin.inject import INJECTIONS
+
+    for kind, spec in INJECTIONS.items():
+        assert f"| `{kind}` | {spec.doc} |" in readme, kind
+
+
+def test_default_scenario_runs_clean() -> None:
+    """The shipped default floor, a full day under every control: not one finding."""
+    casino = Casino(load_scenario(ROOT / "scenarios" / "default.toml"))
+    casino.run()
+    assert casino.compliance is not None
+    assert casino.compliance.findings == []
+    assert sum(casino.compliance.counts().values()) == 0
