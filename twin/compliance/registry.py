@@ -9,7 +9,7 @@ registers every implemented control.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, ClassVar, TypeVar
@@ -46,6 +46,7 @@ class Checker:
 
     def __init__(self, ctx: CheckContext) -> None:
         self.ctx = ctx
+        self._reported: set[Hashable] = set()
         self.setup()
 
     def setup(self) -> None:
@@ -67,6 +68,21 @@ class Checker:
     ) -> None:
         """Report a finding of this checker's control, now, citing ``evidence`` records."""
         self.ctx.report(self.spec.id, entities, message, evidence, warning=warning)
+
+    def report_once(
+        self,
+        key: Hashable,
+        entities: tuple[str, ...],
+        message: str,
+        evidence: tuple[int, ...] = (),
+        *,
+        warning: bool = False,
+    ) -> None:
+        """Report, unless this checker already reported for ``key`` (a machine, a link...):
+        a lasting condition is one finding, not one per record that shows it again."""
+        if key not in self._reported:
+            self._reported.add(key)
+            self.report(entities, message, evidence, warning=warning)
 
 
 REGISTRY: dict[str, ControlSpec] = {}

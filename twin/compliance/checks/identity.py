@@ -5,6 +5,7 @@ Malta reg 28(3)(a)-(f), reg 29, First Schedule items 1(d), 15, 16 and 20(a)-(c).
 
 from __future__ import annotations
 
+from twin.compliance.checks.common import ReadingDiffersFromInstall
 from twin.compliance.registry import Checker, Kind, control
 from twin.machines.events import (
     CashedOut,
@@ -92,19 +93,16 @@ class UniqueSerial(Checker):
     test=T,
 )
 class MaximumStake(Checker):
-    def setup(self) -> None:
-        self.flagged: set[str] = set()
-
     def on_record(self, rec: Record) -> None:
         assert isinstance(rec, GamesPlayed)
         m = rec.entities[0]
-        if m in self.flagged or rec.games == 0:
+        if rec.games == 0:
             return
         stake = rec.wagered // rec.games * self.ctx.denomination(m)
         limit = int(self.ctx.param("max_stake_cents"))
         if stake > limit:
-            self.flagged.add(m)
-            self.report(
+            self.report_once(
+                m,
                 rec.entities,
                 f"machine {m} took stakes of {stake} cents a game, above the {limit}-cent maximum",
                 (rec.seq,),
@@ -225,17 +223,14 @@ class RulesDisplayed(Checker):
     test=T,
 )
 class PromotionalNeverLoses(Checker):
-    def setup(self) -> None:
-        self.flagged: set[str] = set()
-
     def _check_program(self, m: str, signature: str, rec: Record) -> None:
         game = self.ctx.facts.programs.get(signature)
-        if game is None or m in self.flagged:
+        if game is None:
             return
         cheapest = min((o.pay for o in game.outcomes), default=0) if game.kind == "table" else 0
         if cheapest < game.cost:
-            self.flagged.add(m)
-            self.report(
+            self.report_once(
+                m,
                 (m,),
                 f"promotional machine {m} runs {game.id}, which can pay less than the wager",
                 (rec.seq,),
@@ -250,9 +245,9 @@ class PromotionalNeverLoses(Checker):
             self._check_program(m, rec.game_signature, rec)
         elif isinstance(rec, MetersRead):
             self._check_program(m, rec.program_signature, rec)
-        elif isinstance(rec, GamesPlayed) and rec.games_won < rec.games and m not in self.flagged:
-            self.flagged.add(m)
-            self.report(
+        elif isinstance(rec, GamesPlayed) and rec.games_won < rec.games:
+            self.report_once(
+                m,
                 rec.entities,
                 f"promotional machine {m} paid less than the wager in "
                 f"{rec.games - rec.games_won} of {rec.games} games",
@@ -302,18 +297,15 @@ class PromotionalPayoutsDocumented(Checker):
     test=T,
 )
 class HoldWorksheet(Checker):
-    def setup(self) -> None:
-        self.flagged: set[tuple[str, str]] = set()
-
     def on_record(self, rec: Record) -> None:
         m = rec.entities[0]
         sig = rec.game_signature if isinstance(rec, MachineInstalled) else None
         if isinstance(rec, MetersRead):
             sig = rec.program_signature
-        if sig is None or sig in self.ctx.facts.worksheets or (m, sig) in self.flagged:
+        if sig is None or sig in self.ctx.facts.worksheets:
             return
-        self.flagged.add((m, sig))
-        self.report(
+        self.report_once(
+            (m, sig),
             (m,),
             f"machine {m} runs program {sig[:12]}, which has no theoretical hold worksheet",
             (rec.seq,),
@@ -343,27 +335,14 @@ class HoldWithinManufacturerStandard(Checker):
             )
 
 
-class _IdentityChange(Checker):
-    what = ""
-
-    def setup(self) -> None:
-        self.flagged: set[str] = set()
-
-    def on_record(self, rec: Record) -> None:
-        assert isinstance(rec, MetersRead)
-        m = rec.entities[0]
-        inst = self.ctx.installed.get(m)
-        if inst is None or m in self.flagged:
-            return
-        if (rec.registration, rec.serial) != (inst.registration, inst.serial):
-            self.flagged.add(m)
-            self.report(
-                (m,),
-                f"machine {m} now reports registration {rec.registration or '(none)'} and "
-                f"serial {rec.serial or '(none)'} (installed as {inst.registration} / "
-                f"{inst.serial}) {self.what}",
-                (inst.seq, rec.seq),
-            )
+class _IdentityChange(ReadingDiffersFromInstall):
+    def difference(self, inst: MachineInstalled, rec: MetersRead) -> str | None:
+        if (rec.registration, rec.serial) == (inst.registration, inst.serial):
+            return None
+        return (
+            f"now reports registration {rec.registration or '(none)'} and serial "
+            f"{rec.serial or '(none)'} (installed as {inst.registration} / {inst.serial})"
+        )
 
 
 @control(
@@ -374,7 +353,7 @@ class _IdentityChange(Checker):
     test=T,
 )
 class RenumberingRecorded(_IdentityChange):
-    what = "with no record of the renumbering"
+    consequence = "with no record of the renumbering"
 
 
 @control(
@@ -385,4 +364,4 @@ class RenumberingRecorded(_IdentityChange):
     test=T,
 )
 class AssetNumberFixed(_IdentityChange):
-    what = "although an asset number is fixed for the period of ownership"
+    consequence = "although an asset number is fixed for the period of ownership"

@@ -99,7 +99,6 @@ class _MeterChecker(Checker):
             shared["expected_meters_owner"] = self
         self.expected: ExpectedMeters = shared["expected_meters"]
         self.previous: dict[str, MetersRead] = {}
-        self.flagged: set[tuple[str, str]] = set()
 
     def on_record(self, rec: Record) -> None:
         if not isinstance(rec, MetersRead):
@@ -113,9 +112,7 @@ class _MeterChecker(Checker):
         raise NotImplementedError
 
     def flag_once(self, m: str, what: str, message: str, evidence: tuple[int, ...]) -> None:
-        if (m, what) not in self.flagged:
-            self.flagged.add((m, what))
-            self.report((m,), message, evidence)
+        self.report_once((m, what), (m,), message, evidence)
 
     def rollover(self, m: str) -> int:
         return int(10 ** self.ctx.installed[m].meter_digits)
@@ -273,17 +270,14 @@ class TiltsRemedied(Checker):
     test=T,
 )
 class RequiredMeters(Checker):
-    def setup(self) -> None:
-        self.flagged: set[str] = set()
-
     def on_record(self, rec: Record) -> None:
         assert isinstance(rec, MetersRead)
         m = rec.entities[0]
         shown = dict(rec.meters)
         missing = [n for n in (*ACCOUNTING_METERS, *PLAY_METERS) if n not in shown]
-        if missing and m not in self.flagged:
-            self.flagged.add(m)
-            self.report(
+        if missing:
+            self.report_once(
+                m,
                 (m,),
                 f"machine {m} does not report the required meters: " + ", ".join(missing),
                 (rec.seq,),

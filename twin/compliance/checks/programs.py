@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from twin.compliance.checks.common import ReadingDiffersFromInstall
 from twin.compliance.registry import Checker, Kind, control
 from twin.machines.events import (
     GamesPlayed,
@@ -69,27 +70,16 @@ class MinimumReturn(Checker):
             self._check(rec.entities[0], rec.program_signature, rec)
 
 
-class _ProgramChange(Checker):
-    """A meter reading showing a program other than the one installed, with no record of
-    an approved conversion (the model has no conversion workflow yet: any change is one)."""
+class _ProgramChange(ReadingDiffersFromInstall):
+    """A reading showing a program other than the one installed, with no record of an
+    approved conversion (the model has no conversion workflow yet: any change is one)."""
 
-    message = ""
-
-    def setup(self) -> None:
-        self.flagged: set[str] = set()
-
-    def on_record(self, rec: Record) -> None:
-        assert isinstance(rec, MetersRead)
-        m = rec.entities[0]
-        inst = self.ctx.installed.get(m)
-        if inst is None or m in self.flagged or rec.program_signature == inst.game_signature:
-            return
-        self.flagged.add(m)
-        self.report(
-            (m,),
-            f"machine {m} now runs program {rec.program_signature[:12]} instead of the installed "
-            f"{inst.game_signature[:12]} ({inst.game_id}) {self.message}",
-            (inst.seq, rec.seq),
+    def difference(self, inst: MachineInstalled, rec: MetersRead) -> str | None:
+        if rec.program_signature == inst.game_signature:
+            return None
+        return (
+            f"now runs program {rec.program_signature[:12]} instead of the installed "
+            f"{inst.game_signature[:12]} ({inst.game_id})"
         )
 
 
@@ -101,7 +91,7 @@ class _ProgramChange(Checker):
     test=T,
 )
 class NoAdaptivePayTables(_ProgramChange):
-    message = "with no recorded change: its pay table was altered"
+    consequence = "with no recorded change: its pay table was altered"
 
 
 @control(
@@ -112,7 +102,7 @@ class NoAdaptivePayTables(_ProgramChange):
     test=T,
 )
 class PaybackChangedOnlyByConversion(_ProgramChange):
-    message = "without a recorded hardware or software change"
+    consequence = "without a recorded hardware or software change"
 
 
 class _LinkApproved(Checker):
@@ -211,17 +201,12 @@ class ProgressiveIncrement(Checker):
     test=T,
 )
 class ProgressiveChangesApproved(Checker):
-    def setup(self) -> None:
-        self.flagged: set[str] = set()
-
     def on_record(self, rec: Record) -> None:
         assert isinstance(rec, ProgressiveHit)
         approved = self.ctx.facts.approved_links.get(rec.link)
-        if approved is None or rec.link in self.flagged:
-            return
-        if rec.reset_cents != approved[0]:
-            self.flagged.add(rec.link)
-            self.report(
+        if approved is not None and rec.reset_cents != approved[0]:
+            self.report_once(
+                rec.link,
                 rec.entities[:1],
                 f"link {rec.link} resets to {rec.reset_cents} cents; the approved reset is "
                 f"{approved[0]} cents",
@@ -244,7 +229,6 @@ class TrueOutcomeShown(Checker):
     def setup(self) -> None:
         self.shown: dict[str, int] = {}
         self.last: dict[str, OutcomeTally] = {}
-        self.flagged: set[str] = set()
 
     def on_record(self, rec: Record) -> None:
         m = rec.entities[0]
@@ -259,9 +243,9 @@ class TrueOutcomeShown(Checker):
         if prev is None or prev.program_signature != rec.program_signature:
             return
         before = sum(w for _, _, w in prev.by_bet)
-        if selected - before != shown and m not in self.flagged:
-            self.flagged.add(m)
-            self.report(
+        if selected - before != shown:
+            self.report_once(
+                m,
                 (m,),
                 f"machine {m} showed {shown} winning games where its selected outcomes won "
                 f"{selected - before}: the displayed result differs from the selection",
