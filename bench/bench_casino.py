@@ -83,10 +83,10 @@ class Run:
     spins: int
 
 
-def run_casino(scenario: Scenario, workdir: Path, tag: str) -> Run:
+def run_casino(scenario: Scenario, workdir: Path, tag: str, compliance: bool = True) -> Run:
     t0 = time.perf_counter()
     ledger = Ledger(workdir / f"{tag}.ledger", meta={"scenario": scenario.scenario.name})
-    casino = Casino(scenario, sinks=[ledger])
+    casino = Casino(scenario, sinks=[ledger], compliance=compliance)
     t1 = time.perf_counter()
     out = casino.run()
     ledger.close()
@@ -159,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     loaded = {n: load_scenario(ROOT / "scenarios" / f"{n}.toml") for n, _ in plan}
     cases = [Case(n, h, loaded[n].with_overrides(duration_hours=h)) for n, h in plan]
     bare: list[tuple[float, int]] = []
+    without: list[float] = []
     with tempfile.TemporaryDirectory(prefix="bench-casino-") as tmp:
         work = Path(tmp)
         for rep in range(reps):
@@ -173,6 +174,9 @@ def main(argv: list[str] | None = None) -> int:
                     f"build {run.build:.2f} s, run+close {run.wall:.2f} s, "
                     f"ratio {fmt(run.sim / run.wall)}"
                 )
+            off = run_casino(cases[P5_CASE].scenario, work, f"{rep}-off", compliance=False)
+            without.append(off.wall)
+            say(f"rep {rep + 1}/{reps}: {cases[P5_CASE].label} without compliance {off.wall:.2f} s")
         profile = profile_default(cases[P5_CASE].scenario, work, args.top) if args.profile else ""
 
     events_per_s = [e / dt for dt, e in bare]
@@ -224,6 +228,11 @@ def main(argv: list[str] | None = None) -> int:
         Verdict(
             "P5g", f"(records+games)/s ({ref.label}) / bare events/s", median(p5g), P5_TARGET, p5g
         )
+    )
+    with_c = median([r.wall for r in ref.runs])
+    print(
+        f"compliance (every implemented control) on {ref.label}: wall {with_c:.2f} s with, "
+        f"{median(without):.2f} s without: x{with_c / median(without):.2f}"
     )
     print()
     print(verdict_table(verdicts))
