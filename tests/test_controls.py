@@ -99,9 +99,7 @@ CASES: dict[str, Case] = {
     "R28.3b": Case(
         frozenset({"MT98.R28.3a", "MT98.R28.3b"}), {"kind": "no_registration", "machine": "B-002"}
     ),
-    "R28.3c": Case(
-        frozenset({"MT98.R28.3c", "MT98.R28.3f"}), {"kind": "no_serial", "machine": "B-002"}
-    ),
+    "R28.3c": Case(frozenset({"MT98.R28.3c"}), {"kind": "no_serial", "machine": "B-002"}),
     "R28.3d": Case(
         frozenset({"MT98.R28.3d"}),
         {"kind": "stake_above_max", "machine": "B-001", "amount": 30},
@@ -347,3 +345,30 @@ def test_default_scenario_runs_clean() -> None:
     assert casino.compliance is not None
     assert casino.compliance.findings == []
     assert sum(casino.compliance.counts().values()) == 0
+
+
+def test_certificate_carries_every_particular_of_reg_28_4() -> None:
+    """(i) manufacturer, (ii) brand, (iii) serial, (iv) model, (v) date, (vi) minimum payout
+    and how it is calculated, (vii) type, theme, increment, program, max bet, top jackpot."""
+    casino = Casino(load_scenario(FLOOR))
+    linked = casino.machine("P-001").spec.certificate
+    plain = casino.machine("B-001").spec.certificate
+    assert linked is not None and plain is not None
+    assert dict(plain.particulars()) == {
+        "manufacturer": "Acme Gaming Ltd",
+        "brand": "Acme",
+        "serial": "AX-100-B00001",
+        "model": "AX-100",
+        "manufactured": "2025-01-01",
+        "minimum_payout_percent": "92.85",  # 30427/32768 = 92.8558 %, floored
+        "payout_calculation": plain.payout_calculation,
+        "game_type": "reels",
+        "game_theme": "Lucky Sevens",
+        "progressive_increment_bp": "",
+        "program_serial": casino.machine("B-001").spec.game.signature,
+        "max_bet_credits": "3",
+        "highest_jackpot_credits": "750",
+    }
+    assert "262,144" in plain.payout_calculation  # 64 ** 3 weighted stops
+    assert linked.progressive_increment_bp == 150
+    assert casino.machine("B-001").spec.certified_min_payout_bp == 9285

@@ -7,7 +7,6 @@ returns a ``RunOutcome``. Sinks (ledger, metrics, viewers) are attached to the r
 
 from __future__ import annotations
 
-import math
 import time as wall
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from twin import inject
 from twin.compliance.engine import ComplianceEngine, FloorFacts
 from twin.compliance.ruleset import load_ruleset
 from twin.floor.floor import SlotFloor
+from twin.machines.identity import ManufacturerCertificate, certificate
 from twin.machines.machine import (
     Crew,
     Disruption,
@@ -32,7 +32,7 @@ from twin.machines.progressive import ProgressiveLink
 from twin.machines.sas import ExceptionCode
 from twin.patrons.patron import Arrivals
 from twin.records import RecordBus, Sink
-from twin.scenario import Inject, Scenario
+from twin.scenario import Bank, Inject, Scenario
 from twin.staff.pool import Shift, StaffPool, roster
 from twin.streams import Streams
 from twin.world import World, quantize
@@ -121,7 +121,7 @@ class Casino:
                     manufacturer=bank.manufacturer,
                     model=bank.model,
                     manufactured=bank.manufactured.isoformat(),
-                    certified_min_payout_bp=self._certified_payout_bp(game),
+                    certificate=self._certificate(bank, game, f"{bank.model}-{bank.id}{n:05d}"),
                     promotional=bank.promotional,
                 )
                 self.facts.register[spec.registration] = game.signature
@@ -152,11 +152,22 @@ class Casino:
             )
             bus.attach(self.compliance)
 
-    def _certified_payout_bp(self, game: Game) -> int:
-        """The manufacturer's certified minimum payout: the exact return, floored to 0.01 %."""
-        a = self.facts.analysis(game.signature)
-        assert a is not None
-        return math.floor(a.rtp * 10_000)
+    def _certificate(self, bank: Bank, game: Game, serial: str) -> ManufacturerCertificate:
+        """The manufacturer's certificate (reg 28(4)) for a bank's machine and program."""
+        analysis = self.facts.analysis(game.signature)
+        assert analysis is not None
+        link = self.facts.approved_links.get(bank.progressive or "")
+        return certificate(
+            manufacturer=bank.manufacturer,
+            model=bank.model,
+            serial=serial,
+            manufactured=bank.manufactured.isoformat(),
+            analysis=analysis,
+            game_name=game.name,
+            max_bet_units=bank.max_bet_units,
+            cost=game.cost,
+            increment_bp=link[1] if link else None,
+        )
 
     def machine(self, machine_id: str) -> SlotMachine:
         return self._by_id[machine_id]

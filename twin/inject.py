@@ -173,6 +173,13 @@ def _wager_dependent(casino: Casino, inj: Inject) -> None:
     _machine(casino, inj).play_other_program_from(inj.amount, casino.load_injected_game(inj.game))
 
 
+def _overstated(m: SlotMachine, bp: int) -> object:
+    cert = m.spec.certificate
+    assert cert is not None
+    pct = (m.spec.certified_min_payout_bp + bp) / 100
+    return replace(cert, minimum_payout_percent=f"{pct:.2f}")
+
+
 def _static_spec(
     kind: str, doc: str, change: Callable[[SlotMachine, Inject], dict[str, object]]
 ) -> None:
@@ -192,7 +199,7 @@ _static_spec("no_serial", "the machine carries no serial number", lambda m, i: {
 _static_spec(
     "no_certificate",
     "the machine has no manufacturer's certificate",
-    lambda m, i: {"manufacturer": ""},
+    lambda m, i: {"certificate": None},
 )
 _static_spec(
     "no_prize_display",
@@ -207,7 +214,7 @@ _static_spec(
 _static_spec(
     "certificate_overstates_payout",
     "the certificate's minimum payout is `amount` basis points above the true return",
-    lambda m, i: {"certified_min_payout_bp": m.spec.certified_min_payout_bp + i.amount},
+    lambda m, i: {"certificate": _overstated(m, i.amount)},
 )
 
 

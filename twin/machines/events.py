@@ -26,6 +26,7 @@ class MachineInstalled(Record):
     model: str
     manufactured: str
     certified_min_payout_bp: int  # the certificate's minimum payout, basis points
+    certificate: tuple[tuple[str, str], ...]  # reg 28(4) particulars; () when there is none
     paytable_displayed: bool
     promotional: bool
     bill_denominations_cents: tuple[int, ...]

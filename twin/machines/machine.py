@@ -48,6 +48,7 @@ from twin.machines.events import (
     ShortPayCompleted,
     TiltRepaired,
 )
+from twin.machines.identity import ManufacturerCertificate
 from twin.machines.par import Game
 from twin.machines.progressive import ProgressiveLink
 from twin.machines.sas import Door, ExceptionCode
@@ -91,9 +92,16 @@ class MachineSpec:
     manufacturer: str = ""
     model: str = ""
     manufactured: str = ""
-    certified_min_payout_bp: int = 0
+    certificate: ManufacturerCertificate | None = None
     paytable_displayed: bool = True
     promotional: bool = False
+
+    @property
+    def certified_min_payout_bp(self) -> int:
+        """The certificate's minimum payout in basis points (0 without a certificate)."""
+        if self.certificate is None:
+            return 0
+        return round(float(self.certificate.minimum_payout_percent) * 100)
 
     @property
     def lock_credits(self) -> int:
@@ -229,6 +237,7 @@ class SlotMachine:
             model=s.model,
             manufactured=s.manufactured,
             certified_min_payout_bp=s.certified_min_payout_bp,
+            certificate=s.certificate.particulars() if s.certificate is not None else (),
             paytable_displayed=s.paytable_displayed,
             promotional=s.promotional,
             bill_denominations_cents=s.bill_denominations_cents if s.bill_acceptor else (),
