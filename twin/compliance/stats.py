@@ -183,16 +183,20 @@ def stop_frequency_test(
         )
     obs, w = obs[~zero], w[~zero]
     expected = n * w / w.sum()
-    groups = pool_cells(expected, min_expected)
-    if len(groups) < 2:
-        return _not_run(name, n, "too few observations")
-    o = np.array([obs[g].sum() for g in groups])
-    e = np.array([expected[g].sum() for g in groups])
+    if expected.size >= 2 and expected.min() >= min_expected:
+        o, e, cells = obs, expected, expected.size  # no pooling needed (the usual case)
+    else:
+        groups = pool_cells(expected, min_expected)
+        if len(groups) < 2:
+            return _not_run(name, n, "too few observations")
+        o = np.array([obs[g].sum() for g in groups])
+        e = np.array([expected[g].sum() for g in groups])
+        cells = len(groups)
     stat = float(np.sum((o - e) ** 2 / e))
-    dof = len(groups) - 1
+    dof = cells - 1
     p = float(sps.chi2.sf(stat, dof))
-    pooled = len(obs) - len(groups)
-    detail = f"Pearson chi-square, {len(groups)} cells"
+    pooled = len(obs) - cells
+    detail = f"Pearson chi-square, {cells} cells"
     if pooled:
         detail += f" ({len(obs)} stops, {pooled} merged to reach E >= {min_expected:g})"
     return TestResult(name=name, statistic=stat, dof=float(dof), p_value=p, n=n, detail=detail)
