@@ -100,7 +100,13 @@ class _MeterChecker(Checker):
         self.expected: ExpectedMeters = shared["expected_meters"]
         self.previous: dict[str, MetersRead] = {}
 
+    #: for controls that also require a meter width: what the width applies to
+    digits_of: str | None = None
+
     def on_record(self, rec: Record) -> None:
+        if isinstance(rec, MachineInstalled):
+            self.check_digits(rec)
+            return
         if not isinstance(rec, MetersRead):
             if self.ctx.shared.get("expected_meters_owner") is self:
                 self.expected.observe(rec)
@@ -110,6 +116,18 @@ class _MeterChecker(Checker):
 
     def on_reading(self, rec: MetersRead, previous: MetersRead | None) -> None:
         raise NotImplementedError
+
+    def check_digits(self, rec: MachineInstalled) -> None:
+        if self.digits_of is None:
+            return
+        need = int(self.ctx.param("min_meter_digits"))
+        if rec.meter_digits < need:
+            self.report(
+                rec.entities[:1],
+                f"machine {rec.entities[0]}'s {self.digits_of} have {rec.meter_digits} digits; "
+                f"at least {need} are required",
+                (rec.seq,),
+            )
 
     def flag_once(self, m: str, what: str, message: str, evidence: tuple[int, ...]) -> None:
         self.report_once((m, what), (m,), message, evidence)
@@ -139,18 +157,7 @@ class _MeterChecker(Checker):
     test=T,
 )
 class NonResettableMeters(_MeterChecker):
-    def on_record(self, rec: Record) -> None:
-        if isinstance(rec, MachineInstalled):
-            need = int(self.ctx.param("min_meter_digits"))
-            if rec.meter_digits < need:
-                self.report(
-                    rec.entities[:1],
-                    f"machine {rec.entities[0]} has meters of "
-                    f"{rec.meter_digits} digits; at least {need} are required",
-                    (rec.seq,),
-                )
-            return
-        super().on_record(rec)
+    digits_of = "in/out/drop/jackpot meters"
 
     def on_reading(self, rec: MetersRead, previous: MetersRead | None) -> None:
         """A meter showing less than its records give was reset or wound back."""
@@ -197,18 +204,7 @@ class MeterSemantics(_MeterChecker):
     test=T,
 )
 class PlayMeters(_MeterChecker):
-    def on_record(self, rec: Record) -> None:
-        if isinstance(rec, MachineInstalled):
-            need = int(self.ctx.param("min_meter_digits"))
-            if rec.meter_digits < need:
-                self.report(
-                    rec.entities[:1],
-                    f"machine {rec.entities[0]}'s games-since meters "
-                    f"have {rec.meter_digits} digits; at least {need} are required",
-                    (rec.seq,),
-                )
-            return
-        super().on_record(rec)
+    digits_of = "games-since meters"
 
     def on_reading(self, rec: MetersRead, previous: MetersRead | None) -> None:
         m = rec.entities[0]
