@@ -372,3 +372,20 @@ def test_certificate_carries_every_particular_of_reg_28_4() -> None:
     assert "262,144" in plain.payout_calculation  # 64 ** 3 weighted stops
     assert linked.progressive_increment_bp == 150
     assert casino.machine("B-001").spec.certified_min_payout_bp == 9285
+
+
+def test_a_run_checks_only_its_own_regulation() -> None:
+    """Under singapore-2010 none of the Malta machine controls applies (and none crashes
+    for want of a Malta parameter); under malta-1998 all of them do."""
+    import tomllib
+
+    data = tomllib.loads(FLOOR.read_text())
+    data["ruleset"] = {"name": "singapore-2010"}
+    sc = parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent)
+    casino = Casino(sc)
+    casino.run(until=3600.0)
+    assert casino.compliance is not None
+    assert casino.compliance.counts() == {}
+    malta = Casino(load_scenario(FLOOR))
+    assert malta.compliance is not None
+    assert set(malta.compliance.counts()) == {c for c in registry() if c.startswith("MT98.")}

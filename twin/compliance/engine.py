@@ -25,6 +25,9 @@ from twin.machines.par import Game
 from twin.records import Record, RecordBus
 from twin.staff.events import ShiftEnded, ShiftStarted
 
+#: The regulation each catalogue id prefix belongs to: a run checks its ruleset's controls.
+RULESET_OF = {"MT98": "malta-1998", "SG10": "singapore-2010"}
+
 
 @dataclass
 class FloorFacts:
@@ -137,7 +140,8 @@ class ComplianceEngine:
         self.bus = bus
         self.ctx = CheckContext(self, ruleset, clock, env, facts)
         specs = registry()
-        wanted = set(specs) if controls is None else set(controls)
+        mine = {cid for cid in specs if RULESET_OF.get(cid.split(".")[0]) == ruleset.name}
+        wanted = mine if controls is None else set(controls)
         unknown = wanted - set(specs)
         if unknown:
             raise ValueError(f"unknown controls: {sorted(unknown)}")
