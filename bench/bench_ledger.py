@@ -27,7 +27,7 @@ TARGET = 100_000.0
 BATCH = 4096
 
 
-@record("bench_ledger_spin")
+@record("bench_ledger_spin", roles=("machine", "player"))
 class Spin(Record):
     """A slot round as a machine would report it: eight flat payload fields."""
 
@@ -51,7 +51,6 @@ def make_records(n: int) -> list[Spin]:
             Spin(
                 seq=i,
                 t=i * 3.7,
-                entities=(f"egm-{i % 480:04d}", f"patron-{i % 2311:05d}"),
                 machine=f"egm-{i % 480:04d}",
                 player=f"patron-{i % 2311:05d}",
                 bet=100,

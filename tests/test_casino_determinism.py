@@ -117,7 +117,7 @@ def test_every_machine_balances_after_a_day(
         played: Counter[str] = Counter()
         for doc in map(json.loads, records):
             if doc["kind"] == "games_played":
-                played[doc["entities"][0]] += doc["games"]
+                played[doc["machine"]] += doc["games"]
         for m in casino.machines:
             assert m.accounts.invariant_violations() == [], (engine, m.id)
             assert m.accounts.meters[MeterCode.GAMES_PLAYED] == played[m.id], (engine, m.id)

@@ -193,7 +193,7 @@ def test_strict_exits_1_on_findings_and_writes_them(tmp_path: Path) -> None:
     findings = json.loads((tmp_path / "out" / "findings.json").read_text())
     assert {f["control"] for f in findings} == {"MT98.S1.10a", "MT98.S1.8"}
     first = findings[0]
-    assert first["entities"][0] == "A-001" and first["evidence"]
+    assert first["subjects"][0] == "A-001" and first["evidence"]
     # the findings are ledger records too, chained like the rest
     con = sqlite3.connect(tmp_path / "out" / "ledger.sqlite")
     rows = con.execute("SELECT count(*) FROM records WHERE kind = 'finding'").fetchone()

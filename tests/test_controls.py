@@ -276,7 +276,7 @@ def test_injected_violation_is_found(tmp_path: Path, case_id: str) -> None:
     targets = case.may_name()
     for f in findings:
         assert isinstance(f, Finding)
-        assert f.entities[0] in targets, f
+        assert f.subjects[0] in targets, f
         assert f.evidence and set(f.evidence) <= seqs, f
         assert f.message and f.at.startswith("2026-03-0")
         assert all(sink.records[s].seq == s for s in f.evidence)
@@ -304,7 +304,7 @@ def test_min_rtp_override_flags_exactly_the_games_below_it(tmp_path: Path) -> No
     casino = Casino(sc, controls=["MT98.S1.1a"])
     casino.run(until=60.0)
     assert casino.compliance is not None
-    flagged = {f.entities[0] for f in casino.compliance.findings}
+    flagged = {f.subjects[0] for f in casino.compliance.findings}
     by_game = {m.id: m.spec.game.id for m in casino.machines}
     assert {by_game[m] for m in flagged} == {"progressive-link", "low-return"}
     # the four linked machines (89.86 % with the link) and the unlinked copy (88.36 %)
@@ -326,7 +326,7 @@ def test_default_min_rtp_flags_only_the_low_return_game(tmp_path: Path) -> None:
     casino.run(until=60.0)
     assert casino.compliance is not None
     by_game = {m.id: m.spec.game.id for m in casino.machines}
-    assert [by_game[f.entities[0]] for f in casino.compliance.findings] == ["low-return"]
+    assert [by_game[f.subjects[0]] for f in casino.compliance.findings] == ["low-return"]
     assert load_scenario(FLOOR).ruleset.name == "malta-1998"
 
 

@@ -32,7 +32,7 @@ from twin.records import Record, RecordBus, Sink, record
 REPO = Path(__file__).resolve().parents[1]
 
 
-@record("test_ledger_spin")
+@record("test_ledger_spin", roles=("machine", "player"))
 class Spin(Record):
     """A slot game round, with the ~8 flat fields of a realistic record."""
 
@@ -62,7 +62,6 @@ def spins(n: int, *, win_of: int | None = None, win: int = 0) -> list[Spin]:
             Spin(
                 seq=i,
                 t=i * 2.5,
-                entities=(f"egm-{i % 7}", f"p-{i % 3}"),
                 machine=f"egm-{i % 7}",
                 player=f"p-{i % 3}",
                 bet=100,
@@ -192,7 +191,7 @@ def test_ledger_is_a_sink_on_the_record_bus(tmp_path: Path) -> None:
     sink: Sink = led
     clock = iter(range(100))
     bus = RecordBus(lambda: float(next(clock)), [sink])
-    emitted = [bus.emit(Tick, ("x",), n=i) for i in range(10)]
+    emitted = [bus.emit(Tick, n=i) for i in range(10)]
     assert led.count == 10
     assert led.committed == 9
     bus.close()
@@ -203,7 +202,7 @@ def test_ledger_is_a_sink_on_the_record_bus(tmp_path: Path) -> None:
 
 def test_ledger_may_start_at_a_later_seq(tmp_path: Path) -> None:
     path = tmp_path / "late.ledger"
-    recs = [Tick(seq=i, t=float(i), entities=(), n=i) for i in range(5, 25)]
+    recs = [Tick(seq=i, t=float(i), n=i) for i in range(5, 25)]
     write(path, recs, batch_size=4)
     result = verify(path)
     assert result.ok
@@ -215,13 +214,13 @@ def test_ledger_may_start_at_a_later_seq(tmp_path: Path) -> None:
 
 def test_refuses_non_contiguous_seq_reserved_meta_and_closed(tmp_path: Path) -> None:
     led = Ledger(tmp_path / "x.ledger")
-    led.accept(Tick(seq=0, t=0.0, entities=(), n=0))
+    led.accept(Tick(seq=0, t=0.0, n=0))
     with pytest.raises(ValueError, match="expected 1, got 2"):
-        led.accept(Tick(seq=2, t=0.0, entities=(), n=0))
+        led.accept(Tick(seq=2, t=0.0, n=0))
     led.close()
     led.close()  # idempotent
     with pytest.raises(ValueError, match="closed"):
-        led.accept(Tick(seq=1, t=0.0, entities=(), n=0))
+        led.accept(Tick(seq=1, t=0.0, n=0))
     with pytest.raises(ValueError, match="reserved"):
         Ledger(tmp_path / "y.ledger", meta={"head": "x"})
     with pytest.raises(ValueError, match="batch_size"):
@@ -231,12 +230,12 @@ def test_refuses_non_contiguous_seq_reserved_meta_and_closed(tmp_path: Path) -> 
 def test_context_manager(tmp_path: Path) -> None:
     ok_path = tmp_path / "ok.ledger"
     with Ledger(ok_path) as led:
-        led.accept(Tick(seq=0, t=0.0, entities=(), n=0))
+        led.accept(Tick(seq=0, t=0.0, n=0))
     assert verify(ok_path).closed
 
     failed_path = tmp_path / "failed.ledger"
     with pytest.raises(RuntimeError), Ledger(failed_path) as led:
-        led.accept(Tick(seq=0, t=0.0, entities=(), n=0))
+        led.accept(Tick(seq=0, t=0.0, n=0))
         raise RuntimeError("the run crashed")
     result = verify(failed_path)
     assert (result.ok, result.closed, result.rows) == (True, False, 1)
@@ -364,7 +363,7 @@ def test_inserted_row_with_a_forged_chain_hash_is_named(ledger: Path) -> None:
         _, _, _, prev_hash = row(conn, 99)
         shift_up(conn, 100)
         forged = Spin(
-            seq=100, t=249.0, entities=("egm-0",), machine="egm-0", player="p-9", bet=100,
+            seq=100, t=249.0, machine="egm-0", player="p-9", bet=100,
             win=1_000_000, credits_before=0, credits_after=999_900, symbols=("7", "7", "7"),
             bonus=True,
         ).to_json()  # fmt: skip
@@ -389,7 +388,7 @@ def test_inserted_row_with_a_junk_hash_is_named(ledger: Path) -> None:
 def test_row_appended_after_close_is_named(ledger: Path) -> None:
     with raw(ledger) as conn:
         _, _, _, last_hash = row(conn, N - 1)
-        extra = Tick(seq=N, t=1e6, entities=(), n=1).to_json()
+        extra = Tick(seq=N, t=1e6, n=1).to_json()
         conn.execute(
             "INSERT INTO records VALUES (?, 1e6, 'test_ledger_tick', ?, ?)",
             (N, extra, chain_hash(last_hash, extra)),
@@ -493,7 +492,7 @@ KILLED_WRITER = textwrap.dedent(
 
     led = Ledger(sys.argv[1], batch_size=10, meta={"scenario": "killed"})
     for i in range(37):
-        led.accept(Tick(seq=i, t=float(i), entities=("x",), n=i))
+        led.accept(Tick(seq=i, t=float(i), n=i))
     print(led.committed, led.count, flush=True)
     os.kill(os.getpid(), signal.SIGKILL)
     """
@@ -519,7 +518,7 @@ def test_killed_writer_leaves_a_ledger_that_verifies_up_to_its_last_batch(tmp_pa
 
     result = verify(path)
     assert (result.ok, result.closed, result.rows, result.problem) == (True, False, 30, None)
-    expected = [Tick(seq=i, t=float(i), entities=("x",), n=i) for i in range(30)]
+    expected = [Tick(seq=i, t=float(i), n=i) for i in range(30)]
     assert result.head == write(tmp_path / "reference.ledger", expected)
     assert list(read(path)) == expected
 

@@ -82,9 +82,16 @@ def timeline(sink: MemorySink, *fields: str) -> list[tuple[Any, ...]]:
     return out
 
 
+def _role_left_out(r: Record, field: str, value: Any) -> bool:
+    return field in r.roles and (field in ("machine", "patron", "staff") or value == "")
+
+
 def kinds(sink: MemorySink) -> list[tuple[float, str, dict[str, Any]]]:
+    """(t, kind, fields) of every record but shifts. The machine, patron and exception
+    ``staff`` roles and empty roles are left out (test_records_name_their_entities_by_role
+    checks roles); attendant, inspector and technician stay."""
     return [
-        (r.t, r.kind, r.payload())
+        (r.t, r.kind, {k: v for k, v in r.payload().items() if not _role_left_out(r, k, v)})
         for r in sink.records
         if r.kind not in ("shift_started", "shift_ended")
     ]
@@ -241,6 +248,34 @@ def test_door_opened_during_play_disables_play_until_closed(tmp_path: Path, engi
 
 
 def test_record_base_is_frozen() -> None:
-    r = Record(seq=0, t=0.0, entities=("x",))
+    r = Record(seq=0, t=0.0)
     with pytest.raises(AttributeError):
         r.t = 1.0  # type: ignore[misc]
+
+
+def test_records_name_their_entities_by_role(tmp_path: Path) -> None:
+    """A hopper-empty cash-out names the machine, the patron and the staff by role."""
+    game = table_game(tmp_path, "push", [("push", 1, 1)])
+    env, m, sink = build(tmp_path, game, "batched")
+
+    def patron() -> Generator[simpy.events.Event, Any, None]:
+        m.insert_bill("P1", 500)
+        yield from m.cash_out("P1")
+
+    env.process(patron())
+    env.run(until=1000)
+    roles = [(r.kind, r.role_map()) for r in sink.records if r.kind != "shift_started"]
+    assert roles == [
+        ("bill_accepted", {"machine": "M1", "patron": "P1"}),
+        ("hopper_paid", {"machine": "M1", "patron": "P1"}),
+        ("machine_exception", {"machine": "M1", "patron": "P1"}),
+        (
+            "hopper_filled",
+            {"machine": "M1", "patron": "P1", "attendant": "ATT-1", "inspector": "INS-1"},
+        ),
+        ("short_pay_completed", {"machine": "M1", "patron": "P1"}),
+        ("cashed_out", {"machine": "M1", "patron": "P1"}),
+    ]
+    filled = next(r for r in sink.records if r.kind == "hopper_filled")
+    assert filled.entities == ("M1", "P1", "ATT-1", "INS-1")
+    assert filled.entity("inspector") == "INS-1" and filled.entity("technician") == ""

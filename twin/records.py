@@ -1,9 +1,15 @@
 """Typed, frozen records: the single source of truth of what happened.
 
-Every record carries a sequence number (its place in the run), the simulation time and the
-ids of the entities involved. Record classes register themselves under a ``kind`` name so the
-ledger can store and restore them. Field values are flat: ints (money is always integer
-cents or credits), floats (times), strings, bools and tuples of those.
+Every record carries a sequence number (its place in the run) and the simulation time. The
+entities involved are ordinary fields named by their **role** (``machine``, ``patron``,
+``attendant``, ``inspector``, ``link``...): ``@record(kind, roles=(...))`` declares which
+fields are entity references. A role field holds one id (``""`` when nobody had the role) or
+a tuple of ids; ``rec.entities`` flattens them in role order for generic readers.
+
+Record classes register themselves under a ``kind`` name so the ledger can store and restore
+them; ``twin.kinds`` imports every module that defines one (one place, so a ledger can be
+read back on its own). Field values are flat: ints (money is always integer cents or
+credits), floats (times), strings, bools and tuples of those.
 """
 
 from __future__ import annotations
@@ -25,18 +31,38 @@ class Record:
     """Base of every record."""
 
     kind: ClassVar[str] = "record"
+    roles: ClassVar[tuple[str, ...]] = ()
     seq: int
     t: float
-    entities: tuple[str, ...]
+
+    @property
+    def entities(self) -> tuple[str, ...]:
+        """Every entity id named by a role field, in role order (empty roles left out)."""
+        out: list[str] = []
+        for role in self.roles:
+            value = getattr(self, role)
+            if isinstance(value, tuple):
+                out.extend(v for v in value if v)
+            elif value:
+                out.append(value)
+        return tuple(out)
+
+    def entity(self, role: str) -> str:
+        """The id holding ``role`` (``""`` if the record has no such role or nobody held it)."""
+        value = getattr(self, role, "") if role in self.roles else ""
+        return value if isinstance(value, str) else ""
+
+    def role_map(self) -> dict[str, str | tuple[str, ...]]:
+        """``{role: id or ids}`` for the roles that name someone."""
+        return {r: v for r in self.roles if (v := getattr(self, r))}
 
     def payload(self) -> dict[str, Any]:
-        """Field values (without seq/t/entities) in declaration order."""
+        """Field values (without seq/t) in declaration order, role fields included."""
         return {name: getattr(self, name) for name in _payload_fields(type(self))}
 
     def to_json(self) -> str:
         """Canonical JSON of the whole record: the bytes the ledger hashes."""
         doc: dict[str, Any] = {"kind": self.kind, "seq": self.seq, "t": self.t}
-        doc["entities"] = list(self.entities)
         doc.update(self.payload())
         return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
 
@@ -47,22 +73,29 @@ _FIELDS_CACHE: dict[type[Record], tuple[str, ...]] = {}
 def _payload_fields(cls: type[Record]) -> tuple[str, ...]:
     names = _FIELDS_CACHE.get(cls)
     if names is None:
-        names = tuple(
-            f.name for f in dataclasses.fields(cls) if f.name not in ("seq", "t", "entities")
-        )
+        names = tuple(f.name for f in dataclasses.fields(cls) if f.name not in ("seq", "t"))
         _FIELDS_CACHE[cls] = names
     return names
 
 
 @dataclass_transform(frozen_default=True, kw_only_default=True)
-def record(kind: str) -> Callable[[type[R]], type[R]]:
-    """Class decorator: make a frozen, slotted record dataclass registered under ``kind``."""
+def record(kind: str, *, roles: tuple[str, ...] = ()) -> Callable[[type[R]], type[R]]:
+    """Class decorator: make a frozen, slotted record dataclass registered under ``kind``.
+
+    ``roles`` names the fields that refer to entities (each a ``str`` id, ``""`` for none,
+    or a tuple of ids).
+    """
 
     def wrap(cls: type[R]) -> type[R]:
         if kind in _KINDS:
             raise ValueError(f"record kind {kind!r} is registered twice")
         cls.kind = kind
+        cls.roles = roles
         made = dataclass(frozen=True, slots=True, kw_only=True)(cls)
+        names = {f.name for f in dataclasses.fields(made)}
+        missing = [r for r in roles if r not in names]
+        if missing:
+            raise TypeError(f"record {kind!r}: roles {missing} are not fields")
         _KINDS[kind] = made
         return made
 
@@ -78,7 +111,6 @@ def from_json(text: str) -> Record:
     """Rebuild a record from its canonical JSON."""
     doc = json.loads(text)
     cls = _KINDS[doc.pop("kind")]
-    doc["entities"] = tuple(doc["entities"])
     for name, value in doc.items():
         if isinstance(value, list):
             doc[name] = _tuplify(value)
@@ -126,8 +158,9 @@ class RecordBus:
     def attach(self, sink: Sink) -> None:
         self._sinks.append(sink)
 
-    def emit(self, cls: type[R], entities: tuple[str, ...], **fields: Any) -> R:
-        rec = cls(seq=self.count, t=self._now(), entities=entities, **fields)
+    def emit(self, cls: type[R], **fields: Any) -> R:
+        """Number a new record of ``cls`` (now, next seq) and hand it to every sink."""
+        rec = cls(seq=self.count, t=self._now(), **fields)
         self.count += 1
         if self._dispatching:  # emitted by a sink (a finding): deliver after the current one
             self._pending.append(rec)

@@ -116,7 +116,7 @@ class CheckContext:
     ) -> None:
         self._engine.bus.emit(
             Finding,
-            entities,
+            subjects=entities,
             control=control,
             severity=(Severity.WARNING if warning else Severity.BREACH).value,
             at=self.clock.iso(self.env.now),
@@ -160,12 +160,12 @@ class ComplianceEngine:
             return
         ctx = self.ctx
         if isinstance(rec, MachineInstalled):
-            ctx.installed[rec.entities[0]] = rec
+            ctx.installed[rec.machine] = rec
         elif isinstance(rec, ShiftStarted):
-            ctx.roles[rec.entities[0]] = rec.role
-            ctx.on_duty.add(rec.entities[0])
+            ctx.roles[rec.member] = rec.role
+            ctx.on_duty.add(rec.member)
         elif isinstance(rec, ShiftEnded):
-            ctx.on_duty.discard(rec.entities[0])
+            ctx.on_duty.discard(rec.member)
         checkers = self._by_kind.get(rec.kind)
         if checkers:
             t0 = wall.perf_counter()
@@ -193,7 +193,7 @@ class ComplianceEngine:
 
     def findings_json(self) -> list[Mapping[str, Any]]:
         return [
-            {"seq": f.seq, "t": f.t, "entities": list(f.entities), **f.payload()}
-            | {"evidence": list(f.evidence)}
+            {"seq": f.seq, "t": f.t, **f.payload()}
+            | {"subjects": list(f.subjects), "evidence": list(f.evidence)}
             for f in self.findings
         ]

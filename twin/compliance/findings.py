@@ -14,10 +14,15 @@ class Severity(StrEnum):
     WARNING = "warning"  # a statistical alarm or a condition that needs investigating
 
 
-@record("finding")
+@record("finding", roles=("subjects",))
 class Finding(Record):
-    """A control not met. ``evidence`` holds the sequence numbers of the proving records."""
+    """A control not met. ``evidence`` holds the sequence numbers of the proving records.
 
+    ``subjects``: the entities the finding is about (machines, staff, patrons), in the order
+    the checker names them.
+    """
+
+    subjects: tuple[str, ...]
     control: str
     severity: str
     at: str  # calendar time (ISO 8601, local)

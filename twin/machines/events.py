@@ -1,6 +1,7 @@
 """Records of what happens at and to a slot machine.
 
-``entities`` is always ``(machine_id, ...)``, followed by the patron and staff involved.
+Every record names its ``machine``; the patron and staff involved have roles of their own
+(``patron``, ``attendant``, ``inspector``, ``technician``, ``staff``), ``""`` when nobody.
 Amounts are integer credits of the machine's denomination unless the name ends in ``_cents``.
 """
 
@@ -9,8 +10,9 @@ from __future__ import annotations
 from twin.records import Record, record
 
 
-@record("machine_installed")
+@record("machine_installed", roles=("machine",))
 class MachineInstalled(Record):
+    machine: str
     bank: str
     zone: str
     game_id: str
@@ -32,31 +34,40 @@ class MachineInstalled(Record):
     bill_denominations_cents: tuple[int, ...]
 
 
-@record("machine_exception")
+@record("machine_exception", roles=("machine", "patron", "staff"))
 class MachineException(Record):
     """A SAS general exception (doors, tilts, hopper empty, hand pay pending...)."""
 
+    machine: str
+    patron: str = ""
+    staff: str = ""
     code: int
     name: str
 
 
-@record("coins_accepted")
+@record("coins_accepted", roles=("machine", "patron"))
 class CoinsAccepted(Record):
+    machine: str
+    patron: str
     coins: int
     to_hopper: int
     to_drop: int
 
 
-@record("bill_accepted")
+@record("bill_accepted", roles=("machine", "patron"))
 class BillAccepted(Record):
+    machine: str
+    patron: str
     bill_cents: int
     credits: int
 
 
-@record("games_played")
+@record("games_played", roles=("machine", "patron"))
 class GamesPlayed(Record):
     """A stretch of play on one machine, committed when it ends."""
 
+    machine: str
+    patron: str
     games: int
     bet_units: int
     wagered: int
@@ -67,19 +78,23 @@ class GamesPlayed(Record):
     stop: str
 
 
-@record("machine_locked")
+@record("machine_locked", roles=("machine", "patron"))
 class MachineLocked(Record):
     """A win at or above the jackpot limit (or a progressive hit) locked the machine."""
 
+    machine: str
+    patron: str
     reason: str
     win: int
     prize_cents: int
 
 
-@record("hand_paid")
+@record("hand_paid", roles=("machine", "patron", "attendant", "inspector"))
 class HandPaid(Record):
     """A jackpot or credit payout paid by an attendant, certified by a Board inspector."""
 
+    machine: str
+    patron: str
     reason: str
     credits: int
     cents: int
@@ -88,17 +103,21 @@ class HandPaid(Record):
     requested_t: float
 
 
-@record("hopper_paid")
+@record("hopper_paid", roles=("machine", "patron"))
 class HopperPaid(Record):
+    machine: str
+    patron: str
     coins: int
     requested: int
     hopper_level: int
 
 
-@record("hopper_filled")
+@record("hopper_filled", roles=("machine", "patron", "attendant", "inspector"))
 class HopperFilled(Record):
     """Coins put into the hopper by an attendant, the count certified by a Board inspector."""
 
+    machine: str
+    patron: str = ""
     reason: str
     coins: int
     certified_coins: int
@@ -108,44 +127,52 @@ class HopperFilled(Record):
     requested_t: float
 
 
-@record("short_pay_completed")
+@record("short_pay_completed", roles=("machine", "patron"))
 class ShortPayCompleted(Record):
     """The rest of a payout the hopper could not finish, paid after the fill."""
 
+    machine: str
+    patron: str
     coins: int
     short_coins: int
 
 
-@record("cashed_out")
+@record("cashed_out", roles=("machine", "patron"))
 class CashedOut(Record):
+    machine: str
+    patron: str
     credits: int
     hopper_coins: int
     hand_paid: int
     short_paid: int
 
 
-@record("tilt_repaired")
+@record("tilt_repaired", roles=("machine", "technician"))
 class TiltRepaired(Record):
+    machine: str
     code: int
     name: str
     technician: str
     requested_t: float
 
 
-@record("progressive_hit")
+@record("progressive_hit", roles=("machine", "patron", "link"))
 class ProgressiveHit(Record):
+    machine: str
+    patron: str
     link: str
     prize_cents: int
     reset_cents: int
 
 
-@record("meters_read")
+@record("meters_read", roles=("machine",))
 class MetersRead(Record):
     """A meter reading (rolled, by name) with the identity and program the machine reports.
 
     Taken at the start of every gaming day and at the end of a run.
     """
 
+    machine: str
     meters: tuple[tuple[str, int], ...]
     hopper_level: int
     registration: str
@@ -153,7 +180,7 @@ class MetersRead(Record):
     program_signature: str
 
 
-@record("outcome_tally")
+@record("outcome_tally", roles=("machine",))
 class OutcomeTally(Record):
     """Cumulative base-game outcomes for the randomness audit, read with the meters.
 
@@ -162,6 +189,7 @@ class OutcomeTally(Record):
     ``by_bet``: (bet units, games, games won) for each bet level played.
     """
 
+    machine: str
     program_signature: str
     stop_counts: tuple[tuple[int, ...], ...]
     transitions: tuple[int, int, int, int]

@@ -191,11 +191,15 @@ class SlotMachine:
         self.fill_waits: list[float] = []
 
     # -- records -------------------------------------------------------------------------
-    def emit(self, cls: type[Record], *others: str, **fields: Any) -> None:
-        self.world.bus.emit(cls, (self.id, *others), **fields)
+    def emit(self, cls: type[Record], **fields: Any) -> None:
+        """A record about this machine (its ``machine`` role filled in)."""
+        self.world.bus.emit(cls, machine=self.id, **fields)
 
-    def exception(self, code: ExceptionCode, *others: str) -> None:
-        self.emit(MachineException, *others, code=int(code), name=code.name.lower())
+    def exception(self, code: ExceptionCode, *, patron: str = "", staff: str = "") -> None:
+        """A SAS exception, naming the patron at the machine or the staff member who caused it."""
+        self.emit(
+            MachineException, patron=patron, staff=staff, code=int(code), name=code.name.lower()
+        )
 
     def swap_program(self, game: Game, reported_signature: str | None = None) -> None:
         """Replace the program (a conversion, or tampering when no record says so).
@@ -248,8 +252,6 @@ class SlotMachine:
             level = self.accounts.hopper_level
             self.emit(
                 HopperFilled,
-                attendant,
-                inspector,
                 reason="new",
                 coins=level,
                 certified_coins=level,
@@ -311,11 +313,13 @@ class SlotMachine:
     # -- money in --------------------------------------------------------------------------
     def insert_coins(self, patron: str, coins: int) -> None:
         got = self.accounts.insert_coins(coins)
-        self.emit(CoinsAccepted, patron, coins=coins, to_hopper=got.to_hopper, to_drop=got.to_drop)
+        self.emit(
+            CoinsAccepted, patron=patron, coins=coins, to_hopper=got.to_hopper, to_drop=got.to_drop
+        )
 
     def insert_bill(self, patron: str, cents: int) -> None:
         credits = self.accounts.insert_bill(cents)
-        self.emit(BillAccepted, patron, bill_cents=cents, credits=credits)
+        self.emit(BillAccepted, patron=patron, bill_cents=cents, credits=credits)
 
     # -- play ------------------------------------------------------------------------------
     def play_session(
@@ -441,7 +445,7 @@ class SlotMachine:
             self.link.contribute(r.wagered * self.spec.denomination_cents)
         self.emit(
             GamesPlayed,
-            patron,
+            patron=patron,
             games=r.games,
             bet_units=bet_units,
             wagered=r.wagered,
@@ -475,7 +479,7 @@ class SlotMachine:
             prize_credits, prize_cents = self.link.hit(self.spec.denomination_cents)
             self.emit(
                 ProgressiveHit,
-                patron,
+                patron=patron,
                 link=self.link.id,
                 prize_cents=prize_cents,
                 reset_cents=self.link.reset_cents,
@@ -484,7 +488,7 @@ class SlotMachine:
             reason = "progressive"
         self.emit(
             MachineLocked,
-            patron,
+            patron=patron,
             reason=reason,
             win=credits,
             prize_cents=credits * self.spec.denomination_cents,
@@ -498,7 +502,7 @@ class SlotMachine:
         env = self.env
         requested = env.now
         self.mark_down("hand_pay")
-        self.exception(ExceptionCode.HANDPAY_PENDING, patron)
+        self.exception(ExceptionCode.HANDPAY_PENDING, patron=patron)
         crew = self.crew
         if self.armed.pop("unpaid_hand_pay", None) is not None:
             yield env.event()  # nobody ever comes: the machine stays locked
@@ -511,9 +515,7 @@ class SlotMachine:
             self.accounts.pay_by_hand(credits)
         self.emit(
             HandPaid,
-            patron,
-            attendant,
-            inspector,
+            patron=patron,
             reason=reason,
             credits=credits,
             cents=credits * self.spec.denomination_cents,
@@ -521,7 +523,7 @@ class SlotMachine:
             inspector=inspector,
             requested_t=requested,
         )
-        self.exception(ExceptionCode.HANDPAY_RESET, patron)
+        self.exception(ExceptionCode.HANDPAY_RESET, patron=patron)
         self._release(attendant, inspector)
         self.hand_pay_waits.append(env.now - requested)
         self.mark_up("hand_pay")
@@ -576,7 +578,7 @@ class SlotMachine:
         yield env.timeout(quantize(paid * self.spec.coin_pay_seconds))
         self.emit(
             HopperPaid,
-            patron,
+            patron=patron,
             coins=paid,
             requested=by_hopper,
             hopper_level=self.accounts.hopper_level,
@@ -585,13 +587,13 @@ class SlotMachine:
         owed = short
         if owed and self.armed.pop("short_pay_without_fill", None) is not None:
             # injected: the short pay is settled by hand and the hopper is never filled
-            self.exception(ExceptionCode.HOPPER_EMPTY, patron)
-            self.emit(ShortPayCompleted, patron, coins=0, short_coins=owed)
+            self.exception(ExceptionCode.HOPPER_EMPTY, patron=patron)
+            self.emit(ShortPayCompleted, patron=patron, coins=0, short_coins=owed)
             by_hand += owed  # paid with the credit payout below
             owed = short = 0
         while owed:
             # the hopper ran dry mid-payout: tilt, wait for a fill, then finish the payout
-            self.exception(ExceptionCode.HOPPER_EMPTY, patron)
+            self.exception(ExceptionCode.HOPPER_EMPTY, patron=patron)
             self.mark_down("hopper_empty")
             yield from self.fill_hopper("empty", patron)
             got = self.accounts.pay_from_hopper(owed)
@@ -600,13 +602,13 @@ class SlotMachine:
             if owed:
                 self.emit(
                     HopperPaid,
-                    patron,
+                    patron=patron,
                     coins=got,
                     requested=owed + got,
                     hopper_level=self.accounts.hopper_level,
                 )
         if short:
-            self.emit(ShortPayCompleted, patron, coins=short, short_coins=short)
+            self.emit(ShortPayCompleted, patron=patron, coins=short, short_coins=short)
             self.mark_up("hopper_empty")
         if by_hand:
             yield from self.pay_by_hand(patron, "credit_payout", by_hand)
@@ -614,7 +616,7 @@ class SlotMachine:
             return credits  # injected: the payout is made but never documented
         self.emit(
             CashedOut,
-            patron,
+            patron=patron,
             credits=credits,
             hopper_coins=by_hopper,
             hand_paid=by_hand,
@@ -635,12 +637,9 @@ class SlotMachine:
             self.spec.hopper_standard_fill, self.spec.hopper_capacity - self.accounts.hopper_level
         )
         self.accounts.fill_hopper(coins)
-        others = (patron,) if patron else ()
         self.emit(
             HopperFilled,
-            *others,
-            attendant,
-            inspector,
+            patron=patron,
             reason=reason,
             coins=coins,
             certified_coins=coins - self.armed.pop("fill_miscounted", 0),
@@ -660,13 +659,13 @@ class SlotMachine:
     def open_door(self, door: Door, by: str) -> None:
         """Opening a door disables play at once (the game in progress completes)."""
         self.accounts.open_door(door)
-        self.exception(door.opened_code, by)
+        self.exception(door.opened_code, staff=by)
         self.mark_down(f"door:{door.name.lower()}")
         self.interrupt_play()
 
     def close_door(self, door: Door, by: str) -> None:
         self.accounts.close_door(door)
-        self.exception(door.closed_code, by)
+        self.exception(door.closed_code, staff=by)
         self.mark_up(f"door:{door.name.lower()}")
 
     def tilt(self, code: ExceptionCode) -> None:
@@ -682,10 +681,9 @@ class SlotMachine:
 
         def cleared(tech: str) -> None:
             if code is ExceptionCode.AC_POWER_LOST:
-                self.exception(ExceptionCode.AC_POWER_APPLIED, tech)
+                self.exception(ExceptionCode.AC_POWER_APPLIED, staff=tech)
             self.emit(
                 TiltRepaired,
-                tech,
                 code=int(code),
                 name=code.name.lower(),
                 technician=tech,

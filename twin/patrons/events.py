@@ -5,20 +5,25 @@ from __future__ import annotations
 from twin.records import Record, record
 
 
-@record("patron_arrived")
+@record("patron_arrived", roles=("patron",))
 class PatronArrived(Record):
+    patron: str
     segment: str
     bankroll_cents: int
 
 
-@record("session_started")
+@record("session_started", roles=("patron", "machine"))
 class SessionStarted(Record):
+    patron: str
+    machine: str
     bet_units: int
     pace_seconds: float
     planned_end_t: float
 
 
-@record("patron_left")
+@record("patron_left", roles=("patron", "machine"))
 class PatronLeft(Record):
+    patron: str
+    machine: str  # "" when the patron never got a machine
     reason: str
     spent_cents: int

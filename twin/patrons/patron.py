@@ -71,21 +71,23 @@ class Patron:
         bus = world.bus
         plan = self.plan
         bus.emit(
-            PatronArrived, (self.id,), segment=plan.segment, bankroll_cents=plan.bankroll_cents
+            PatronArrived, patron=self.id, segment=plan.segment, bankroll_cents=plan.bankroll_cents
         )
         patience = casino.scenario.patrons.max_wait_minutes * 60.0
         machine = yield from casino.floor.find_machine(
             self.id, plan.zones, quantize(patience), self.rng
         )
         if machine is None:
-            bus.emit(PatronLeft, (self.id,), reason="no_machine", spent_cents=0)
+            bus.emit(PatronLeft, patron=self.id, machine="", reason="no_machine", spent_cents=0)
             return
         denom = machine.spec.denomination_cents
         spent = self.buy_in(machine)
         start_credits = machine.accounts.credits
         if start_credits == 0:
             casino.floor.release(machine)
-            bus.emit(PatronLeft, (self.id, machine.id), reason="no_credits", spent_cents=0)
+            bus.emit(
+                PatronLeft, patron=self.id, machine=machine.id, reason="no_credits", spent_cents=0
+            )
             return
         env = world.env
         until = env.now + plan.session_seconds
@@ -95,7 +97,8 @@ class Patron:
         goal = int(start_credits * plan.win_goal_multiple)
         bus.emit(
             SessionStarted,
-            (self.id, machine.id),
+            patron=self.id,
+            machine=machine.id,
             bet_units=plan.bet_units,
             pace_seconds=plan.pace,
             planned_end_t=until,
@@ -109,7 +112,13 @@ class Patron:
             goal_credits=max(goal, start_credits + 1),
         )
         casino.floor.release(machine)
-        bus.emit(PatronLeft, (self.id, machine.id), reason="done", spent_cents=spent - paid * denom)
+        bus.emit(
+            PatronLeft,
+            patron=self.id,
+            machine=machine.id,
+            reason="done",
+            spent_cents=spent - paid * denom,
+        )
 
     def buy_in(self, machine: Any) -> int:
         """Feed the machine: bills largest first where it takes them, the rest in coins."""

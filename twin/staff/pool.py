@@ -60,7 +60,7 @@ class StaffPool:
         self.on_duty.add(member)
         self.duty.add(1)
         self.store.put(member)
-        self.world.bus.emit(ShiftStarted, (member,), role=self.role, shift=shift)
+        self.world.bus.emit(ShiftStarted, member=member, role=self.role, shift=shift)
 
     def go_off(self, member: str, shift: str) -> None:
         if member not in self.on_duty:
@@ -72,7 +72,7 @@ class StaffPool:
             self.busy.add(-1)
         if member in self.store.items:
             self.store.items.remove(member)
-        self.world.bus.emit(ShiftEnded, (member,), role=self.role, shift=shift)
+        self.world.bus.emit(ShiftEnded, member=member, role=self.role, shift=shift)
 
     def utilisation(self) -> float:
         duty = self.duty.area()

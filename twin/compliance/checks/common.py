@@ -21,7 +21,7 @@ class ReadingDiffersFromInstall(Checker):
 
     def on_record(self, rec: Record) -> None:
         assert isinstance(rec, MetersRead)
-        m = rec.entities[0]
+        m = rec.machine
         inst = self.ctx.installed.get(m)
         if inst is None:
             return

@@ -32,8 +32,8 @@ class RegisteredMachinesOnly(Checker):
         assert isinstance(rec, MachineInstalled)
         if rec.registration not in self.ctx.facts.register:
             self.report(
-                rec.entities[:1],
-                f"machine {rec.entities[0]} is on the floor but registration "
+                (rec.machine,),
+                f"machine {rec.machine} is on the floor but registration "
                 f"{rec.registration or '(none)'} is not in the Board's register",
                 (rec.seq,),
             )
@@ -51,8 +51,8 @@ class RegistrationDisplayed(Checker):
         assert isinstance(rec, MachineInstalled)
         if not rec.registration.strip():
             self.report(
-                rec.entities[:1],
-                f"machine {rec.entities[0]} shows no registration number",
+                (rec.machine,),
+                f"machine {rec.machine} shows no registration number",
                 (rec.seq,),
             )
 
@@ -70,15 +70,15 @@ class UniqueSerial(Checker):
 
     def on_record(self, rec: Record) -> None:
         assert isinstance(rec, MachineInstalled)
-        m = rec.entities[0]
+        m = rec.machine
         if not rec.serial.strip():
             self.report((m,), f"machine {m} carries no serial number", (rec.seq,))
             return
         other = self.seen.get(rec.serial)
         if other is not None:
             self.report(
-                (m, other.entities[0]),
-                f"machines {other.entities[0]} and {m} carry the same serial {rec.serial}",
+                (m, other.machine),
+                f"machines {other.machine} and {m} carry the same serial {rec.serial}",
                 (other.seq, rec.seq),
             )
         self.seen[rec.serial] = rec
@@ -95,7 +95,7 @@ class UniqueSerial(Checker):
 class MaximumStake(Checker):
     def on_record(self, rec: Record) -> None:
         assert isinstance(rec, GamesPlayed)
-        m = rec.entities[0]
+        m = rec.machine
         if rec.games == 0:
             return
         stake = rec.wagered // rec.games * self.ctx.denomination(m)
@@ -129,8 +129,8 @@ class MaximumPrize(Checker):
             top = a.max_base_win * rec.max_bet_units * rec.denomination_cents
             if top > limit:
                 self.report(
-                    rec.entities[:1],
-                    f"machine {rec.entities[0]} ({rec.game_id}) can pay {top} cents on one game "
+                    (rec.machine,),
+                    f"machine {rec.machine} ({rec.game_id}) can pay {top} cents on one game "
                     f"at its maximum bet, above the {limit}-cent maximum prize",
                     (rec.seq,),
                 )
@@ -141,7 +141,7 @@ class MaximumPrize(Checker):
         ):
             self.report(
                 rec.entities,
-                f"machine {rec.entities[0]} awarded a prize of {rec.prize_cents} cents, above "
+                f"machine {rec.machine} awarded a prize of {rec.prize_cents} cents, above "
                 f"the {limit}-cent maximum",
                 (rec.seq,),
             )
@@ -159,7 +159,7 @@ class ManufacturerCertificate(Checker):
 
     def on_record(self, rec: Record) -> None:
         assert isinstance(rec, MachineInstalled)
-        m = rec.entities[0]
+        m = rec.machine
         if not rec.certificate:
             self.report((m,), f"machine {m} has no manufacturer's certificate", (rec.seq,))
             return
@@ -185,8 +185,8 @@ class PrizesDisplayed(Checker):
         assert isinstance(rec, MachineInstalled)
         if not rec.paytable_displayed:
             self.report(
-                rec.entities[:1],
-                f"machine {rec.entities[0]} does not display the value of its prizes",
+                (rec.machine,),
+                f"machine {rec.machine} does not display the value of its prizes",
                 (rec.seq,),
             )
 
@@ -203,8 +203,8 @@ class RulesDisplayed(Checker):
         assert isinstance(rec, MachineInstalled)
         if not rec.paytable_displayed:
             self.report(
-                rec.entities[:1],
-                f"machine {rec.entities[0]} does not display its rules of play and payoff schedule",
+                (rec.machine,),
+                f"machine {rec.machine} does not display its rules of play and payoff schedule",
                 (rec.seq,),
             )
 
@@ -231,7 +231,7 @@ class PromotionalNeverLoses(Checker):
             )
 
     def on_record(self, rec: Record) -> None:
-        m = rec.entities[0]
+        m = rec.entity("machine")
         inst = self.ctx.installed.get(m)
         if inst is None or not inst.promotional:
             return
@@ -264,15 +264,15 @@ class PromotionalPayoutsDocumented(Checker):
 
     def on_record(self, rec: Record) -> None:
         if isinstance(rec, GamesPlayed):
-            inst = self.ctx.installed.get(rec.entities[0])
+            inst = self.ctx.installed.get(rec.machine)
             if inst is not None and inst.promotional and rec.credits > 0:
-                self.open[(rec.entities[0], rec.entities[1])] = rec.seq
+                self.open[(rec.machine, rec.patron)] = rec.seq
             elif inst is not None and inst.promotional:
-                self.open.pop((rec.entities[0], rec.entities[1]), None)
+                self.open.pop((rec.machine, rec.patron), None)
         elif isinstance(rec, CashedOut):
-            self.open.pop((rec.entities[0], rec.entities[1]), None)
-        elif isinstance(rec, PatronLeft) and len(rec.entities) == 2:
-            key = (rec.entities[1], rec.entities[0])
+            self.open.pop((rec.machine, rec.patron), None)
+        elif isinstance(rec, PatronLeft) and rec.machine:
+            key = (rec.machine, rec.patron)
             seq = self.open.pop(key, None)
             if seq is not None:
                 self.report(
@@ -292,7 +292,7 @@ class PromotionalPayoutsDocumented(Checker):
 )
 class HoldWorksheet(Checker):
     def on_record(self, rec: Record) -> None:
-        m = rec.entities[0]
+        m = rec.entity("machine")
         sig = rec.game_signature if isinstance(rec, MachineInstalled) else None
         if isinstance(rec, MetersRead):
             sig = rec.program_signature
@@ -322,8 +322,8 @@ class HoldWithinManufacturerStandard(Checker):
         rtp_bp = a.rtp * 10_000
         if rtp_bp < rec.certified_min_payout_bp:
             self.report(
-                rec.entities[:1],
-                f"machine {rec.entities[0]}'s theoretical return {float(a.rtp):.4%} is below the "
+                (rec.machine,),
+                f"machine {rec.machine}'s theoretical return {float(a.rtp):.4%} is below the "
                 f"manufacturer's certified minimum {rec.certified_min_payout_bp / 100:.2f}%",
                 (rec.seq,),
             )

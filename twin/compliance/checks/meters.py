@@ -55,7 +55,7 @@ class ExpectedMeters:
         self.evidence: dict[str, list[int]] = defaultdict(list)
 
     def observe(self, rec: Record) -> None:
-        m = rec.entities[0]
+        m = rec.entity("machine")
         t = self.totals[m]
         if isinstance(rec, GamesPlayed):
             t["total_coin_in"] += rec.wagered
@@ -111,8 +111,8 @@ class _MeterChecker(Checker):
             if self.ctx.shared.get("expected_meters_owner") is self:
                 self.expected.observe(rec)
             return
-        self.on_reading(rec, self.previous.get(rec.entities[0]))
-        self.previous[rec.entities[0]] = rec
+        self.on_reading(rec, self.previous.get(rec.machine))
+        self.previous[rec.machine] = rec
 
     def on_reading(self, rec: MetersRead, previous: MetersRead | None) -> None:
         raise NotImplementedError
@@ -123,8 +123,8 @@ class _MeterChecker(Checker):
         need = int(self.ctx.param("min_meter_digits"))
         if rec.meter_digits < need:
             self.report(
-                rec.entities[:1],
-                f"machine {rec.entities[0]}'s {self.digits_of} have {rec.meter_digits} digits; "
+                (rec.machine,),
+                f"machine {rec.machine}'s {self.digits_of} have {rec.meter_digits} digits; "
                 f"at least {need} are required",
                 (rec.seq,),
             )
@@ -137,7 +137,7 @@ class _MeterChecker(Checker):
 
     def mismatches(self, rec: MetersRead, names: tuple[str, ...]) -> list[tuple[str, int, int]]:
         """(meter, shown, expected) for each listed meter present whose reading is off."""
-        m = rec.entities[0]
+        m = rec.machine
         shown = dict(rec.meters)
         want = self.expected.totals[m]
         r = self.rollover(m)
@@ -161,7 +161,7 @@ class NonResettableMeters(_MeterChecker):
 
     def on_reading(self, rec: MetersRead, previous: MetersRead | None) -> None:
         """A meter showing less than its records give was reset or wound back."""
-        m = rec.entities[0]
+        m = rec.machine
         r = self.rollover(m)
         for name, shown, want in self.mismatches(rec, ACCOUNTING_METERS):
             short = (want - shown) % r
@@ -184,7 +184,7 @@ class NonResettableMeters(_MeterChecker):
 )
 class MeterSemantics(_MeterChecker):
     def on_reading(self, rec: MetersRead, previous: MetersRead | None) -> None:
-        m = rec.entities[0]
+        m = rec.machine
         for name, shown, want in self.mismatches(rec, ACCOUNTING_METERS):
             ev = self.expected.evidence[m]
             self.flag_once(
@@ -207,7 +207,7 @@ class PlayMeters(_MeterChecker):
     digits_of = "games-since meters"
 
     def on_reading(self, rec: MetersRead, previous: MetersRead | None) -> None:
-        m = rec.entities[0]
+        m = rec.machine
         shown = dict(rec.meters)
         for name in PLAY_METERS:
             if name not in shown:
@@ -238,12 +238,12 @@ class TiltsRemedied(Checker):
 
     def on_record(self, rec: Record) -> None:
         if isinstance(rec, TiltRepaired):
-            self.open.pop((rec.entities[0], rec.code), None)
+            self.open.pop((rec.machine, rec.code), None)
             return
         assert isinstance(rec, MachineException)
         if rec.code not in TILTS:
             return
-        key = (rec.entities[0], rec.code)
+        key = (rec.machine, rec.code)
         self.open[key] = rec.seq
         hours = float(self.ctx.param("tilt_repair_max_hours"))
 
@@ -268,7 +268,7 @@ class TiltsRemedied(Checker):
 class RequiredMeters(Checker):
     def on_record(self, rec: Record) -> None:
         assert isinstance(rec, MetersRead)
-        m = rec.entities[0]
+        m = rec.machine
         shown = dict(rec.meters)
         missing = [n for n in (*ACCOUNTING_METERS, *PLAY_METERS) if n not in shown]
         if missing:
@@ -289,7 +289,7 @@ class RequiredMeters(Checker):
 )
 class BillMeters(_MeterChecker):
     def on_reading(self, rec: MetersRead, previous: MetersRead | None) -> None:
-        m = rec.entities[0]
+        m = rec.machine
         inst = self.ctx.installed[m]
         shown = dict(rec.meters)
         names = tuple(f"bills_{c}" for c in inst.bill_denominations_cents)

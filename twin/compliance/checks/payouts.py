@@ -33,7 +33,7 @@ class FillWhenEmpty(Checker):
         self.new: dict[str, int] = {}  # machine installed with coins, awaiting its "new" fill
 
     def on_record(self, rec: Record) -> None:
-        m = rec.entities[0]
+        m = rec.entity("machine")
         if isinstance(rec, MachineInstalled):
             if rec.hopper_coins > 0:
                 self.new[m] = rec.seq
@@ -73,7 +73,7 @@ class FillWhenEmpty(Checker):
 class FillCertified(Checker):
     def on_record(self, rec: Record) -> None:
         assert isinstance(rec, HopperFilled)
-        m = rec.entities[0]
+        m = rec.machine
         if not self.ctx.is_inspector(rec.inspector):
             self.report(
                 (m, rec.attendant),
@@ -104,7 +104,7 @@ class PayoutsRecorded(Checker):
         self.pending: dict[str, int] = {}  # machine -> seq of its open "hand pay pending"
 
     def on_record(self, rec: Record) -> None:
-        m = rec.entities[0]
+        m = rec.entity("machine")
         if isinstance(rec, MachineException):
             if rec.code != ExceptionCode.HANDPAY_PENDING:
                 return
@@ -124,7 +124,7 @@ class PayoutsRecorded(Checker):
             self.pending.pop(m, None)
             if not rec.inspector:
                 self.report(
-                    rec.entities[:2],
+                    (rec.machine, rec.patron),
                     f"the {rec.reason} slip for {rec.cents} cents on "
                     f"{m} carries no inspector's countersignature",
                     (rec.seq,),
@@ -150,8 +150,8 @@ class HandPaysCertified(Checker):
         assert isinstance(rec, HandPaid)
         if not self.ctx.is_inspector(rec.inspector):
             self.report(
-                rec.entities[:2],
-                f"{rec.reason} of {rec.cents} cents on {rec.entities[0]} was paid with no Board "
+                (rec.machine, rec.patron),
+                f"{rec.reason} of {rec.cents} cents on {rec.machine} was paid with no Board "
                 "inspector certifying it",
                 (rec.seq,),
             )
@@ -170,8 +170,8 @@ class LicenseeStaffOnly(Checker):
         if not self.ctx.is_employee(rec.attendant):
             what = "hopper fill" if isinstance(rec, HopperFilled) else rec.reason
             self.report(
-                (rec.entities[0], rec.attendant),
-                f"{what} on {rec.entities[0]} was "
+                (rec.machine, rec.attendant),
+                f"{what} on {rec.machine} was "
                 f"handled by {rec.attendant}, who is not the licensee's employee",
                 (rec.seq,),
             )

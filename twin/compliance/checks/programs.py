@@ -65,9 +65,9 @@ class MinimumReturn(Checker):
 
     def on_record(self, rec: Record) -> None:
         if isinstance(rec, MachineInstalled):
-            self._check(rec.entities[0], rec.game_signature, rec)
+            self._check(rec.machine, rec.game_signature, rec)
         elif isinstance(rec, MetersRead):
-            self._check(rec.entities[0], rec.program_signature, rec)
+            self._check(rec.machine, rec.program_signature, rec)
 
 
 class _ProgramChange(ReadingDiffersFromInstall):
@@ -111,8 +111,8 @@ class _LinkApproved(Checker):
         link = rec.progressive
         if link and link not in self.ctx.facts.approved_links:
             self.report(
-                rec.entities[:1],
-                f"machine {rec.entities[0]} is on progressive link {link}, which the Board "
+                (rec.machine,),
+                f"machine {rec.machine} is on progressive link {link}, which the Board "
                 "has not approved",
                 (rec.seq,),
             )
@@ -161,7 +161,7 @@ class ProgressiveIncrement(Checker):
 
     def on_record(self, rec: Record) -> None:
         if isinstance(rec, GamesPlayed):
-            m = rec.entities[0]
+            m = rec.machine
             inst = self.ctx.installed.get(m)
             if inst is None or not inst.progressive:
                 return
@@ -177,7 +177,7 @@ class ProgressiveIncrement(Checker):
             approved = self.ctx.facts.approved_links.get(link)
             if approved is None:
                 return
-            m = rec.entities[0]
+            m = rec.machine
             denom = self.ctx.denomination(m)
             accrued = self.accrued.get(link, 0)
             prize = approved[0] + accrued // 10_000
@@ -207,7 +207,7 @@ class ProgressiveChangesApproved(Checker):
         if approved is not None and rec.reset_cents != approved[0]:
             self.report_once(
                 rec.link,
-                rec.entities[:1],
+                (rec.machine,),
                 f"link {rec.link} resets to {rec.reset_cents} cents; the approved reset is "
                 f"{approved[0]} cents",
                 (rec.seq,),
@@ -231,7 +231,7 @@ class TrueOutcomeShown(Checker):
         self.last: dict[str, OutcomeTally] = {}
 
     def on_record(self, rec: Record) -> None:
-        m = rec.entities[0]
+        m = rec.entity("machine")
         if isinstance(rec, GamesPlayed):
             self.shown[m] = self.shown.get(m, 0) + rec.games_won
             return

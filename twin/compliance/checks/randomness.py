@@ -92,7 +92,7 @@ class _Randomness(Checker):
 
     def on_record(self, rec: Record) -> None:
         assert isinstance(rec, OutcomeTally)
-        self.ctx.shared.setdefault("tallies", {})[rec.entities[0]] = rec
+        self.ctx.shared.setdefault("tallies", {})[rec.machine] = rec
 
     def finish(self) -> None:
         shared = self.ctx.shared
@@ -189,7 +189,7 @@ class HoldVariance(Checker):
         self.evidence: dict[str, list[int]] = defaultdict(list)
 
     def on_record(self, rec: Record) -> None:
-        m = rec.entities[0]
+        m = rec.entity("machine")
         if isinstance(rec, GamesPlayed):
             self.wagered[m] += rec.wagered
             self.won[m] += rec.won

@@ -1,0 +1,23 @@
+"""Every record kind of the twin, registered in one place.
+
+Importing this module registers every record class, so a ledger can be read back on its own
+(``twin ledger export``, ``twin state``, metrics rebuilt from a ledger). A test walks the
+package and fails when a module defines a record kind that is not listed here.
+"""
+
+from __future__ import annotations
+
+from twin.commands import CommandAccepted, CommandRejected
+from twin.compliance.findings import Finding
+from twin.machines import events as machine_events
+from twin.patrons import events as patron_events
+from twin.records import Record, kinds
+from twin.staff import events as staff_events
+
+#: The modules that define record kinds (imported for their registrations).
+MODULES = (machine_events, patron_events, staff_events)
+
+#: Every record kind by name.
+ALL: dict[str, type[Record]] = kinds()
+
+__all__ = ["ALL", "MODULES", "CommandAccepted", "CommandRejected", "Finding"]
