@@ -1,23 +1,31 @@
-"""The Casino: a validated scenario assembled into a SimPy world, and run.
+"""The Casino: a validated scenario assembled into a SimPy world.
 
-``Casino(scenario)`` builds everything before t = 0 (games loaded and checked, staff pools,
-machines, floor, arrivals); ``run()`` advances the clock, optionally reporting progress, and
-returns a ``RunOutcome``. Sinks (ledger, metrics, viewers) are attached to the record bus.
+``Casino(scenario, env=...)`` builds everything before t = 0 (games loaded and checked, staff
+pools, machines, floor, arrivals, injections validated) in an environment it is given. Its
+lifecycle is ``start()`` (processes started, the floor opens at t = 0), ``advance(until)``
+any number of times (a clock driver in ``twin.drivers`` decides when), and ``finish()`` once
+(the closing meter readings and the compliance engine's end-of-run checks). ``run()`` does
+all three with the fast driver. Sinks (ledger, metrics, viewers) are attached to the record
+bus; the only way in while it runs is the inbox (``casino.inbox.put(command)`` from any
+thread).
 """
 
 from __future__ import annotations
 
 import time as wall
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import simpy
 
 from twin import inject
+from twin.commands import Command, CommandAccepted, CommandRejected
 from twin.compliance.engine import ComplianceEngine, FloorFacts
 from twin.compliance.ruleset import load_ruleset
+from twin.drivers import Driver, FastDriver, Progress
 from twin.floor.floor import SlotFloor
+from twin.inbox import Envelope, Inbox
 from twin.machines.identity import ManufacturerCertificate, certificate
 from twin.machines.machine import (
     Crew,
@@ -32,7 +40,7 @@ from twin.machines.progressive import ProgressiveLink
 from twin.machines.sas import ExceptionCode
 from twin.patrons.patron import Arrivals
 from twin.records import RecordBus, Sink
-from twin.scenario import Bank, Inject, Scenario
+from twin.scenario import Bank, Scenario
 from twin.staff.pool import Shift, StaffPool, roster
 from twin.streams import Streams
 from twin.world import World, quantize
@@ -55,10 +63,15 @@ class Casino:
         games: dict[Path, Game] | None = None,
         compliance: bool = True,
         controls: Iterable[str] | None = None,
+        env: simpy.Environment | None = None,
+        inbox: Inbox | None = None,
     ) -> None:
         self.scenario = scenario
         source = str(scenario.source_path or "<scenario>")
-        env = simpy.Environment()
+        env = env if env is not None else simpy.Environment()
+        if env.now != 0:
+            raise ValueError(f"a casino starts at t = 0; the environment is at {env.now}")
+        self.inbox = inbox if inbox is not None else Inbox()
         clock = scenario.clock()
         bus = RecordBus(lambda: env.now, sinks)
         self.world = World(env=env, clock=clock, streams=Streams(scenario.seed), bus=bus)
@@ -143,6 +156,7 @@ class Casino:
         ]
         self._by_id = {m.id: m for m in self.machines}
         self._started = False
+        self._finished: RunOutcome | None = None
         self.wall_seconds = 0.0
         inject.validate(self, source)
         self.compliance: ComplianceEngine | None = None
@@ -172,6 +186,10 @@ class Casino:
     def machine(self, machine_id: str) -> SlotMachine:
         return self._by_id[machine_id]
 
+    @property
+    def machine_ids(self) -> frozenset[str]:
+        return frozenset(self._by_id)
+
     def load_injected_game(self, path: Path) -> Game:
         """A program an injection puts on a machine: analysable, but no approved worksheet."""
         for game in self.games.values():
@@ -200,12 +218,23 @@ class Casino:
             return float("inf")
         return self.world.clock.next_local(t, hours.close)
 
+    @property
+    def end(self) -> float:
+        """The scenario's last instant (its duration, in simulation seconds)."""
+        return self.scenario.duration_seconds
+
     def start(self) -> None:
-        """Install the machines and start every process (idempotent)."""
+        """Start every process; the floor opens at t = 0 (idempotent).
+
+        The calling thread becomes the simulation thread: the only one that touches SimPy.
+        Static ``[[inject]]`` entries are applied now, through the inbox (before the floor
+        opens); the others are scheduled through it at their time.
+        """
         if self._started:
             return
         self._started = True
         env = self.env
+        self.inbox.attach(env, self._on_command)
         for pool, attr, prefix in (
             (self.attendants, "attendants", "ATT"),
             (self.technicians, "technicians", "TEC"),
@@ -215,13 +244,74 @@ class Casino:
                 members = roster(prefix, s.name, getattr(s, attr))
                 if members:
                     env.process(pool.work_shift(Shift(s.name, s.start, s.end, tuple(members))))
-        for inj in self.scenario.inject:
-            spec = inject.INJECTIONS[inj.kind]
-            if spec.static:
-                spec.apply(self, inj)
+        for i, inj in enumerate(self.scenario.inject):
+            cmd = inject.InjectViolation.from_scenario(inj, i)
+            if inject.INJECTIONS[inj.kind].static:
+                self._on_command(Envelope("scenario", i + 1, cmd))
             else:
-                env.process(self._inject_later(inj))
+                self.inbox.schedule(quantize(inj.at_hours * 3600.0), cmd, source="scenario")
         env.process(self.open_floor())
+
+    def advance(self, until: float) -> None:
+        """Process every event before ``until`` (starting first if needed)."""
+        if self._finished is not None:
+            raise RuntimeError("the run is finished")
+        self.start()
+        self.inbox.check_thread()
+        if until < self.env.now:
+            raise ValueError(f"cannot go back in time: now {self.env.now}, asked for {until}")
+        t0 = wall.perf_counter()
+        self.env.run(until=until)
+        self.wall_seconds += wall.perf_counter() - t0
+
+    def finish(self) -> RunOutcome:
+        """End the run once: every machine's meters are read and the end-of-run checks run."""
+        if self._finished is not None:
+            return self._finished
+        self.start()
+        t0 = wall.perf_counter()
+        for m in self.machines:
+            m.read_meters()
+        if self.compliance is not None:
+            self.compliance.finish()
+        self.wall_seconds += wall.perf_counter() - t0
+        self._finished = RunOutcome(self.world.bus.count, self.wall_seconds, self.env.now)
+        return self._finished
+
+    def run(
+        self,
+        until: float | None = None,
+        progress: Progress | None = None,
+        driver: Driver | None = None,
+    ) -> RunOutcome:
+        """Start, drive to ``until`` (default: the scenario's end) and finish."""
+        self.start()
+        end = self.end if until is None else until
+        (driver if driver is not None else FastDriver(progress)).drive(self, end)
+        return self.finish()
+
+    def _on_command(self, envelope: Envelope) -> None:
+        """Apply a command from the inbox, or refuse it; either way, record it."""
+        cmd = envelope.command
+        bus = self.world.bus
+        name = cmd.name if isinstance(cmd, Command) else type(cmd).__name__
+        args = cmd.args_json() if isinstance(cmd, Command) else "{}"
+        reason = cmd.check(self) if isinstance(cmd, Command) else "not a command"
+        if reason is not None:
+            bus.emit(
+                CommandRejected,
+                source=envelope.source,
+                number=envelope.number,
+                command=name,
+                args=args,
+                reason=reason,
+            )
+            return
+        bus.emit(
+            CommandAccepted, source=envelope.source, number=envelope.number, command=name, args=args
+        )
+        assert isinstance(cmd, Command)
+        cmd.apply(self)
 
     def open_floor(self) -> simpy.events.ProcessGenerator:
         """At t = 0, once the first shift is on duty: install the machines and open."""
@@ -235,10 +325,6 @@ class Casino:
             )
         env.process(self.arrivals.arrive())
         env.process(self.read_meters_daily())
-
-    def _inject_later(self, inj: Inject) -> simpy.events.ProcessGenerator:
-        yield self.env.timeout(quantize(inj.at_hours * 3600.0))
-        inject.INJECTIONS[inj.kind].apply(self, inj)
 
     def _installers(self) -> tuple[str, str] | None:
         """An attendant and an inspector on duty at opening: they make the first fills."""
@@ -254,31 +340,6 @@ class Casino:
             yield env.timeout(clock.next_local(env.now, clock.gaming_day_start) - env.now)
             for m in self.machines:
                 m.read_meters()
-
-    def run(
-        self,
-        until: float | None = None,
-        progress: Callable[[float], None] | None = None,
-        steps: int = 200,
-    ) -> RunOutcome:
-        """Run to ``until`` (default: the scenario's duration), then read every meter."""
-        self.start()
-        end = self.scenario.duration_seconds if until is None else until
-        env = self.env
-        t0 = wall.perf_counter()
-        if progress is None:
-            env.run(until=end)
-        else:
-            step = end / steps
-            for i in range(1, steps + 1):
-                env.run(until=min(end, i * step))
-                progress(env.now)
-        for m in self.machines:
-            m.read_meters()
-        if self.compliance is not None:
-            self.compliance.finish()
-        self.wall_seconds += wall.perf_counter() - t0
-        return RunOutcome(self.world.bus.count, self.wall_seconds, env.now)
 
 
 __all__ = ["Casino", "RunOutcome"]

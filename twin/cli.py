@@ -16,16 +16,6 @@ import click
 
 from twin.errors import InputError
 
-REPO_SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
-
-
-def _default_scenario() -> Path:
-    for base in (Path.cwd() / "scenarios", REPO_SCENARIOS):
-        candidate = base / "default.toml"
-        if candidate.is_file():
-            return candidate
-    raise InputError("scenarios/default.toml", "", "the default scenario file", "no such file")
-
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="casino-twin")
@@ -39,12 +29,19 @@ def cli() -> None:
 @click.option("--hours", type=click.FloatRange(min=0, min_open=True), help="Simulated hours.")
 @click.option("--days", type=click.FloatRange(min=0, min_open=True), help="Simulated days.")
 @click.option(
+    "--set",
+    "assignments",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Change a scenario key by its path, e.g. --set staff.shifts[0].end=06:00 (repeatable).",
+)
+@click.option(
     "--out",
     "out_dir",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Output folder (default: out/<scenario>-seed<seed>).",
+    help="Output folder (default: out/<scenario>-seed<seed>, replaced on each run).",
 )
-@click.option("--force", is_flag=True, help="Replace a ledger already in --out.")
+@click.option("--force", is_flag=True, help="Replace a run already in --out.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary JSON to stdout.")
 @click.option(
     "--engine",
@@ -52,6 +49,11 @@ def cli() -> None:
     default="batched",
     show_default=True,
     help="Slot engine (per_spin is the slow reference).",
+)
+@click.option(
+    "--pace",
+    type=click.FloatRange(min=0.1, max=100_000),
+    help="Run paced at this factor of the wall clock (0.1 to 100000) instead of flat out.",
 )
 @click.option(
     "--progress/--no-progress",
@@ -64,56 +66,37 @@ def run(
     seed: int | None,
     hours: float | None,
     days: float | None,
+    assignments: tuple[str, ...],
     out_dir: Path | None,
     force: bool,
     as_json: bool,
     engine: str,
+    pace: float | None,
     progress: bool | None,
     strict: bool,
 ) -> None:
     """Run SCENARIO (default scenarios/default.toml); write a ledger, findings and a summary.
 
     Every implemented regulatory control is checked against the run; findings are written
-    to findings.json (and to the ledger), and counted per control in summary.json.
+    to findings.json (and to the ledger), and counted per control in summary.json. The
+    folder appears only when the run is complete; until then (or after an interruption) it
+    is <out>.incomplete, with a file INCOMPLETE saying so.
     """
     from tqdm import tqdm
 
-    from twin.casino import Casino
-    from twin.ledger import Ledger
-    from twin.scenario import load_scenario
-    from twin.summary import build_summary, render_summary
+    from twin import api
+    from twin.drivers import Driver, FastDriver, PacedDriver, PacedStatus
+    from twin.summary import render_summary
 
     if hours is not None and days is not None:
         raise InputError("command line", "--hours/--days", "at most one of them", "both")
-    path = scenario if scenario is not None else _default_scenario()
-    sc = load_scenario(path)
     duration = hours if hours is not None else (days * 24 if days is not None else None)
-    sc = sc.with_overrides(seed=seed, duration_hours=duration)
-    default_out = out_dir is None
+    sc = api.prepare(scenario, seed=seed, hours=duration, overrides=assignments)
     out = out_dir if out_dir is not None else Path("out") / f"{sc.scenario.name}-seed{sc.seed}"
-    out.mkdir(parents=True, exist_ok=True)
-    ledger_path = out / "ledger.sqlite"
-    if ledger_path.exists() or Path(f"{ledger_path}-wal").exists():
-        if not (force or default_out):
-            raise InputError(
-                ledger_path, "--out", "a folder without a ledger (or --force)", "an existing ledger"
-            )
-        for p in (ledger_path, Path(f"{ledger_path}-wal"), Path(f"{ledger_path}-shm")):
-            p.unlink(missing_ok=True)
-    casino = Casino(sc, engine="per_spin" if engine == "per_spin" else "batched")
-    ledger = Ledger(
-        ledger_path,
-        meta={
-            "scenario": sc.scenario.name,
-            "seed": str(sc.seed),
-            "scenario_sha256": sc.source_sha256 or "",
-        },
-    )
-    casino.attach(ledger)
     show = progress if progress is not None else sys.stderr.isatty()
-    total = sc.duration_seconds
+    total_h = round(sc.duration_seconds / 3600, 2)
     with tqdm(
-        total=round(total / 3600, 2),
+        total=total_h,
         unit="h",
         disable=not show,
         file=sys.stderr,
@@ -125,20 +108,42 @@ def run(
             bar.n = round(now / 3600, 2)
             bar.refresh()
 
-        outcome = casino.run(progress=advance if show else None)
-    ledger.close()
-    summary = build_summary(casino, outcome, ledger.head)
-    summary["out"] = str(out)
-    findings = casino.compliance.findings_json() if casino.compliance is not None else []
-    (out / "findings.json").write_text(json.dumps(findings, indent=2) + "\n")
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+        def lagging(status: PacedStatus) -> None:
+            click.echo(
+                f"twin: paced x{status.factor:g}: the model is {status.lag_seconds:.1f} s "
+                "behind the wall clock",
+                err=True,
+            )
+
+        driver: Driver = (
+            PacedDriver(pace, on_lag=lagging)
+            if pace is not None
+            else FastDriver(advance if show else None)
+        )
+        try:
+            result = api.run(
+                sc,
+                driver=driver,
+                engine="per_spin" if engine == "per_spin" else "batched",
+                out=out,
+                replace=force or out_dir is None,
+            )
+        except KeyboardInterrupt:
+            click.echo(
+                f"twin: interrupted; the partial run is in {out}.incomplete "
+                "(marked INCOMPLETE; its ledger was never closed)",
+                err=True,
+            )
+            sys.exit(130)
+    summary = result.summary()
     if as_json:
         click.echo(json.dumps(summary, indent=2))
     else:
         click.echo(render_summary(summary))
-        click.echo(f"  wrote {ledger_path}, {out / 'findings.json'} and {out / 'summary.json'}")
-    if strict and findings:
-        click.echo(f"twin: {len(findings)} finding(s) (--strict)", err=True)
+        click.echo(f"  wrote {out / 'ledger.sqlite'}, {out / 'findings.json'} and "
+                   f"{out / 'summary.json'}")  # fmt: skip
+    if strict and result.findings:
+        click.echo(f"twin: {len(result.findings)} finding(s) (--strict)", err=True)
         sys.exit(1)
 
 

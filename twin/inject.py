@@ -1,9 +1,11 @@
 """Violation injection: make a named thing go wrong, on purpose, to prove a control sees it.
 
 A scenario's ``[[inject]]`` entries name a kind from ``INJECTIONS``, a target machine, a time
-and kind-specific values. ``static`` injections change the floor before it opens (they take
-effect at install); the others happen at ``at_hours``. Injections change the world — that is
-their point — while checkers only ever observe it.
+and kind-specific values. Each becomes an :class:`InjectViolation` command that enters the
+world through the inbox like every other input from outside the model: ``static`` injections
+change the floor before it opens (they take effect at install); the others are scheduled at
+``at_hours``. Injections change the world — that is their point — while checkers only ever
+observe it.
 """
 
 from __future__ import annotations
@@ -11,8 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from twin.commands import Command, command
 from twin.errors import InputError
 from twin.machines.par import load_game
 from twin.machines.sas import Door, ExceptionCode, MeterCode
@@ -23,13 +27,48 @@ if TYPE_CHECKING:
     from twin.scenario import Inject
 
 
+@command("inject")
+class InjectViolation(Command):
+    """Make the violation ``kind`` happen (on ``machine``, with the kind's values)."""
+
+    kind: str
+    machine: str | None = None
+    game: Path | None = None
+    meter: str | None = None
+    amount: int = 0
+
+    @classmethod
+    def from_scenario(cls, inj: Inject, index: int) -> InjectViolation:
+        return cls(kind=inj.kind, machine=inj.machine, game=inj.game, meter=inj.meter,
+                   amount=inj.amount)  # fmt: skip
+
+    def check(self, casino: Casino) -> str | None:
+        spec = INJECTIONS.get(self.kind)
+        if spec is None:
+            return f"unknown injection {self.kind!r}"
+        for name in spec.needs:
+            if getattr(self, name) in (None, 0) and name != "amount":
+                return f"{self.kind} needs a value for {name}"
+        if self.machine is not None and self.machine not in casino.machine_ids:
+            return f"no machine {self.machine!r} on the floor"
+        if spec.static and casino.env.now > 0:
+            return f"{self.kind} changes the floor before it opens (t = 0 only)"
+        return None
+
+    def apply(self, casino: Casino) -> None:
+        INJECTIONS[self.kind].apply(casino, self)
+
+
+Apply = Callable[["Casino", InjectViolation], None]
+
+
 @dataclass(frozen=True, slots=True)
 class Injection:
     kind: str
     doc: str
-    needs: tuple[str, ...]  # Inject fields that must be given ("machine", "game", ...)
+    needs: tuple[str, ...]  # InjectViolation fields that must be given ("machine", ...)
     static: bool  # applied before the floor opens
-    apply: Callable[[Casino, Inject], None]
+    apply: Apply
 
 
 INJECTIONS: dict[str, Injection] = {}
@@ -37,8 +76,8 @@ INJECTIONS: dict[str, Injection] = {}
 
 def injection(
     kind: str, doc: str, *, needs: tuple[str, ...] = ("machine",), static: bool = False
-) -> Callable[[Callable[[Casino, Inject], None]], Callable[[Casino, Inject], None]]:
-    def wrap(fn: Callable[[Casino, Inject], None]) -> Callable[[Casino, Inject], None]:
+) -> Callable[[Apply], Apply]:
+    def wrap(fn: Apply) -> Apply:
         INJECTIONS[kind] = Injection(kind, doc, needs, static, fn)
         return fn
 
@@ -74,13 +113,13 @@ def validate(casino: Casino, source: str) -> None:
             )
 
 
-def _machine(casino: Casino, inj: Inject) -> SlotMachine:
+def _machine(casino: Casino, inj: InjectViolation) -> SlotMachine:
     assert inj.machine is not None
     return casino.machine(inj.machine)
 
 
 def _arm(name: str, doc: str) -> None:
-    def apply(casino: Casino, inj: Inject) -> None:
+    def apply(casino: Casino, inj: InjectViolation) -> None:
         _machine(casino, inj).armed[name] = inj.amount
 
     injection(name, doc)(apply)
@@ -99,17 +138,17 @@ _arm("short_pay_without_fill", "the next hopper-empty short pay is settled by ha
 @injection(
     "meter_rollback", "a meter is wound back by `amount` credits", needs=("machine", "meter")
 )
-def _meter_rollback(casino: Casino, inj: Inject) -> None:
+def _meter_rollback(casino: Casino, inj: InjectViolation) -> None:
     assert inj.meter is not None
-    _machine(casino, inj).accounts.meters[MeterCode[inj.meter.upper()]] -= inj.amount
+    _machine(casino, inj).accounts.tamper_meter(MeterCode[inj.meter.upper()], -inj.amount)
 
 
 @injection(
     "meter_skew", "a meter counts `amount` credits that never happened", needs=("machine", "meter")
 )
-def _meter_skew(casino: Casino, inj: Inject) -> None:
+def _meter_skew(casino: Casino, inj: InjectViolation) -> None:
     assert inj.meter is not None
-    _machine(casino, inj).accounts.meters[MeterCode[inj.meter.upper()]] += inj.amount
+    _machine(casino, inj).accounts.tamper_meter(MeterCode[inj.meter.upper()], inj.amount)
 
 
 @injection(
@@ -117,28 +156,27 @@ def _meter_skew(casino: Casino, inj: Inject) -> None:
     "the bill meter of `meter` (bills_<cents>) is off by `amount`",
     needs=("machine", "meter"),
 )
-def _bill_meter_skew(casino: Casino, inj: Inject) -> None:
+def _bill_meter_skew(casino: Casino, inj: InjectViolation) -> None:
     assert inj.meter is not None
-    m = _machine(casino, inj)
     cents = int(inj.meter.removeprefix("bills_"))
-    m.accounts.bills[cents] = m.accounts.bills.get(cents, 0) + inj.amount
+    _machine(casino, inj).accounts.tamper_bill_meter(cents, inj.amount)
 
 
 @injection("missing_meter", "the machine stops reporting meter `meter`", needs=("machine", "meter"))
-def _missing_meter(casino: Casino, inj: Inject) -> None:
+def _missing_meter(casino: Casino, inj: InjectViolation) -> None:
     assert inj.meter is not None
     _machine(casino, inj).hidden_meters.add(inj.meter.lower())
 
 
 @injection("silent_door", "the slot door is opened and closed with no record")
-def _silent_door(casino: Casino, inj: Inject) -> None:
+def _silent_door(casino: Casino, inj: InjectViolation) -> None:
     acc = _machine(casino, inj).accounts
     acc.open_door(Door.SLOT)
     acc.close_door(Door.SLOT)
 
 
 @injection("unrepaired_tilt", "a general tilt that nobody ever repairs")
-def _unrepaired_tilt(casino: Casino, inj: Inject) -> None:
+def _unrepaired_tilt(casino: Casino, inj: InjectViolation) -> None:
     _machine(casino, inj).tilt(ExceptionCode.GENERAL_TILT)
 
 
@@ -147,7 +185,7 @@ def _unrepaired_tilt(casino: Casino, inj: Inject) -> None:
     "the machine silently runs another program (`game`), and says so",
     needs=("machine", "game"),
 )
-def _swap_game(casino: Casino, inj: Inject) -> None:
+def _swap_game(casino: Casino, inj: InjectViolation) -> None:
     assert inj.game is not None
     _machine(casino, inj).swap_program(casino.load_injected_game(inj.game))
 
@@ -157,7 +195,7 @@ def _swap_game(casino: Casino, inj: Inject) -> None:
     "the machine runs another program (`game`) but reports the approved signature",
     needs=("machine", "game"),
 )
-def _tampered_game(casino: Casino, inj: Inject) -> None:
+def _tampered_game(casino: Casino, inj: InjectViolation) -> None:
     assert inj.game is not None
     m = _machine(casino, inj)
     m.swap_program(casino.load_injected_game(inj.game), m.spec.game.signature)
@@ -168,7 +206,7 @@ def _tampered_game(casino: Casino, inj: Inject) -> None:
     "from `amount` bet units up the machine plays `game` (same reels, other pays)",
     needs=("machine", "game", "amount"),
 )
-def _wager_dependent(casino: Casino, inj: Inject) -> None:
+def _wager_dependent(casino: Casino, inj: InjectViolation) -> None:
     assert inj.game is not None
     _machine(casino, inj).play_other_program_from(inj.amount, casino.load_injected_game(inj.game))
 
@@ -181,9 +219,9 @@ def _overstated(m: SlotMachine, bp: int) -> object:
 
 
 def _static_spec(
-    kind: str, doc: str, change: Callable[[SlotMachine, Inject], dict[str, object]]
+    kind: str, doc: str, change: Callable[[SlotMachine, InjectViolation], dict[str, object]]
 ) -> None:
-    def apply(casino: Casino, inj: Inject) -> None:
+    def apply(casino: Casino, inj: InjectViolation) -> None:
         m = _machine(casino, inj)
         m.spec = replace(m.spec, **change(m, inj))  # type: ignore[arg-type]
 
@@ -219,31 +257,31 @@ _static_spec(
 
 
 @injection("unregistered_machine", "the machine is not in the Board's register", static=True)
-def _unregistered(casino: Casino, inj: Inject) -> None:
+def _unregistered(casino: Casino, inj: InjectViolation) -> None:
     casino.facts.register.pop(_machine(casino, inj).spec.registration, None)
 
 
 @injection("renumber", "the machine's registration number changes with no record")
-def _renumber(casino: Casino, inj: Inject) -> None:
+def _renumber(casino: Casino, inj: InjectViolation) -> None:
     m = _machine(casino, inj)
     m.spec = replace(m.spec, registration=m.spec.registration + "-X")
 
 
 @injection("unapproved_link", "the machine's progressive link was never approved", static=True)
-def _unapproved_link(casino: Casino, inj: Inject) -> None:
+def _unapproved_link(casino: Casino, inj: InjectViolation) -> None:
     link = _machine(casino, inj).spec.progressive
     casino.facts.approved_links.pop(link or "", None)
 
 
 @injection("progressive_skim", "the link's increment is quietly cut by `amount` basis points")
-def _progressive_skim(casino: Casino, inj: Inject) -> None:
+def _progressive_skim(casino: Casino, inj: InjectViolation) -> None:
     link = _machine(casino, inj).link
     assert link is not None
     link.increment_bp -= inj.amount
 
 
 @injection("progressive_reset_change", "the link's reset value is changed by `amount` cents")
-def _progressive_reset(casino: Casino, inj: Inject) -> None:
+def _progressive_reset(casino: Casino, inj: InjectViolation) -> None:
     link = _machine(casino, inj).link
     assert link is not None
     link.reset_cents += inj.amount
@@ -254,10 +292,10 @@ def _progressive_reset(casino: Casino, inj: Inject) -> None:
     "the machine takes `amount` units more than its maximum bet on every game",
     static=True,
 )
-def _stake_above_max(casino: Casino, inj: Inject) -> None:
+def _stake_above_max(casino: Casino, inj: InjectViolation) -> None:
     m = _machine(casino, inj)
     m.spec = replace(m.spec, max_bet_units=m.spec.max_bet_units + inj.amount)
     m.forced_bet_units = m.spec.max_bet_units
 
 
-__all__ = ["INJECTIONS", "Injection", "injection", "load_game", "validate"]
+__all__ = ["INJECTIONS", "InjectViolation", "Injection", "injection", "load_game", "validate"]

@@ -37,6 +37,7 @@ __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
     "GENESIS",
+    "HashChain",
     "Ledger",
     "VerifyResult",
     "chain_hash",
@@ -514,3 +515,23 @@ def _read(conn: sqlite3.Connection, path: Path) -> Iterator[Record]:
                 ) from None
     finally:
         conn.close()
+
+
+class HashChain:
+    """A sink that only computes the ledger's hash chain: a run's ``ledger_sha256`` without
+    writing a file (the head equals that of a :class:`Ledger` given the same records)."""
+
+    def __init__(self) -> None:
+        self._prev = bytes.fromhex(GENESIS)
+        self.count = 0
+
+    def accept(self, rec: Record) -> None:
+        self._prev = _sha256(self._prev + rec.to_json().encode()).digest()
+        self.count += 1
+
+    def close(self) -> None:
+        pass
+
+    @property
+    def head(self) -> str:
+        return self._prev.hex()

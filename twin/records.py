@@ -160,7 +160,7 @@ class RecordBus:
 
     def emit(self, cls: type[R], **fields: Any) -> R:
         """Number a new record of ``cls`` (now, next seq) and hand it to every sink."""
-        rec = cls(seq=self.count, t=self._now(), **fields)
+        rec = cls(seq=self.count, t=float(self._now()), **fields)
         self.count += 1
         if self._dispatching:  # emitted by a sink (a finding): deliver after the current one
             self._pending.append(rec)

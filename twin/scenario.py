@@ -17,7 +17,7 @@ import math
 import re
 import tomllib
 import types
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime, time
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
@@ -56,6 +56,7 @@ __all__ = [
     "load_scenario",
     "parse_scenario",
     "translate_validation_error",
+    "with_settings",
 ]
 
 RULESETS = ("malta-1998", "singapore-2010")
@@ -600,10 +601,12 @@ class Scenario(_Model):
 # --- loading -------------------------------------------------------------------------------
 
 
-def load_scenario(path: str | Path) -> Scenario:
+def load_scenario(path: str | Path, overrides: Iterable[tuple[str, Any]] = ()) -> Scenario:
     """Read, parse and validate a scenario file; any problem raises one ``InputError``.
 
-    Game paths are resolved relative to the scenario file's directory.
+    Game paths are resolved relative to the scenario file's directory. ``overrides`` are
+    ``(key path, value)`` pairs (``twin.overrides``) set before validation; an invalid value
+    is reported against the override that set it.
     """
     source = str(path)
     file = Path(path)
@@ -624,10 +627,53 @@ def load_scenario(path: str | Path) -> Scenario:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(source, "", "valid TOML", _Plain(_toml_reason(str(exc)))) from None
-    scenario = parse_scenario(data, source=source, base_dir=file.resolve().parent)
+    scenario = _validate_with_overrides(data, overrides, source, file.resolve().parent)
     scenario._source_path = file.resolve()
     scenario._source_sha256 = hashlib.sha256(raw).hexdigest()
     return scenario
+
+
+def _validate_with_overrides(
+    data: Mapping[str, Any],
+    overrides: Iterable[tuple[str, Any]],
+    source: str,
+    base_dir: Path | None,
+) -> Scenario:
+    from twin import overrides as ov
+
+    pairs = list(overrides)
+    doc = ov.apply(data, pairs) if pairs else dict(data)
+    try:
+        return parse_scenario(doc, source=source, base_dir=base_dir)
+    except InputError as exc:
+        for key, value in pairs:
+            if exc.key == key or exc.key.startswith((f"{key}.", f"{key}[")):
+                raise InputError(
+                    f"{ov.SOURCE} (--set {key}={value!r})", exc.key, exc.expected, exc.found
+                ) from None
+        raise
+
+
+def with_settings(scenario: Scenario, overrides: Iterable[tuple[str, Any]]) -> Scenario:
+    """A copy of an already validated ``scenario`` with ``overrides`` set, validated again."""
+    pairs = list(overrides)
+    if not pairs:
+        return scenario
+    data = _listify(scenario.model_dump(mode="python"))
+    base = scenario.source_path.parent if scenario.source_path is not None else None
+    source = str(scenario.source_path or "<scenario>")
+    out = _validate_with_overrides(data, pairs, source, base)
+    out._source_path = scenario._source_path
+    out._source_sha256 = scenario._source_sha256
+    return out
+
+
+def _listify(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _listify(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_listify(v) for v in value]
+    return value
 
 
 def parse_scenario(

@@ -35,6 +35,9 @@ class World:
 
 #: Scheduling priority that loses every tie with ordinary events at the same instant.
 LOW = EventPriority(NORMAL + 1)
+#: Lower still: input from outside the model (the inbox) is applied after everything else
+#: that happens at the same instant, live or replayed, so a replay orders it the same way.
+LAST = EventPriority(NORMAL + 2)
 
 
 class LateTimeout(simpy.events.Event):
@@ -44,8 +47,8 @@ class LateTimeout(simpy.events.Event):
     same instant is always committed first, whichever engine scheduled it.
     """
 
-    def __init__(self, env: simpy.Environment, delay: float) -> None:
+    def __init__(self, env: simpy.Environment, delay: float, priority: EventPriority = LOW) -> None:
         super().__init__(env)
         self._ok = True
         self._value = None
-        env.schedule(self, LOW, delay)
+        env.schedule(self, priority, delay)

@@ -174,6 +174,18 @@ class SlotAccounts:
     def power_reset(self) -> None:
         self.meters[M.GAMES_SINCE_POWER_RESET] = 0
 
+    # -- tampering (violation injection only) ------------------------------------------------
+    def tamper_meter(self, code: MeterCode, delta: int) -> None:
+        """A meter changed by ``delta`` with nothing behind it: wound back or skewed.
+
+        Breaks the invariants on purpose; only violation injection calls it.
+        """
+        self.meters[code] += delta
+
+    def tamper_bill_meter(self, cents: int, delta: int) -> None:
+        """The bill meter of ``cents`` bills changed by ``delta`` (violation injection only)."""
+        self.bills[cents] = self.bills.get(cents, 0) + delta
+
     # -- invariants ------------------------------------------------------------------------
     def invariant_violations(self) -> list[str]:
         """Every accounting identity that does not hold (empty when the books balance)."""

@@ -187,6 +187,7 @@ class SlotMachine:
         self._player: simpy.Process | None = None
         self._busy_with: simpy.Event | None = None  # set during a procedure
         self.downtime = LevelMonitor(lambda: self.env.now)
+        self._door_holders: dict[Door, str] = {}
         self.hand_pay_waits: list[float] = []
         self.fill_waits: list[float] = []
 
@@ -656,15 +657,21 @@ class SlotMachine:
         if self._player is not None and self._player.is_alive:
             self._player.interrupt("disabled")
 
+    def door_holder(self, door: Door) -> str | None:
+        """Who opened ``door`` (None while it is closed)."""
+        return self._door_holders.get(door)
+
     def open_door(self, door: Door, by: str) -> None:
         """Opening a door disables play at once (the game in progress completes)."""
         self.accounts.open_door(door)
+        self._door_holders[door] = by
         self.exception(door.opened_code, staff=by)
         self.mark_down(f"door:{door.name.lower()}")
         self.interrupt_play()
 
     def close_door(self, door: Door, by: str) -> None:
         self.accounts.close_door(door)
+        self._door_holders.pop(door, None)
         self.exception(door.closed_code, staff=by)
         self.mark_up(f"door:{door.name.lower()}")
 

@@ -314,6 +314,10 @@ class ReelSet:
         ]
 
 
+#: Lazily built tables a pickled Game leaves out (rebuilt on first use).
+_GAME_CACHES = frozenset({"_table_arrays", "_base_places", "_feature_places"})
+
+
 def _frozen(a: npt.NDArray[Any]) -> npt.NDArray[Any]:
     a.setflags(write=False)
     return a
@@ -353,6 +357,23 @@ class Game:
     scatter_by_count: IntArray | None = None
     table_cum: IntArray | None = None
     table_cum_list: tuple[int, ...] = ()
+
+    # -- pickling (runs go to worker processes) ------------------------------------------------
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = {k: v for k, v in self.__dict__.items() if k not in _GAME_CACHES}
+        state["pays"] = {sym: dict(by_count) for sym, by_count in self.pays.items()}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        state["pays"] = MappingProxyType(
+            {sym: MappingProxyType(by_count) for sym, by_count in state["pays"].items()}
+        )
+        for value in state.values():
+            if isinstance(value, np.ndarray):
+                _frozen(value)
+        self.__dict__.update(state)
 
     # -- properties ---------------------------------------------------------------------------
 

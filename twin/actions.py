@@ -1,0 +1,92 @@
+"""Operator actions: commands a person (the viewer's drills, a test rig) sends into the world.
+
+Each is a :class:`twin.commands.Command`: checked against the world's state when it arrives
+(a refusal is recorded with its reason, never raised) and applied through the same named
+methods the model itself uses.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from twin.commands import Command, command
+from twin.machines.sas import Door
+
+if TYPE_CHECKING:
+    from twin.casino import Casino
+
+DOORS = {d.name.lower(): d for d in Door}
+
+
+def _door(name: str) -> Door | None:
+    return DOORS.get(name)
+
+
+@command("open_door")
+class OpenDoor(Command):
+    """Open a machine's door (play stops at once; the game in progress completes)."""
+
+    machine: str
+    door: str = "slot"
+    by: str = "operator"
+
+    def check(self, casino: Casino) -> str | None:
+        if self.machine not in casino.machine_ids:
+            return f"no machine {self.machine!r} on the floor"
+        door = _door(self.door)
+        if door is None:
+            return f"no door {self.door!r} (doors: {', '.join(DOORS)})"
+        holder = casino.machine(self.machine).door_holder(door)
+        if holder is not None:
+            return f"the {self.door} door of {self.machine} is already open (by {holder})"
+        if not self.by:
+            return "by: who opens the door must be named"
+        return None
+
+    def apply(self, casino: Casino) -> None:
+        door = _door(self.door)
+        assert door is not None
+        casino.machine(self.machine).open_door(door, self.by)
+
+
+@command("close_door")
+class CloseDoor(Command):
+    """Close a machine's door that an operator opened."""
+
+    machine: str
+    door: str = "slot"
+    by: str = "operator"
+
+    def check(self, casino: Casino) -> str | None:
+        if self.machine not in casino.machine_ids:
+            return f"no machine {self.machine!r} on the floor"
+        door = _door(self.door)
+        if door is None:
+            return f"no door {self.door!r} (doors: {', '.join(DOORS)})"
+        holder = casino.machine(self.machine).door_holder(door)
+        if holder is None:
+            return f"the {self.door} door of {self.machine} is not open"
+        if holder != self.by:
+            return f"the {self.door} door of {self.machine} was opened by {holder}, not {self.by}"
+        return None
+
+    def apply(self, casino: Casino) -> None:
+        door = _door(self.door)
+        assert door is not None
+        casino.machine(self.machine).close_door(door, self.by)
+
+
+@command("note")
+class Note(Command):
+    """A line an operator writes into the ledger (a drill's narration, a shift log entry)."""
+
+    text: str
+
+    def check(self, casino: Casino) -> str | None:
+        return None if self.text.strip() else "an empty note"
+
+    def apply(self, casino: Casino) -> None:
+        pass
+
+
+__all__ = ["DOORS", "CloseDoor", "Note", "OpenDoor"]

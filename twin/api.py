@@ -1,0 +1,281 @@
+"""The run API: one call runs a scenario and returns a typed result.
+
+``twin.api.run(scenario, seed=..., overrides=..., sinks=..., driver=...)`` is what the CLI,
+the benchmarks and the experiments call. Everything is validated before t = 0 (scenario,
+overrides, games, injections, and the output folder) and before anything is written. With
+``out``, the ledger, findings and summary are written through :class:`twin.outputs.RunFolder`
+(a complete folder or one that says it is incomplete, never a mixed one). Everything a run
+needs pickles, so runs can go to worker processes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from twin.casino import Casino
+from twin.drivers import Driver
+from twin.errors import InputError
+from twin.ledger import HashChain, Ledger
+from twin.metrics import Kpis, MachineSummary, Metrics
+from twin.outputs import LEDGER, RunFolder
+from twin.overrides import parse_assignment
+from twin.records import Sink
+from twin.scenario import Scenario, load_scenario, with_settings
+
+Overrides = Mapping[str, Any] | Iterable[str | tuple[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class ComplianceSummary:
+    ruleset: str
+    overridden: Mapping[str, Any]
+    controls_checked: int
+    findings: int
+    warnings: int
+    by_control: Mapping[str, int]
+    wall_seconds: float
+    share_of_run: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """Everything a reader of a run needs first; amounts in integer cents."""
+
+    scenario: str
+    seed: int
+    ruleset: str
+    start: str
+    end: str
+    sim_seconds: float
+    records: int
+    ledger_sha256: str | None
+    wall_seconds: float
+    kpis: Kpis
+    utilisation: Mapping[str, float]
+    compliance: ComplianceSummary | None
+    machines: Mapping[str, MachineSummary]
+    findings: tuple[Mapping[str, Any], ...] = ()
+    out: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, Any]:
+        """The JSON document written as ``summary.json``."""
+        kpis = self.kpis.to_dict()
+        for role, u in self.utilisation.items():
+            kpis[f"{role}_utilisation"] = u
+        doc: dict[str, Any] = {
+            "scenario": self.scenario,
+            "seed": self.seed,
+            "ruleset": self.ruleset,
+            "start": self.start,
+            "end": self.end,
+            "sim_seconds": self.sim_seconds,
+            "records": self.records,
+            "ledger_sha256": self.ledger_sha256,
+            "wall_seconds": round(self.wall_seconds, 3),
+            "kpis": kpis,
+            "compliance": None,
+            "machines": {
+                mid: {
+                    "game": m.game,
+                    "denomination_cents": m.denomination_cents,
+                    "meters": dict(m.meters),
+                    "hopper_level": m.hopper_level,
+                    "downtime_seconds": round(m.downtime_seconds, 3),
+                }
+                for mid, m in self.machines.items()
+            },
+        }
+        if self.compliance is not None:
+            c = self.compliance
+            doc["compliance"] = {
+                "ruleset": c.ruleset,
+                "overridden": dict(c.overridden),
+                "controls_checked": c.controls_checked,
+                "findings": c.findings,
+                "warnings": c.warnings,
+                "by_control": dict(c.by_control),
+                "wall_seconds": round(c.wall_seconds, 3),
+                "share_of_run": c.share_of_run,
+            }
+        if self.out is not None:
+            doc["out"] = self.out
+        return doc
+
+
+def default_scenario() -> Path:
+    """The default scenario: ``scenarios/default.toml`` here, else the packaged one."""
+    local = Path.cwd() / "scenarios" / "default.toml"
+    if local.is_file():
+        return local
+    packaged = Path(str(resources.files("twin") / "data" / "scenarios" / "default.toml"))
+    if packaged.is_file():
+        return packaged
+    repo = Path(__file__).resolve().parent.parent / "scenarios" / "default.toml"
+    if repo.is_file():
+        return repo
+    raise InputError("scenarios/default.toml", "", "the default scenario file", "no such file")
+
+
+def settings(overrides: Overrides) -> list[tuple[str, Any]]:
+    """Overrides as ``(path, value)`` pairs: a mapping, pairs, or ``"KEY=VALUE"`` strings."""
+    if isinstance(overrides, Mapping):
+        return list(overrides.items())
+    out: list[tuple[str, Any]] = []
+    for item in overrides:
+        out.append(parse_assignment(item) if isinstance(item, str) else item)
+    return out
+
+
+def prepare(
+    scenario: Scenario | str | Path | None = None,
+    *,
+    seed: int | None = None,
+    hours: float | None = None,
+    overrides: Overrides = (),
+) -> Scenario:
+    """The validated scenario a run would use (overrides, seed and duration applied)."""
+    pairs = settings(overrides)
+    if seed is not None:
+        pairs.append(("scenario.seed", seed))
+    if hours is not None:
+        pairs.append(("scenario.duration_hours", float(hours)))
+    if isinstance(scenario, Scenario):
+        return with_settings(scenario, pairs)
+    path = default_scenario() if scenario is None else Path(scenario)
+    return load_scenario(path, pairs)
+
+
+def run(
+    scenario: Scenario | str | Path | None = None,
+    *,
+    seed: int | None = None,
+    hours: float | None = None,
+    overrides: Overrides = (),
+    sinks: Sequence[Sink] = (),
+    driver: Driver | None = None,
+    engine: Literal["batched", "per_spin"] = "batched",
+    compliance: bool = True,
+    out: str | Path | None = None,
+    replace: bool = False,
+    chain: bool = True,
+) -> RunResult:
+    """Run a scenario to its end and return the typed result.
+
+    ``out``: write ``ledger.sqlite``, ``findings.json`` and ``summary.json`` there (an
+    existing ledger is replaced only with ``replace``). Without ``out``, ``chain`` computes
+    the ledger head in memory (the same head the ledger would have).
+    """
+    sc = prepare(scenario, seed=seed, hours=hours, overrides=overrides)
+    metrics = Metrics()
+    casino = Casino(sc, sinks=[metrics, *sinks], engine=engine, compliance=compliance)
+    folder = RunFolder(Path(out), replace=replace) if out is not None else None
+    ledger: Ledger | None = None
+    hasher: HashChain | None = None
+    if folder is not None:
+        work = folder.open()
+        ledger = Ledger(work / LEDGER, meta=ledger_meta(sc))
+        casino.attach(ledger)
+    elif chain:
+        hasher = HashChain()
+        casino.attach(hasher)
+    try:
+        outcome = casino.run(driver=driver)
+    except BaseException as exc:
+        if folder is not None and ledger is not None:
+            ledger.__exit__(type(exc), exc, None)  # keep what was committed, not closed
+            folder.interrupted(
+                f"{type(exc).__name__} at simulation time {casino.env.now:.3f} s "
+                f"({casino.world.clock.iso(casino.env.now)})"
+            )
+        raise
+    head = ledger.head if ledger is not None else (hasher.head if hasher else None)
+    if ledger is not None:
+        ledger.close()
+    result = _result(casino, metrics, outcome.records, head, outcome.sim_seconds)
+    if folder is not None:
+        result = _with_out(result, str(folder.out))
+        work = folder.work
+        (work / "findings.json").write_text(json.dumps(list(result.findings), indent=2) + "\n")
+        (work / "summary.json").write_text(json.dumps(result.summary(), indent=2) + "\n")
+        folder.commit()
+    return result
+
+
+def ledger_meta(sc: Scenario) -> dict[str, str]:
+    clock = sc.clock()
+    return {
+        "scenario": sc.scenario.name,
+        "seed": str(sc.seed),
+        "scenario_sha256": sc.source_sha256 or "",
+        "start": clock.iso(0.0),
+        "timezone": sc.timezone,
+    }
+
+
+def _with_out(r: RunResult, out: str) -> RunResult:
+    from dataclasses import replace
+
+    return replace(r, out=out)
+
+
+def _result(
+    casino: Casino, metrics: Metrics, records: int, head: str | None, sim_seconds: float
+) -> RunResult:
+    sc = casino.scenario
+    clock = casino.world.clock
+    compliance: ComplianceSummary | None = None
+    findings: tuple[Mapping[str, Any], ...] = ()
+    eng = casino.compliance
+    if eng is not None:
+        counts = eng.counts()
+        compliance = ComplianceSummary(
+            ruleset=casino.ruleset.name,
+            overridden={k: casino.ruleset.get(k) for k in sorted(casino.ruleset.overridden)},
+            controls_checked=len(counts),
+            findings=len(eng.findings),
+            warnings=sum(1 for f in eng.findings if f.severity == "warning"),
+            by_control=counts,
+            wall_seconds=eng.wall_seconds,
+            share_of_run=round(eng.wall_seconds / casino.wall_seconds, 4)
+            if casino.wall_seconds
+            else None,
+        )
+        findings = tuple(eng.findings_json())
+    utilisation = {
+        "inspector": round(casino.inspectors.utilisation(), 4),
+        "attendant": round(casino.attendants.utilisation(), 4),
+        "technician": round(casino.technicians.utilisation(), 4),
+    }
+    return RunResult(
+        scenario=sc.scenario.name,
+        seed=sc.seed,
+        ruleset=sc.ruleset.name,
+        start=clock.iso(0.0),
+        end=clock.iso(sim_seconds),
+        sim_seconds=sim_seconds,
+        records=records,
+        ledger_sha256=head,
+        wall_seconds=casino.wall_seconds,
+        kpis=metrics.kpis(sim_seconds),
+        utilisation=utilisation,
+        compliance=compliance,
+        machines=metrics.machines(sim_seconds),
+        findings=findings,
+    )
+
+
+__all__ = [
+    "ComplianceSummary",
+    "RunResult",
+    "default_scenario",
+    "ledger_meta",
+    "prepare",
+    "run",
+    "settings",
+]
