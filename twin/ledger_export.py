@@ -110,13 +110,23 @@ def _parse(path: Path, seq: int, body: str) -> dict[str, Any]:
     return doc
 
 
+_COMPACT: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def cell(value: Any) -> str:
     """A CSV cell: strings as they are, null empty, anything else as compact JSON."""
+    kind = type(value)
+    if kind is str:
+        return str(value)
+    if kind is int:
+        return str(value)
     if value is None:
         return ""
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    return _COMPACT.encode(value)
 
 
 def export(
@@ -141,11 +151,20 @@ def export(
             n += 1
         return n
     header = columns(path, kinds)
+    index = {key: i for i, key in enumerate(header)}
+    blank = [""] * len(header)
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
     for seq, _t, _kind, body in read_rows(path, kinds=kinds):
-        doc = _parse(path, seq, body)
-        writer.writerow([cell(doc.get(key)) for key in header])
+        row = blank.copy()
+        for key, value in _parse(path, seq, body).items():
+            try:
+                row[index[key]] = cell(value)
+            except KeyError:  # the ledger changed between the two passes
+                raise InputError(
+                    path, f"row seq={seq}", f"only the columns {header}", key
+                ) from None
+        writer.writerow(row)
         n += 1
     return n
 
