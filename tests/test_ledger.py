@@ -522,9 +522,12 @@ def test_killed_writer_leaves_a_ledger_that_verifies_up_to_its_last_batch(tmp_pa
     assert result.head == write(tmp_path / "reference.ledger", expected)
     assert list(read(path)) == expected
 
+    assert (result.status, result.complete) == ("incomplete", False)
     message, code = format_result(result, path)
-    assert code == 0
-    assert "NOT CLOSED" in message and "30 committed records" in message
+    assert code == 3  # distinct from tampered (1): every row chains, but the run stopped early
+    assert "\n" not in message
+    assert "INCOMPLETE" in message and "never closed" in message
+    assert "30 committed records verify" in message
     # A killed ledger is never mistaken for a new path.
     with pytest.raises(InputError):
         Ledger(path)
@@ -537,8 +540,10 @@ def test_format_result(ledger: Path) -> None:
     result = verify(ledger)
     message, code = format_result(result, ledger)
     assert code == 0
+    assert (result.status, result.complete) == ("intact", True)
     assert message == f"{ledger}: OK - {N} records, chain intact, head {result.head}"
     bad = VerifyResult(False, 3, None, "row seq=1 is missing (deleted)", 1, True)
+    assert bad.status == "tampered"
     assert format_result(bad, "x.ledger") == (
         "x.ledger: TAMPERED - row seq=1 is missing (deleted)",
         1,

@@ -15,7 +15,9 @@ closed ledger carries ``closed='true'``, its ``head`` and its ``records`` count 
 
 :func:`verify` walks a ledger, recomputes the chain and names the first row that was changed,
 deleted, inserted or reordered; :func:`format_result` turns the outcome into the one-line
-message and exit code of ``twin ledger verify``; :func:`read` restores the records.
+message and exit code of ``twin ledger verify``; :func:`read` restores the records;
+:func:`read_meta` and :func:`read_rows` give the meta table and the raw rows (for tools that
+must read any ledger, whatever record classes are registered).
 """
 
 from __future__ import annotations
@@ -23,26 +25,33 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from twin import __version__
 from twin.errors import InputError
 from twin.records import Record, from_json
 
 __all__ = [
+    "EXIT_INCOMPLETE",
+    "EXIT_TAMPERED",
     "FORMAT",
     "FORMAT_VERSION",
     "GENESIS",
+    "HEAD_PATTERN",
     "HashChain",
     "Ledger",
     "VerifyResult",
     "chain_hash",
     "format_result",
+    "is_head",
+    "open_ledger",
     "read",
+    "read_meta",
+    "read_rows",
     "verify",
 ]
 
@@ -50,6 +59,10 @@ FORMAT: Final = "casino-twin-ledger"
 FORMAT_VERSION: Final = "1"
 GENESIS: Final = hashlib.sha256(b"casino-twin-ledger/v1").hexdigest()
 """The previous hash of the first row (hex)."""
+HEAD_PATTERN: Final = "64 hexadecimal characters (a ledger_sha256)"
+"""What a head (``ledger_sha256``) looks like, for messages."""
+EXIT_TAMPERED: Final = 1
+EXIT_INCOMPLETE: Final = 3
 
 _RESERVED_META: Final = frozenset(
     {"format", "format_version", "created_by", "hash", "closed", "head", "records", "first_seq"}
@@ -257,8 +270,16 @@ def _refuse_existing(path: Path) -> None:
 
 
 def _looks_like_sqlite(path: Path) -> bool:
-    with path.open("rb") as fh:
-        return fh.read(16) == b"SQLite format 3\x00"
+    try:
+        with path.open("rb") as fh:
+            return fh.read(16) == b"SQLite format 3\x00"
+    except OSError as exc:
+        raise InputError(path, "", "a readable file", exc.strerror or str(exc)) from None
+
+
+def is_head(text: str) -> bool:
+    """Whether ``text`` looks like a ledger head: 64 hexadecimal characters (any case)."""
+    return len(text) == 64 and all(c in "0123456789abcdefABCDEF" for c in text)
 
 
 # -- verification ---------------------------------------------------------------------------
@@ -271,6 +292,11 @@ class VerifyResult:
     ``rows`` is the number of rows in the file; ``head`` the recomputed head (hex) when the
     chain is intact, else None; ``problem`` and ``seq`` name the first bad row; ``closed``
     tells whether the writer finalised the ledger (False after a killed run).
+
+    ``ok`` means that every row present chains; :attr:`status` separates a complete ledger
+    (``"intact"``) from one whose rows all chain but that was never closed
+    (``"incomplete"``: the run was interrupted, so rows may be missing at the end and no
+    head was recorded to check them against), and from ``"tampered"``.
     """
 
     ok: bool
@@ -279,6 +305,17 @@ class VerifyResult:
     problem: str | None
     seq: int | None
     closed: bool
+
+    @property
+    def status(self) -> Literal["intact", "incomplete", "tampered"]:
+        if not self.ok:
+            return "tampered"
+        return "intact" if self.closed else "incomplete"
+
+    @property
+    def complete(self) -> bool:
+        """Whether the ledger verifies *and* was closed by its writer."""
+        return self.status == "intact"
 
 
 def verify(path: str | Path, *, expected_head: str | None = None) -> VerifyResult:
@@ -439,6 +476,11 @@ def _check_body(seq: int, t: object, kind: object, body: str) -> str | None:
     return None
 
 
+def open_ledger(path: str | Path) -> sqlite3.Connection:
+    """Open an existing ledger read-only (for tools), or raise InputError naming the path."""
+    return _open_ledger(Path(path))
+
+
 def _open_ledger(path: Path) -> sqlite3.Connection:
     """Open an existing ledger read-only, or raise InputError naming the path."""
     if not path.exists():
@@ -480,16 +522,21 @@ def _open_ledger(path: Path) -> sqlite3.Connection:
 
 
 def format_result(result: VerifyResult, path: str | Path) -> tuple[str, int]:
-    """The one-line message of ``twin ledger verify`` and its exit code (0 ok, 1 tampered)."""
-    if not result.ok:
-        return f"{path}: TAMPERED - {result.problem}", 1
+    """The one-line message of ``twin ledger verify`` and its exit code.
+
+    0 intact and closed; 1 (:data:`EXIT_TAMPERED`) tampered; 3 (:data:`EXIT_INCOMPLETE`)
+    every row chains but the ledger was never closed (the run was interrupted).
+    """
+    if result.status == "tampered":
+        return f"{path}: TAMPERED - {result.problem}", EXIT_TAMPERED
     noun = "record" if result.rows == 1 else "records"
-    if result.closed:
+    if result.status == "intact":
         return f"{path}: OK - {result.rows} {noun}, chain intact, head {result.head}", 0
+    verb = "verifies" if result.rows == 1 else "verify"
     return (
-        f"{path}: OK but NOT CLOSED (the run stopped early) - {result.rows} committed {noun}, "
-        f"chain intact, head {result.head}",
-        0,
+        f"{path}: INCOMPLETE - never closed (the run stopped early): {result.rows} committed "
+        f"{noun} {verb}, chain intact up to head {result.head}",
+        EXIT_INCOMPLETE,
     )
 
 
@@ -535,3 +582,74 @@ class HashChain:
     @property
     def head(self) -> str:
         return self._prev.hex()
+
+
+def read_meta(path: str | Path) -> dict[str, str]:
+    """The ledger's ``meta`` table (raises :class:`InputError` when ``path`` is not a ledger)."""
+    path = Path(path)
+    conn = _open_ledger(path)
+    try:
+        return {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta")}
+    except sqlite3.DatabaseError as exc:
+        raise InputError(path, "", "a readable ledger", str(exc)) from None
+    finally:
+        conn.close()
+
+
+RawRow = tuple[int, float, str, str]
+"""``(seq, t, kind, body)`` of one ledger row: ``body`` is the record's canonical JSON."""
+
+
+def read_rows(
+    path: str | Path,
+    *,
+    kinds: Collection[str] | None = None,
+    max_t: float | None = None,
+    max_seq: int | None = None,
+    containing: str | None = None,
+) -> Iterator[RawRow]:
+    """Stream the raw rows ``(seq, t, kind, body)`` in seq order, in constant memory.
+
+    Filters (all optional, combined): ``kinds`` keeps those kinds, ``max_t`` rows with
+    ``t <= max_t``, ``max_seq`` rows with ``seq <= max_seq``, ``containing`` rows whose body
+    contains that text (a cheap pre-filter; callers check the parsed body). Works on any
+    ledger: record kinds need not be registered. The file is checked to be a ledger before
+    this returns. Does not verify the chain: call :func:`verify` for that.
+    """
+    path = Path(path)
+    conn = _open_ledger(path)
+    where: list[str] = []
+    args: list[Any] = []
+    if kinds is not None:
+        kind_list = sorted(set(kinds))
+        where.append(f"kind IN ({', '.join('?' * len(kind_list))})")
+        args.extend(kind_list)
+    if max_t is not None:
+        where.append("t <= ?")
+        args.append(max_t)
+    if max_seq is not None:
+        where.append("seq <= ?")
+        args.append(max_seq)
+    if containing is not None:
+        where.append("instr(body, ?) > 0")
+        args.append(containing)
+    sql = "SELECT seq, t, kind, body FROM records"
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    sql += " ORDER BY seq"
+    try:
+        cursor = conn.execute(sql, args)
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise InputError(path, "", "a readable ledger", str(exc)) from None
+    return _stream(conn, cursor, path)
+
+
+def _stream(conn: sqlite3.Connection, cursor: sqlite3.Cursor, path: Path) -> Iterator[RawRow]:
+    try:
+        for seq, t, kind, body in cursor:
+            yield int(seq), float(t), str(kind), str(body)
+    except sqlite3.DatabaseError as exc:
+        raise InputError(path, "", "a readable ledger", str(exc)) from None
+    finally:
+        conn.close()
