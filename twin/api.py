@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from twin.casino import Casino
+from twin.commands import CommandAccepted, CommandRejected, parse_command
 from twin.drivers import Driver
 from twin.errors import InputError
 from twin.ledger import HashChain, Ledger
 from twin.metrics import Kpis, MachineSummary, Metrics
 from twin.outputs import LEDGER, RunFolder
 from twin.overrides import parse_assignment
-from twin.records import Sink
+from twin.records import Record, Sink
 from twin.scenario import Scenario, load_scenario, with_settings
 
 Overrides = Mapping[str, Any] | Iterable[str | tuple[str, Any]]
@@ -164,12 +165,15 @@ def run(
     out: str | Path | None = None,
     replace: bool = False,
     chain: bool = True,
+    replay: Iterable[Record] | None = None,
 ) -> RunResult:
     """Run a scenario to its end and return the typed result.
 
     ``out``: write ``ledger.sqlite``, ``findings.json`` and ``summary.json`` there (an
     existing ledger is replaced only with ``replace``). Without ``out``, ``chain`` computes
-    the ledger head in memory (the same head the ledger would have).
+    the ledger head in memory (the same head the ledger would have). ``replay``: the records
+    of an earlier run of the same scenario and seed, whose commands are applied again at the
+    times they were applied then (``replay_commands``).
     """
     sc = prepare(scenario, seed=seed, hours=hours, overrides=overrides)
     metrics = Metrics()
@@ -184,6 +188,8 @@ def run(
     elif chain:
         hasher = HashChain()
         casino.attach(hasher)
+    if replay is not None:
+        replay_commands(casino, replay)
     try:
         outcome = casino.run(driver=driver)
     except BaseException as exc:
@@ -205,6 +211,24 @@ def run(
         (work / "summary.json").write_text(json.dumps(result.summary(), indent=2) + "\n")
         folder.commit()
     return result
+
+
+def replay_commands(casino: Casino, records: Iterable[Record]) -> int:
+    """Schedule the commands a run's records say came in (except the scenario's own
+    injections, which the casino schedules itself), each at the time and in the order it was
+    applied, so the run is reproduced. Returns how many were scheduled."""
+    casino.start()
+    n = 0
+    for rec in records:
+        if not isinstance(rec, CommandAccepted | CommandRejected) or rec.source == "scenario":
+            continue
+        cmd = parse_command(rec.command, json.loads(rec.args))
+        if rec.t >= casino.end:  # came in as the run ended: delivered by finish()
+            casino.inbox.put(cmd, source=rec.source)
+        else:
+            casino.inbox.schedule(rec.t, cmd, source=rec.source)
+        n += 1
+    return n
 
 
 def ledger_meta(sc: Scenario) -> dict[str, str]:
@@ -276,6 +300,7 @@ __all__ = [
     "default_scenario",
     "ledger_meta",
     "prepare",
+    "replay_commands",
     "run",
     "settings",
 ]

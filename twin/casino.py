@@ -247,7 +247,7 @@ class Casino:
         for i, inj in enumerate(self.scenario.inject):
             cmd = inject.InjectViolation.from_scenario(inj, i)
             if inject.INJECTIONS[inj.kind].static:
-                self._on_command(Envelope("scenario", i + 1, cmd))
+                self.inbox.deliver_now(cmd, source="scenario")
             else:
                 self.inbox.schedule(quantize(inj.at_hours * 3600.0), cmd, source="scenario")
         env.process(self.open_floor())
@@ -270,6 +270,7 @@ class Casino:
             return self._finished
         self.start()
         t0 = wall.perf_counter()
+        self.inbox.deliver_pending()  # nothing that came in is lost
         for m in self.machines:
             m.read_meters()
         if self.compliance is not None:

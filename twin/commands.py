@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 C = TypeVar("C", bound="Command")
 
 _COMMANDS: dict[str, type[Command]] = {}
-_STRICT = ConfigDict(strict=True, extra="forbid")
+_STRICT = ConfigDict(extra="forbid")
+_ADAPTERS: dict[str, TypeAdapter[Any]] = {}
 
 
 class CommandError(ValueError):
@@ -65,6 +66,7 @@ def command(name: str) -> Callable[[type[C]], type[C]]:
         if name in _COMMANDS:
             raise ValueError(f"command {name!r} is registered twice")
         cls.name = name
+        cls.__pydantic_config__ = _STRICT  # type: ignore[attr-defined]
         made = dataclass(frozen=True, slots=True)(cls)
         _COMMANDS[name] = made
         return made
@@ -82,9 +84,12 @@ def parse_command(name: str, args: Mapping[str, Any]) -> Command:
     cls = _COMMANDS.get(name)
     if cls is None:
         raise CommandError(f"unknown command {name!r} (known: {', '.join(sorted(_COMMANDS))})")
+    adapter = _ADAPTERS.get(name)
+    if adapter is None:
+        adapter = _ADAPTERS[name] = TypeAdapter(cls)
     try:
-        adapter: TypeAdapter[Command] = TypeAdapter(cls, config=_STRICT)
-        return adapter.validate_python(dict(args))
+        made: Command = adapter.validate_python(dict(args))
+        return made
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
         where = ".".join(str(p) for p in err["loc"]) or "arguments"

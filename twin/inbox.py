@@ -98,12 +98,23 @@ class Inbox:
     def schedule(self, at: float, command: Any, *, source: str) -> Envelope:
         """Deliver ``command`` at simulation time ``at`` (not before now)."""
         env = self._require()
+        envelope = self._number(command, source)
+        env.process(self.deliver_at(max(at, env.now), envelope))
+        return envelope
+
+    def deliver_now(self, command: Any, *, source: str) -> Envelope:
+        """Deliver ``command`` at once, from the simulation thread (before the floor opens)."""
+        self._require()
+        self.check_thread()
+        envelope = self._number(command, source)
+        self._hand_over(envelope)
+        return envelope
+
+    def _number(self, command: Any, source: str) -> Envelope:
         with self._lock:
             number = self._numbers.get(source, 0) + 1
             self._numbers[source] = number
-        envelope = Envelope(source, number, command)
-        env.process(self.deliver_at(max(at, env.now), envelope))
-        return envelope
+        return Envelope(source, number, command)
 
     def poll(self, at: float | None = None) -> bool:
         """Ring the bell if commands wait: they are delivered at ``at`` (default: now).
@@ -137,6 +148,19 @@ class Inbox:
                 except queue.Empty:
                     break
                 self._hand_over(envelope)
+
+    def deliver_pending(self) -> int:
+        """Hand every waiting command over now (the run is ending); how many there were."""
+        self._require()
+        self.check_thread()
+        n = 0
+        while True:
+            try:
+                envelope = self._queue.get_nowait()
+            except queue.Empty:
+                return n
+            self._hand_over(envelope)
+            n += 1
 
     def deliver_at(self, at: float, envelope: Envelope) -> simpy.events.ProcessGenerator:
         """Deliver one scheduled command at ``at``, after everything else at that instant."""
