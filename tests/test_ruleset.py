@@ -10,7 +10,14 @@ from typing import Any
 
 import pytest
 
-from twin.compliance.ruleset import RULESETS, Param, Ruleset, load_ruleset, load_ruleset_file
+from twin.compliance.ruleset import (
+    RULESETS,
+    Jurisdiction,
+    Param,
+    Ruleset,
+    load_ruleset,
+    load_ruleset_file,
+)
 from twin.errors import InputError
 
 CATALOG = Path(__file__).resolve().parents[2] / "shared" / "regulations" / "controls.toml"
@@ -399,6 +406,9 @@ GOOD = """\
 name = "malta-1998-proposal"
 title = "Proposed change"
 currency = "MTL"
+registration_prefix = "MGB"
+floor_currency = "EUR"
+date_format = "%d/%m/%Y"
 
 [params.min_rtp]
 value = 0.88
@@ -424,6 +434,7 @@ def test_ruleset_file_loads(tmp_path: Path) -> None:
     rs2 = load_ruleset_file(_write(tmp_path, GOOD), {"min_rtp": 0.9}, source="sc.toml")
     assert rs2.get("min_rtp") == 0.9
     assert rs2.overridden == {"min_rtp"}
+    assert rs.jurisdiction == rs2.jurisdiction == Jurisdiction("MGB", "EUR", "%d/%m/%Y")
 
 
 @pytest.mark.parametrize("name", RULESETS)
@@ -476,6 +487,7 @@ def test_packaged_files_load_by_path(name: str) -> None:
             "a control id",
         ),
         (GOOD.replace('currency = "MTL"\n', ""), "meta.currency", "a value"),
+        (GOOD.replace('floor_currency = "EUR"\n', ""), "meta.floor_currency", "a value"),
         (GOOD.replace("[params.min_rtp]", "[params.MinRTP]"), "params.MinRTP", "a snake_case"),
         (GOOD + "[other]\nx = 1\n", "other", "no such key (allowed: meta, params)"),
     ],

@@ -50,6 +50,7 @@ class RunResult:
     scenario: str
     seed: int
     ruleset: str
+    currency: str
     start: str
     end: str
     sim_seconds: float
@@ -73,6 +74,7 @@ class RunResult:
             "scenario": self.scenario,
             "seed": self.seed,
             "ruleset": self.ruleset,
+            "currency": self.currency,
             "start": self.start,
             "end": self.end,
             "sim_seconds": self.sim_seconds,
@@ -280,6 +282,7 @@ def _result(
         scenario=sc.scenario.name,
         seed=sc.seed,
         ruleset=sc.ruleset.name,
+        currency=casino.ruleset.jurisdiction.floor_currency,
         start=clock.iso(0.0),
         end=clock.iso(sim_seconds),
         sim_seconds=sim_seconds,

@@ -108,6 +108,7 @@ class Casino:
             Timing(t.walk_minutes, t.hand_pay_minutes, t.hopper_fill_minutes, t.repair_minutes),
         )
         self.machines: list[SlotMachine] = []
+        prefix = self.ruleset.jurisdiction.registration_prefix
         for bank in scenario.floor.banks:
             game = self.games[bank.game]
             for n, mid in enumerate(bank.machine_ids(), start=1):
@@ -128,7 +129,7 @@ class Casino:
                     bill_denominations_cents=tuple(bank.bill_denominations_cents),
                     meter_digits=bank.meter_digits,
                     progressive=bank.progressive,
-                    registration=f"MGB-{bank.id}-{n:04d}",
+                    registration=f"{prefix}-{bank.id}-{n:04d}",
                     serial=f"{bank.model}-{bank.id}{n:05d}",
                     coin_pay_seconds=scenario.floor.coin_pay_seconds,
                     manufacturer=bank.manufacturer,

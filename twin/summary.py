@@ -10,7 +10,7 @@ def render_summary(s: dict[str, Any]) -> str:
     k = s["kpis"]
 
     def eur(cents: int) -> str:
-        return f"EUR {cents / 100:,.2f}"
+        return f"{s['currency']} {cents / 100:,.2f}"
 
     def wait(x: float | None) -> str:
         return "-" if x is None else f"{x / 60:.1f} min"

@@ -111,14 +111,39 @@ class Param:
         return _normalise(self.type, self.min, self.max, value)
 
 
+@dataclass(frozen=True, slots=True)
+class Jurisdiction:
+    """Details of the place the regulation governs, for records and reports.
+
+    ``registration_prefix``: how the Board's registration numbers of machines begin;
+    ``floor_currency``: the currency the casino trades in today (ISO 4217), which may differ
+    from the regulation's own ``currency`` (Malta's 1998 text is in liri; the floor in euro);
+    ``date_format``: how reports write a date (``strftime``).
+    """
+
+    registration_prefix: str = ""
+    floor_currency: str = ""
+    date_format: str = "%Y-%m-%d"
+
+
 class Ruleset:
     """A loaded, validated ruleset, with any overrides applied. Read-only."""
 
-    __slots__ = ("_defaults", "currency", "name", "overridden", "params", "source", "title")
+    __slots__ = (
+        "_defaults",
+        "currency",
+        "jurisdiction",
+        "name",
+        "overridden",
+        "params",
+        "source",
+        "title",
+    )
 
     name: str
     title: str
     currency: str
+    jurisdiction: Jurisdiction
     source: str
     params: Mapping[str, Param]
     overridden: frozenset[str]
@@ -134,8 +159,12 @@ class Ruleset:
         overridden: frozenset[str] = frozenset(),
         defaults: Mapping[str, Scalar] | None = None,
         source: str = "",
+        jurisdiction: Jurisdiction | None = None,
     ) -> None:
         object.__setattr__(self, "name", name)
+        object.__setattr__(
+            self, "jurisdiction", jurisdiction or Jurisdiction(floor_currency=currency)
+        )
         object.__setattr__(self, "title", title)
         object.__setattr__(self, "currency", currency)
         object.__setattr__(self, "source", source)
@@ -157,6 +186,7 @@ class Ruleset:
             self.overridden,
             dict(self._defaults),
             self.source,
+            self.jurisdiction,
         )
         return (_rebuild, args)
 
@@ -214,9 +244,17 @@ def _rebuild(
     overridden: frozenset[str],
     defaults: dict[str, Scalar],
     source: str,
+    jurisdiction: Jurisdiction,
 ) -> Ruleset:
     return Ruleset(
-        name, title, currency, params, overridden=overridden, defaults=defaults, source=source
+        name,
+        title,
+        currency,
+        params,
+        overridden=overridden,
+        defaults=defaults,
+        source=source,
+        jurisdiction=jurisdiction,
     )
 
 
@@ -306,7 +344,9 @@ def _parse_bytes(raw: bytes, source: str) -> Ruleset:
         )
         for key, p in model.params.items()
     }
-    return Ruleset(model.meta.name, model.meta.title, model.meta.currency, params, source=source)
+    meta = model.meta
+    where = Jurisdiction(meta.registration_prefix, meta.floor_currency, meta.date_format)
+    return Ruleset(meta.name, meta.title, meta.currency, params, source=source, jurisdiction=where)
 
 
 def _apply(
@@ -344,6 +384,7 @@ def _apply(
         overridden=base.overridden | frozenset(overrides),
         defaults=base._defaults,
         source=base.source,
+        jurisdiction=base.jurisdiction,
     )
 
 
@@ -484,6 +525,9 @@ class _Meta(_Model):
     name: _NonEmpty
     title: _NonEmpty
     currency: _NonEmpty
+    registration_prefix: _NonEmpty
+    floor_currency: _NonEmpty
+    date_format: _NonEmpty
 
 
 class _ParamFile(_Model):
