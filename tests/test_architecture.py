@@ -117,3 +117,137 @@ def test_importing_the_casino_loads_none_of_them() -> None:
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 0, proc.stderr
+
+
+# -- the layout table of architecture.md ----------------------------------------------------
+
+#: Kernel modules of ``twin/``: clock, drivers, inbox, streams, records, sinks, ledger,
+#: scenario schema and their helpers. They import only the standard library, the libraries
+#: below and each other.
+KERNEL = {
+    "twin",
+    "twin.clock",
+    "twin.dists",
+    "twin.drivers",
+    "twin.errors",
+    "twin.inbox",
+    "twin.ledger",
+    "twin.monitor",
+    "twin.outputs",
+    "twin.overrides",
+    "twin.records",
+    "twin.scenario",
+    "twin.streams",
+    "twin.world",
+}
+#: The assembly: the casino, the run API, the CLI and what reads a whole run. Anything in twin.
+ASSEMBLY = {
+    "twin.__main__",
+    "twin.actions",
+    "twin.api",
+    "twin.casino",
+    "twin.cli",
+    "twin.commands",
+    "twin.inject",
+    "twin.kinds",
+    "twin.ledger_export",
+    "twin.metrics",
+    "twin.state",
+    "twin.summary",
+}
+CORE_LIBS = {"simpy", "numpy", "pydantic", "pydantic_core", "dateutil", "tzdata", "scipy"}
+#: Sub-package -> the twin packages it may import besides the kernel (and itself).
+LAYERS: dict[str, set[str]] = {
+    "twin.machines": set(),
+    "twin.staff": set(),
+    "twin.patrons": {"twin.machines", "twin.floor"},
+    "twin.floor": {"twin.machines", "twin.staff"},
+    "twin.compliance": {"twin.machines", "twin.patrons", "twin.staff", "twin.floor"},
+    "twin.hardware": {"twin.machines"},
+    "twin.experiments": set(),
+}
+EXTRA_LIBS: dict[str, set[str]] = {"twin.hardware": {"paho"}}
+ASSEMBLY_LIBS = {"click", "tqdm"}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _owner(module: str) -> str:
+    """The layer a twin module belongs to: kernel, assembly or its sub-package."""
+    if module in KERNEL:
+        return "kernel"
+    if module in ASSEMBLY:
+        return "assembly"
+    parts = module.split(".")
+    return ".".join(parts[:2])
+
+
+def _allowed(owner: str, name: str) -> bool:
+    top = name.split(".")[0]
+    if top in sys.stdlib_module_names or top == "__future__":
+        return True
+    if top != "twin":
+        libs = CORE_LIBS | EXTRA_LIBS.get(owner, set())
+        if owner == "assembly":
+            libs |= ASSEMBLY_LIBS
+        return top in libs
+    if owner == "assembly":
+        return True
+    target = _owner(name)
+    if target == "kernel":
+        return True
+    if target == "assembly":
+        return False
+    return target == owner or target in LAYERS.get(owner, set())
+
+
+def test_every_module_has_a_place_in_the_layout() -> None:
+    for path in TWIN.rglob("*.py"):
+        owner = _owner(_module_name(path))
+        assert owner in {"kernel", "assembly"} | set(LAYERS), f"{path} has no layer"
+
+
+@pytest.mark.parametrize("path", sorted(TWIN.rglob("*.py")), ids=lambda p: str(p.relative_to(TWIN)))
+def test_imports_follow_the_layout_table(path: Path) -> None:
+    """architecture.md: dependencies point inward (kernel <- domain <- assembly)."""
+    owner = _owner(_module_name(path))
+    bad = [
+        f"line {line}: {name}" for line, name in imported_names(path) if not _allowed(owner, name)
+    ]
+    assert bad == [], f"{path.relative_to(REPO)} ({owner}) may not import {bad}"
+
+
+def test_the_layout_check_catches_an_inward_violation() -> None:
+    assert not _allowed("twin.machines", "twin.staff.pool")
+    assert not _allowed("twin.patrons", "twin.casino")
+    assert not _allowed("kernel", "twin.machines.machine")
+    assert not _allowed("twin.compliance", "twin.hardware.link")
+    assert not _allowed("twin.machines", "pygame")
+    assert _allowed("twin.hardware", "paho.mqtt.client")
+    assert not _allowed("twin.floor", "paho.mqtt.client")
+    assert _allowed("twin.floor", "twin.machines.machine")
+    assert _allowed("assembly", "twin.compliance.engine")
+
+
+def test_every_record_kind_is_registered_in_twin_kinds() -> None:
+    """twin.kinds is the one place that registers every record kind (a ledger reads back on
+    its own): a fresh interpreter that imports it knows every kind any module defines."""
+    code = (
+        "import importlib, pkgutil, twin, twin.kinds as k\n"
+        "known = set(k.ALL)\n"
+        "for m in pkgutil.walk_packages(twin.__path__, 'twin.'):\n"
+        "    if not m.name.startswith('twin.hardware'):\n"
+        "        importlib.import_module(m.name)\n"
+        "from twin.records import kinds\n"
+        "missing = sorted(set(kinds()) - known)\n"
+        "assert not missing, missing\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
