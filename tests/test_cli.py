@@ -229,3 +229,59 @@ def test_unknown_injection_exits_2(tmp_path: Path) -> None:
     p = twin("run", floor, "--out", tmp_path / "out")
     assert p.returncode == 2
     assert "inject[0].kind" in p.stderr and "hand_pay_without_inspector" in p.stderr
+
+
+def test_run_from_outside_the_repository_uses_the_packaged_default(tmp_path: Path) -> None:
+    p = twin("run", "--hours", "0.25", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    out = tmp_path / "out" / "default-seed1"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["scenario"] == "default" and summary["sim_seconds"] == 900.0
+    assert sorted(x.name for x in (tmp_path / "out").iterdir()) == ["default-seed1"]
+
+
+def test_out_that_cannot_be_written_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    for out in (blocker, blocker / "below"):
+        p = twin("run", SCENARIOS / "tiny.toml", "--hours", "0.1", "--out", out)
+        assert p.returncode == 2, p.stderr
+        assert p.stderr.count("\n") == 1 and "Traceback" not in p.stderr
+        assert "--out" in p.stderr
+    assert blocker.read_text() == "not a folder"
+
+
+def test_a_broken_scenario_touches_no_output(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    p = twin("run", SCENARIOS / "tiny.toml", "--out", out, "--set", "floor.banks[0].count=0")
+    assert p.returncode == 2
+    assert "floor.banks[0].count" in p.stderr and "--set" in p.stderr
+    assert not out.exists() and not tmp_path.joinpath("run.incomplete").exists()
+
+
+def test_ctrl_c_leaves_a_folder_marked_incomplete(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    out = tmp_path / "run"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "twin", "run", "--days", "30", "--out", str(out)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    ledger = tmp_path / "run.incomplete" / "ledger.sqlite"
+    deadline = time.monotonic() + 120
+    while not ledger.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)  # some of the run is done
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    assert not out.exists()
+    marker = (tmp_path / "run.incomplete" / "INCOMPLETE").read_text()
+    assert "Stopped: KeyboardInterrupt at simulation time" in marker
+    v = twin("ledger", "verify", ledger)
+    assert v.returncode == 3, v.stdout + v.stderr
