@@ -99,7 +99,7 @@ class Population:
         self._total = self._cum[-1] if self._cum else 0.0
         self._inside = [False] * self.size
         self._visits = [0] * self.size
-        self._outside_drawable = sum(1 for p in self._propensity if p > 0)
+        self._outside_drawable = int(np.count_nonzero(propensity > 0))
         self.inside_count = 0
 
     @classmethod
