@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import SCENARIOS
 
+from twin.patrons.population import Population, member_id
+from twin.scenario import load_scenario
 from twin.streams import Streams
 
 
@@ -67,6 +70,33 @@ def test_adding_entities_does_not_change_an_existing_stream() -> None:
         crowded.stream(f"A-{i:03d}", "games").random(3)
     crowded.stream("arrivals", "times").exponential(10.0, size=100)
     assert _draws(crowded, "B-003", "games", 50) == want
+
+
+def test_a_population_and_its_visits_do_not_change_an_existing_stream() -> None:
+    """Building any population, picking arrivals and drawing visit plans touch only their
+    own streams: ("population", "members"), ("arrivals", "who"), (member, "visit:<n>")."""
+    patrons = load_scenario(SCENARIOS / "small.toml").patrons
+    alone = Streams(5)
+    want = {
+        (e, p): _draws(alone, e, p, 50) for e in ("B-003", "A-001") for p in ("games", "features")
+    }
+    want_times = _draws(alone, "arrivals", "times", 20)
+
+    crowded = Streams(5)
+    for size in (1, 2_000, 2_001):
+        pop = Population.build(
+            patrons.model_copy(
+                update={"population": patrons.population.model_copy(update={"size": size})}
+            ),
+            crowded,
+        )
+        who = crowded.stream("arrivals", "who")
+        for _ in range(min(size, 300)):
+            i = pop.pick_outside(who)
+            assert i is not None
+            crowded.fresh(member_id(i), f"visit:{pop.enter(i)}").random(9)
+    assert {k: _draws(crowded, *k, 50) for k in want} == want
+    assert _draws(crowded, "arrivals", "times", 20) == want_times
 
 
 def test_interleaving_draws_does_not_change_any_stream() -> None:

@@ -39,6 +39,7 @@ from twin.machines.par import Game, load_game
 from twin.machines.progressive import ProgressiveLink
 from twin.machines.sas import ExceptionCode
 from twin.patrons.patron import Arrivals
+from twin.patrons.population import Population
 from twin.records import RecordBus, Sink
 from twin.scenario import Bank, Scenario
 from twin.staff.pool import Shift, StaffPool, roster
@@ -144,7 +145,8 @@ class Casino:
                     SlotMachine(self.world, spec, self.crew, engine=engine, link=link)
                 )
         self.floor = SlotFloor(env, self.machines)
-        self.arrivals = Arrivals(self)
+        self.population = Population.build(scenario.patrons, self.world.streams)
+        self.arrivals = Arrivals(self.world, self, scenario.patrons, self.population)
         f = scenario.faults
         self._disruptions = [
             Disruption("tilt", ExceptionCode.GENERAL_TILT, f.tilt_mtbf_hours),

@@ -36,7 +36,7 @@ from pydantic import (
 )
 
 from twin.clock import Clock, OpeningHours
-from twin.dists import Distribution, Lognormal, Triangular, expect, invalid
+from twin.dists import Distribution, Lognormal, Normal, Triangular, expect, invalid
 from twin.errors import InputError
 
 __all__ = [
@@ -45,6 +45,7 @@ __all__ = [
     "FloorConfig",
     "OpeningHoursConfig",
     "PatronsConfig",
+    "PopulationConfig",
     "Progressive",
     "RulesetConfig",
     "Scenario",
@@ -335,6 +336,83 @@ class Segment(_Model):
     zones: tuple[Ident, ...] = Field(default=(), strict=False)
 
 
+#: Ages a member of the population may have (years). Legal age is a ruleset matter.
+AGE_RANGE = (18.0, 110.0)
+#: Without a [patrons.population] size: the expected arrivals of this many days, at least
+#: ``MIN_DEFAULT_MEMBERS`` members.
+DEFAULT_MEMBER_DAYS = 4
+MIN_DEFAULT_MEMBERS = 100
+MAX_MEMBERS = 9_999_999
+
+
+def _check_age(d: Distribution) -> Distribution:
+    lo, hi = d.support
+    if lo < AGE_RANGE[0] or hi > AGE_RANGE[1]:
+        hint = " (give a normal a min and a max)" if d.dist == "normal" else ""
+        raise invalid(
+            f"a distribution of ages within [{AGE_RANGE[0]:g}, {AGE_RANGE[1]:g}]{hint}",
+            found=_Plain(f"values from {lo:g} to {hi:g}"),
+        )
+    return d
+
+
+def _check_propensity(d: Distribution) -> Distribution:
+    lo = d.support[0]
+    if lo < 0 or not d.mean > 0:
+        raise invalid(
+            "a distribution of values >= 0 with a positive mean",
+            found=_Plain(f"values down to {lo:g}, mean {d.mean:g}"),
+        )
+    return d
+
+
+Share = Annotated[float, expect("a number in [0, 1]", lambda v: 0 <= v <= 1)]
+
+
+def _check_shares(value: dict[str, float]) -> dict[str, float]:
+    if not value:
+        raise invalid("a non-empty table of name = share")
+    for name in value:
+        if not _IDENT.match(name):
+            raise invalid(
+                f"a name matching {IDENT_PATTERN}", key=_key_part(name), found=_Plain(name)
+            )
+    total = math.fsum(value.values())
+    if abs(total - 1.0) > SHARE_TOLERANCE:
+        raise invalid("shares summing to 1", found=_Plain(f"shares summing to {total:.12g}"))
+    return value
+
+
+Shares = Annotated[dict[str, Share], AfterValidator(_check_shares)]
+
+
+class PopulationConfig(_Model):
+    """The ``[patrons.population]`` table: the people who visit, again and again.
+
+    Every key is optional. ``size`` defaults to the expected arrivals of
+    ``DEFAULT_MEMBER_DAYS`` days (at least ``MIN_DEFAULT_MEMBERS``); see
+    ``PatronsConfig.members``. Attributes are drawn independently of each other; a member's
+    segment comes from the segment shares.
+    """
+
+    size: (
+        Annotated[
+            int, expect(f"an integer from 1 to {MAX_MEMBERS}", lambda v: 1 <= v <= MAX_MEMBERS)
+        ]
+        | None
+    ) = None
+    age: Annotated[Distribution, AfterValidator(_check_age)] = Normal.model_validate(
+        {"mean": 45.0, "sd": 15.0, "min": 18.0, "max": 90.0}
+    )
+    residency: Shares = Field(default_factory=lambda: {"local": 1.0}, strict=False)
+    nationalities: Shares | None = Field(default=None, strict=False)
+    visit_propensity: Annotated[Distribution, AfterValidator(_check_propensity)] = Lognormal(
+        median=1.0, sigma=1.0
+    )
+    self_excluded_share: Share = 0.0
+    barred_share: Share = 0.0
+
+
 def _check_24(value: tuple[float, ...]) -> tuple[float, ...]:
     if len(value) != 24:
         raise invalid(
@@ -356,6 +434,7 @@ class PatronsConfig(_Model):
         tuple[Segment, ...],
         expect("at least one [[patrons.segments]] table", lambda v: len(v) > 0),
     ] = Field(strict=False)
+    population: PopulationConfig = PopulationConfig()
 
     @model_validator(mode="after")
     def _check(self) -> PatronsConfig:
@@ -373,6 +452,15 @@ class PatronsConfig(_Model):
     def expected_arrivals_per_day(self) -> float:
         """Mean arrivals over one local day (sum of the 24 hourly means)."""
         return math.fsum(self.arrivals_per_hour)
+
+    @property
+    def members(self) -> int:
+        """The population's size: ``population.size``, or by default the expected arrivals
+        of ``DEFAULT_MEMBER_DAYS`` days, rounded up, at least ``MIN_DEFAULT_MEMBERS``."""
+        if self.population.size is not None:
+            return self.population.size
+        days = DEFAULT_MEMBER_DAYS * self.expected_arrivals_per_day
+        return min(MAX_MEMBERS, max(MIN_DEFAULT_MEMBERS, math.ceil(days)))
 
 
 # --- [staff] -------------------------------------------------------------------------------

@@ -8,12 +8,12 @@ leave.
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import simpy
 
-from twin.machines.machine import SlotMachine
+from twin.machines.protocol import Machine
 from twin.monitor import LevelMonitor
 
 
@@ -32,17 +32,17 @@ class _FreeMachines:
     __slots__ = ("_at", "items")
 
     def __init__(self) -> None:
-        self.items: list[SlotMachine] = []
+        self.items: list[Machine] = []
         self._at: dict[str, int] = {}
 
     def __len__(self) -> int:
         return len(self.items)
 
-    def add(self, m: SlotMachine) -> None:
+    def add(self, m: Machine) -> None:
         self._at[m.id] = len(self.items)
         self.items.append(m)
 
-    def remove(self, m: SlotMachine) -> None:
+    def remove(self, m: Machine) -> None:
         i = self._at.pop(m.id)
         last = self.items.pop()
         if last is not m:
@@ -51,7 +51,7 @@ class _FreeMachines:
 
 
 class SlotFloor:
-    def __init__(self, env: simpy.Environment, machines: Sequence[SlotMachine]) -> None:
+    def __init__(self, env: simpy.Environment, machines: Sequence[Machine]) -> None:
         self.env = env
         self.machines = {m.id: m for m in machines}
         self.zones = sorted({m.spec.zone for m in machines})
@@ -63,7 +63,7 @@ class SlotFloor:
         self.queue = LevelMonitor(lambda: env.now)
         self.walkaways = 0
 
-    def _pick(self, zones: frozenset[str], rng: np.random.Generator) -> SlotMachine | None:
+    def _pick(self, zones: frozenset[str], rng: np.random.Generator) -> Machine | None:
         """A free, working machine in ``zones``, uniformly at random; None if there is none.
 
         Draws among all free machines of the zones and redraws when one is down (exactly
@@ -85,7 +85,7 @@ class SlotFloor:
         working = [m for p in pools for m in p.items if m.available]
         return working[int(rng.integers(len(working)))] if working else None
 
-    def _take(self, m: SlotMachine, patron: str) -> SlotMachine:
+    def _take(self, m: Machine, patron: str) -> Machine:
         self._free[m.spec.zone].remove(m)
         m.patron = patron
         self.occupied.add(1)
@@ -93,7 +93,7 @@ class SlotFloor:
 
     def find_machine(
         self, patron: str, zones: frozenset[str], patience: float, rng: np.random.Generator
-    ) -> Generator[simpy.events.Event, Any, SlotMachine | None]:
+    ) -> Generator[simpy.events.Event, Any, Machine | None]:
         """A free machine for ``patron``, waiting up to ``patience`` seconds; None if none."""
         zones = zones or frozenset(self.zones)
         found = self._pick(zones, rng)
@@ -108,14 +108,12 @@ class SlotFloor:
         yield waiter.event | self.env.timeout(patience)
         self.queue.add(-1)
         if waiter.event.triggered:  # handed a machine (perhaps at the very instant of giving up)
-            handed = waiter.event.value
-            assert isinstance(handed, SlotMachine)
-            return handed
+            return cast("Machine", waiter.event.value)
         self._waiters.remove(waiter)
         self.walkaways += 1
         return None
 
-    def release(self, m: SlotMachine) -> None:
+    def release(self, m: Machine) -> None:
         """The patron left ``m``: give it to the first waiting patron who plays its zone."""
         m.patron = None
         self.occupied.add(-1)

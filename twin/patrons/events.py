@@ -7,9 +7,14 @@ from twin.records import Record, record
 
 @record("patron_arrived", roles=("patron",))
 class PatronArrived(Record):
+    """A member of the population came in for their ``visit``-th time (1, 2, 3...)."""
+
     patron: str
     segment: str
     bankroll_cents: int
+    visit: int
+    residency: str
+    age: int
 
 
 @record("session_started", roles=("patron", "machine"))

@@ -1,29 +1,34 @@
-"""Patrons: who arrives when, what they bring, and how they play a session.
+"""Patrons: who arrives when, who of the population it is, and how they play a visit.
 
 Arrivals follow a non-homogeneous Poisson process with a piecewise-constant rate per local
 hour (exact: the exponential is memoryless, so a draw that crosses an hour boundary is
-discarded and drawn again at the new rate). Each patron's attributes come from the patron's
-own stream, so adding a patron changes no machine's outcomes.
+discarded and drawn again at the new rate), on the stream ("arrivals", "times"). Each
+arrival is a member of the population not inside at the time, picked in proportion to the
+member's visit propensity on the stream ("arrivals", "who"). The visit's plan is drawn from
+the member's segment on the member's own stream for that visit, ``(member id,
+"visit:<n>")``, so a member's draws depend on no one else and adding a patron changes no
+machine's outcomes.
+
+Patrons see the casino only through ``twin.patrons.venue.Venue`` and machines only through
+``twin.machines.protocol.Machine``.
 """
 
 from __future__ import annotations
 
-import bisect
-import itertools
 from collections.abc import Generator
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import simpy
 
+from twin.machines.protocol import Machine
 from twin.patrons.events import PatronArrived, PatronLeft, SessionStarted
-from twin.world import quantize
-
-if TYPE_CHECKING:
-    from twin.casino import Casino
-    from twin.scenario import Segment
+from twin.patrons.population import Member, Population, member_id
+from twin.patrons.venue import Venue
+from twin.scenario import PatronsConfig, Segment
+from twin.world import World, quantize
 
 Proc = Generator[simpy.events.Event, Any, Any]
 
@@ -58,25 +63,52 @@ def draw_plan(seg: Segment, rng: np.random.Generator) -> PatronPlan:
 
 
 class Patron:
-    def __init__(self, casino: Casino, pid: str, plan: PatronPlan, rng: np.random.Generator):
-        self.casino = casino
-        self.id = pid
+    """One visit of one member: arrive, find a machine (or give up), play, leave."""
+
+    def __init__(
+        self,
+        world: World,
+        venue: Venue,
+        population: Population,
+        index: int,
+        visit_number: int,
+        plan: PatronPlan,
+        rng: np.random.Generator,
+        patience: float,
+    ) -> None:
+        self.world = world
+        self.venue = venue
+        self.population = population
+        self.index = index
+        self.member: Member = population.member(index)
+        self.id = self.member.id
+        self.visit_number = visit_number
         self.plan = plan
         self.rng = rng
+        self.patience = patience
 
     def visit(self) -> Proc:
-        """Arrive, find a machine (or give up), buy in, play, cash out, leave."""
-        casino = self.casino
-        world = casino.world
+        """The whole visit: the member is inside from arrival until leaving the floor."""
+        member = self.member
+        self.world.bus.emit(
+            PatronArrived,
+            patron=self.id,
+            segment=self.plan.segment,
+            bankroll_cents=self.plan.bankroll_cents,
+            visit=self.visit_number,
+            residency=member.residency,
+            age=member.age,
+        )
+        yield from self.play_visit()
+        self.population.leave(self.index)
+
+    def play_visit(self) -> Proc:
+        """Find a machine (or give up), buy in, play, cash out."""
+        world = self.world
+        floor = self.venue.floor
         bus = world.bus
         plan = self.plan
-        bus.emit(
-            PatronArrived, patron=self.id, segment=plan.segment, bankroll_cents=plan.bankroll_cents
-        )
-        patience = casino.scenario.patrons.max_wait_minutes * 60.0
-        machine = yield from casino.floor.find_machine(
-            self.id, plan.zones, quantize(patience), self.rng
-        )
+        machine = yield from floor.find_machine(self.id, plan.zones, self.patience, self.rng)
         if machine is None:
             bus.emit(PatronLeft, patron=self.id, machine="", reason="no_machine", spent_cents=0)
             return
@@ -84,14 +116,14 @@ class Patron:
         spent = self.buy_in(machine)
         start_credits = machine.accounts.credits
         if start_credits == 0:
-            casino.floor.release(machine)
+            floor.release(machine)
             bus.emit(
                 PatronLeft, patron=self.id, machine=machine.id, reason="no_credits", spent_cents=0
             )
             return
         env = world.env
         until = env.now + plan.session_seconds
-        closing = casino.closing_after(env.now)
+        closing = self.venue.closing_after(env.now)
         until = min(until, closing)
         loss_limit = int(start_credits * plan.loss_limit_share)
         goal = int(start_credits * plan.win_goal_multiple)
@@ -111,7 +143,7 @@ class Patron:
             floor_credits=start_credits - loss_limit,
             goal_credits=max(goal, start_credits + 1),
         )
-        casino.floor.release(machine)
+        floor.release(machine)
         bus.emit(
             PatronLeft,
             patron=self.id,
@@ -120,7 +152,7 @@ class Patron:
             spent_cents=spent - paid * denom,
         )
 
-    def buy_in(self, machine: Any) -> int:
+    def buy_in(self, machine: Machine) -> int:
         """Feed the machine: bills largest first where it takes them, the rest in coins."""
         spec = machine.spec
         denom = spec.denomination_cents
@@ -141,21 +173,31 @@ class Patron:
 
 
 class Arrivals:
-    """Generates patrons at the scenario's hourly rates while the casino is open."""
+    """Brings members of the population in at the scenario's hourly rates while open.
 
-    def __init__(self, casino: Casino) -> None:
-        self.casino = casino
-        self.rng = casino.world.streams.stream("arrivals", "times")
+    ``count`` is the number of visits begun; ``unmatched`` counts arrival instants at which
+    every member who could come was already inside (nobody came).
+    """
+
+    def __init__(
+        self, world: World, venue: Venue, config: PatronsConfig, population: Population
+    ) -> None:
+        self.world = world
+        self.venue = venue
+        self.config = config
+        self.population = population
+        self.rng = world.streams.stream("arrivals", "times")
+        self.who = world.streams.stream("arrivals", "who")
+        self.patience = quantize(config.max_wait_minutes * 60.0)
         self.count = 0
-        self._segments = casino.scenario.patrons.segments
-        self._cum_shares = list(itertools.accumulate(s.share for s in self._segments))
+        self.unmatched = 0
 
     def arrive(self) -> Proc:
-        casino = self.casino
-        world = casino.world
+        """Poisson arrival instants, hour by hour of local time; nobody while closed."""
+        world = self.world
         env = world.env
         clock = world.clock
-        rates = casino.scenario.patrons.arrivals_per_hour
+        rates = self.config.arrivals_per_hour
         while True:
             local = clock.at(env.now)
             top = local.replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
@@ -165,21 +207,21 @@ class Arrivals:
                 gap = quantize(self.rng.exponential(1.0 / rate))
                 if env.now + gap < boundary:
                     yield env.timeout(gap)
-                    self.spawn()
+                    self.admit()
                     continue
             yield env.timeout(boundary - env.now)
 
-    def spawn(self) -> None:
-        casino = self.casino
+    def admit(self) -> None:
+        """Someone arrives: pick the member, draw the visit's plan, start the visit."""
+        population = self.population
+        index = population.pick_outside(self.who)
+        if index is None:
+            self.unmatched += 1
+            return
+        number = population.enter(index)
         self.count += 1
-        pid = f"P{self.count:06d}"
-        rng = casino.world.streams.fresh(pid, "attributes")
-        segs = self._segments
-        seg = segs[
-            min(
-                bisect.bisect_right(self._cum_shares, rng.random() * self._cum_shares[-1]),
-                len(segs) - 1,
-            )
-        ]
+        seg = population.segment_of(index)
+        rng = self.world.streams.fresh(member_id(index), f"visit:{number}")
         plan = draw_plan(seg, rng)
-        casino.world.env.process(Patron(casino, pid, plan, rng).visit())
+        patron = Patron(self.world, self.venue, population, index, number, plan, rng, self.patience)
+        self.world.env.process(patron.visit())
