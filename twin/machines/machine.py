@@ -212,7 +212,10 @@ class SlotMachine:
         self.reported_signature = reported_signature or game.signature
         self._batched = BatchedEngine(game)
         self._per_spin = PerSpinEngine(game)
+        # the outcome tally is the program's: a new program starts a new one, wins by bet
+        # level included (mixing two programs' games would look like dependence on the bet)
         self.tally = StretchTally(game)
+        self.by_bet = {}
 
     def play_other_program_from(self, bet_units: int, game: Game) -> None:
         """Injected: from ``bet_units`` up, play ``game`` (same reels, other pays) instead."""
