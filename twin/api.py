@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -25,6 +25,7 @@ from twin.ledger import HashChain, Ledger
 from twin.metrics import Kpis, MachineSummary, Metrics
 from twin.outputs import LEDGER, RunFolder
 from twin.overrides import parse_assignment
+from twin.patrons.census import PopulationSummary
 from twin.records import Record, Sink
 from twin.scenario import Scenario, load_scenario, with_settings
 
@@ -61,6 +62,7 @@ class RunResult:
     utilisation: Mapping[str, float]
     compliance: ComplianceSummary | None
     machines: Mapping[str, MachineSummary]
+    population: PopulationSummary | None = None
     findings: tuple[Mapping[str, Any], ...] = ()
     out: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
@@ -82,6 +84,7 @@ class RunResult:
             "ledger_sha256": self.ledger_sha256,
             "wall_seconds": round(self.wall_seconds, 3),
             "kpis": kpis,
+            "population": None if self.population is None else asdict(self.population),
             "compliance": None,
             "machines": {
                 mid: {
@@ -293,6 +296,7 @@ def _result(
         utilisation=utilisation,
         compliance=compliance,
         machines=metrics.machines(sim_seconds),
+        population=metrics.population(casino.population.size),
         findings=findings,
     )
 

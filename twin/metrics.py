@@ -26,6 +26,7 @@ from twin.machines.events import (
     TiltRepaired,
 )
 from twin.machines.sas import ExceptionCode
+from twin.patrons.census import Census, PopulationSummary
 from twin.patrons.events import PatronArrived, PatronLeft, SessionStarted
 from twin.records import Record
 
@@ -127,6 +128,7 @@ class Metrics:
         self.accepted = 0
         self.rejected = 0
         self.now = 0.0
+        self.census = Census()
 
     @classmethod
     def from_records(cls, records: Iterable[Record]) -> Metrics:
@@ -147,6 +149,7 @@ class Metrics:
             self._exception(rec)
         elif isinstance(rec, PatronArrived):
             self.visitors += 1
+            self.census.accept(rec)
         elif isinstance(rec, SessionStarted):
             self._sessions[rec.patron] = rec.t
         elif isinstance(rec, PatronLeft):
@@ -212,6 +215,10 @@ class Metrics:
             )
             for mid, m in self._machines.items()
         }
+
+    def population(self, members: int) -> PopulationSummary:
+        """Who came, of a population of ``members``."""
+        return self.census.summary(members)
 
     def kpis(self, end: float | None = None) -> Kpis:
         """The KPIs at ``end`` (default: the last record's time), sessions still open counted

@@ -21,6 +21,15 @@ def render_summary(s: dict[str, Any]) -> str:
         f"in {s['wall_seconds']:.2f} s)",
         f"  machines {len(s['machines'])}, visitors {k['visitors']:,} "
         f"(walked away: {k['walkaways']:,}), spins {k['spins']:,}",
+        *(
+            [
+                f"  population {p['members']:,}: {p['visitors']:,} came "
+                f"({p['visits_per_visitor_p50']:g} visits each at the median, "
+                f"{p['visits_per_visitor_max']} at most), {p['local_share']:.0%} local"
+            ]
+            if (p := s.get("population"))
+            else []
+        ),
         f"  coin in {eur(k['coin_in_cents'])}, coin out {eur(k['coin_out_cents'])}, "
         f"jackpots {eur(k['jackpot_cents'])}, hold {k['hold_percent']}%",
         f"  hand pays {k['hand_pays']} (wait mean {wait(k['hand_pay_wait_mean_s'])}, "
