@@ -2,20 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
-
-import numpy as np
 
 from twin.casino import Casino, RunOutcome
 from twin.machines.sas import MeterCode
-
-
-def _wait_stats(waits: Sequence[float]) -> tuple[float | None, float | None]:
-    if not waits:
-        return None, None
-    a = np.asarray(waits)
-    return round(float(a.mean()), 3), round(float(np.percentile(a, 95)), 3)
 
 
 def build_summary(casino: Casino, outcome: RunOutcome, ledger_sha256: str | None) -> dict[str, Any]:
@@ -24,8 +14,6 @@ def build_summary(casino: Casino, outcome: RunOutcome, ledger_sha256: str | None
     clock = casino.world.clock
     machines: dict[str, Any] = {}
     coin_in = coin_out = jackpot = spins = 0
-    hand_waits: list[float] = []
-    fill_waits: list[float] = []
     for m in casino.machines:
         acc = m.accounts
         denom = m.spec.denomination_cents
@@ -34,8 +22,6 @@ def build_summary(casino: Casino, outcome: RunOutcome, ledger_sha256: str | None
         coin_out += raw[MeterCode.TOTAL_COIN_OUT] * denom
         jackpot += raw[MeterCode.TOTAL_JACKPOT] * denom
         spins += raw[MeterCode.GAMES_PLAYED]
-        hand_waits.extend(m.hand_pay_waits)
-        fill_waits.extend(m.fill_waits)
         machines[m.id] = {
             "game": m.spec.game.id,
             "denomination_cents": denom,
@@ -43,8 +29,8 @@ def build_summary(casino: Casino, outcome: RunOutcome, ledger_sha256: str | None
             "hopper_level": acc.hopper_level,
             "downtime_seconds": round(m.downtime.area(), 3),
         }
-    hp_mean, hp_p95 = _wait_stats(hand_waits)
-    fill_mean, fill_p95 = _wait_stats(fill_waits)
+    staff = casino.staff_kpis.report(outcome.sim_seconds)
+    jobs = staff.jobs_dict()
     win = coin_in - coin_out - jackpot
     kpis = {
         "visitors": casino.arrivals.count,
@@ -55,15 +41,10 @@ def build_summary(casino: Casino, outcome: RunOutcome, ledger_sha256: str | None
         "jackpot_cents": jackpot,
         "casino_win_cents": win,
         "hold_percent": round(100.0 * win / coin_in, 4) if coin_in else None,
-        "hand_pays": len(hand_waits),
-        "hopper_fills": len(fill_waits),
-        "hand_pay_wait_mean_s": hp_mean,
-        "hand_pay_wait_p95_s": hp_p95,
-        "fill_wait_mean_s": fill_mean,
-        "fill_wait_p95_s": fill_p95,
-        "inspector_utilisation": round(casino.inspectors.utilisation(), 4),
-        "attendant_utilisation": round(casino.attendants.utilisation(), 4),
-        "technician_utilisation": round(casino.technicians.utilisation(), 4),
+        "hand_pays": jobs["hand_pay"]["completed"] if "hand_pay" in jobs else 0,
+        "hopper_fills": jobs["hopper_fill"]["completed"] if "hopper_fill" in jobs else 0,
+        "staff_jobs": jobs,
+        "utilisation": staff.roles_dict(),
         "mean_occupied_machines": round(casino.floor.occupied.mean(), 3),
         "machine_downtime_seconds": round(sum(m.downtime.area() for m in casino.machines), 3),
     }
@@ -109,6 +90,15 @@ def render_summary(s: dict[str, Any]) -> str:
     def wait(x: float | None) -> str:
         return "-" if x is None else f"{x / 60:.1f} min"
 
+    def job_line(kind: str, j: dict[str, Any]) -> str:
+        qw, done = j["queue_wait"], j["to_completion"]
+        still = j["open_waiting"] + j["open_in_service"]
+        return (
+            f"    {kind}: {j['completed']} done, {still} open; queue wait p50 {wait(qw['p50'])}, "
+            f"p95 {wait(qw['p95'])}, max {wait(qw['max'])}; to completion p95 "
+            f"{wait(done['p95'])}"
+        )
+
     lines = [
         f"scenario {s['scenario']} (seed {s['seed']}, ruleset {s['ruleset']})",
         f"  {s['start']} -> {s['end']}  ({s['sim_seconds'] / 3600:.1f} h simulated "
@@ -117,11 +107,13 @@ def render_summary(s: dict[str, Any]) -> str:
         f"(walked away: {k['walkaways']:,}), spins {k['spins']:,}",
         f"  coin in {eur(k['coin_in_cents'])}, coin out {eur(k['coin_out_cents'])}, "
         f"jackpots {eur(k['jackpot_cents'])}, hold {k['hold_percent']}%",
-        f"  hand pays {k['hand_pays']} (wait mean {wait(k['hand_pay_wait_mean_s'])}, "
-        f"p95 {wait(k['hand_pay_wait_p95_s'])}); hopper fills {k['hopper_fills']} "
-        f"(wait mean {wait(k['fill_wait_mean_s'])}, p95 {wait(k['fill_wait_p95_s'])})",
-        f"  utilisation: inspectors {k['inspector_utilisation']:.1%}, attendants "
-        f"{k['attendant_utilisation']:.1%}, technicians {k['technician_utilisation']:.1%}",
+        "  staff jobs:",
+        *(job_line(kind, j) for kind, j in k["staff_jobs"].items()),
+        "  utilisation (overtime included): "
+        + ", ".join(
+            f"{role} {u['utilisation']:.1%}" if u["utilisation"] is not None else f"{role} -"
+            for role, u in k["utilisation"].items()
+        ),
         f"  records {s['records']:,}; ledger head {s['ledger_sha256']}",
     ]
     c = s.get("compliance")

@@ -52,9 +52,18 @@ from twin.machines.identity import ManufacturerCertificate
 from twin.machines.par import Game
 from twin.machines.progressive import ProgressiveLink
 from twin.machines.sas import Door, ExceptionCode
+from twin.machines.service import (
+    DOOR_CHECK,
+    HAND_PAY,
+    HOPPER_FILL,
+    JOB_ROLES,
+    REPAIR,
+    JobHandle,
+    JobSpec,
+    Service,
+)
 from twin.monitor import LevelMonitor
 from twin.records import Record
-from twin.staff.pool import StaffPool
 from twin.world import LateTimeout, World, quantize
 
 Proc = Generator[simpy.events.Event, Any, Any]
@@ -121,11 +130,9 @@ class Timing:
 
 @dataclass
 class Crew:
-    """The staff pools a machine calls on."""
+    """Who staffs the machine's jobs (a ``Service``) and how long the work takes."""
 
-    attendants: StaffPool
-    technicians: StaffPool
-    inspectors: StaffPool
+    service: Service
     timing: Timing
 
 
@@ -502,7 +509,8 @@ class SlotMachine:
         crew = self.crew
         if self.armed.pop("unpaid_hand_pay", None) is not None:
             yield env.event()  # nobody ever comes: the machine stays locked
-        attendant, inspector = yield from self._attendant_and_inspector(
+        job, attendant, inspector = yield from self._attendant_and_inspector(
+            HAND_PAY,
             without_inspector=self.armed.pop("hand_pay_without_inspector", None) is not None,
             outsider=self.armed.pop("hand_pay_by_outsider", None) is not None,
         )
@@ -522,46 +530,27 @@ class SlotMachine:
             requested_t=requested,
         )
         self.exception(ExceptionCode.HANDPAY_RESET, patron)
-        self._release(attendant, inspector)
+        crew.service.complete(job)
         self.hand_pay_waits.append(env.now - requested)
         self.mark_up("hand_pay")
 
     def _attendant_and_inspector(
-        self, *, without_inspector: bool = False, outsider: bool = False
-    ) -> Generator[simpy.events.Event, Any, tuple[str, str]]:
-        """Call an attendant and a Board inspector at once; both must be present.
+        self, kind: str, *, without_inspector: bool = False, outsider: bool = False
+    ) -> Generator[simpy.events.Event, Any, tuple[JobHandle, str, str]]:
+        """File a job for an attendant and a Board inspector; both come together.
 
-        ``without_inspector``/``outsider`` are injected violations: no inspector comes, or
-        someone who is not the licensee's employee does the attendant's job.
+        ``without_inspector``/``outsider`` are injected violations: the job needs no inspector,
+        or someone who is not the licensee's employee does the attendant's job.
         """
-        crew = self.crew
-        if outsider:
-            attendant = OUTSIDER
-        else:
-            a_req = crew.attendants.request()
-        if not without_inspector:
-            i_req = crew.inspectors.request()
-        waits = [
-            e
-            for e in (None if outsider else a_req, None if without_inspector else i_req)
-            if e is not None
-        ]
-        if waits:
-            yield simpy.AllOf(self.env, waits)
-        if not outsider:
-            attendant = str(a_req.value)
-            crew.attendants.taken(attendant)
-        inspector = ""
-        if not without_inspector:
-            inspector = str(i_req.value)
-            crew.inspectors.taken(inspector)
-        return attendant, inspector
-
-    def _release(self, attendant: str, inspector: str) -> None:
-        if inspector:
-            self.crew.inspectors.release(inspector)
-        if attendant != OUTSIDER:
-            self.crew.attendants.release(attendant)
+        roles = tuple(
+            r
+            for r in JOB_ROLES[kind]
+            if not (r == "inspector" and without_inspector) and not (r == "attendant" and outsider)
+        )
+        job = self.crew.service.request(JobSpec(kind, self.id, roles))
+        got: dict[str, str] = yield job.assigned
+        attendant = OUTSIDER if outsider else got["attendant"]
+        return job, attendant, got.get("inspector", "")
 
     # -- cash out and hopper -----------------------------------------------------------------
     def cash_out(self, patron: str) -> Generator[simpy.events.Event, Any, int]:
@@ -627,8 +616,9 @@ class SlotMachine:
         env = self.env
         requested = env.now
         crew = self.crew
-        attendant, inspector = yield from self._attendant_and_inspector(
-            without_inspector=self.armed.pop("fill_without_inspector", None) is not None
+        job, attendant, inspector = yield from self._attendant_and_inspector(
+            HOPPER_FILL,
+            without_inspector=self.armed.pop("fill_without_inspector", None) is not None,
         )
         yield env.timeout(self._minutes(crew.timing.walk) + self._minutes(crew.timing.hopper_fill))
         coins = min(
@@ -649,7 +639,7 @@ class SlotMachine:
             inspector=inspector,
             requested_t=requested,
         )
-        self._release(attendant, inspector)
+        crew.service.complete(job)
         self.fill_waits.append(env.now - requested)
 
     # -- doors, tilts and repairs --------------------------------------------------------------
@@ -692,14 +682,14 @@ class SlotMachine:
                 requested_t=requested,
             )
 
-        yield from self._work_inside(1.0, cleared)
+        yield from self._work_inside(REPAIR, 1.0, cleared)
         self.mark_up(f"tilt:{code.name.lower()}")
 
     def check_door(self) -> Proc:
         """A routine inspection: a technician opens and closes the slot door."""
-        yield from self._work_inside(0.5, None)
+        yield from self._work_inside(DOOR_CHECK, 0.5, None)
 
-    def _work_inside(self, share: float, done: Callable[[str], None] | None) -> Proc:
+    def _work_inside(self, kind: str, share: float, done: Callable[[str], None] | None) -> Proc:
         """A technician walks over, works with the slot door open, closes it and leaves.
 
         The work takes ``share`` of a repair-time draw (at least one tick); ``done`` is
@@ -707,15 +697,16 @@ class SlotMachine:
         """
         env = self.env
         crew = self.crew
-        tech = yield crew.technicians.request()
-        crew.technicians.taken(tech)
+        job = crew.service.request(JobSpec(kind, self.id, JOB_ROLES[kind]))
+        got: dict[str, str] = yield job.assigned
+        tech = got["technician"]
         yield env.timeout(self._minutes(crew.timing.walk))
         self.open_door(Door.SLOT, tech)
         yield env.timeout(max(quantize(self._minutes(crew.timing.repair) * share), 1 / 64))
         if done is not None:
             done(tech)
         self.close_door(Door.SLOT, tech)
-        crew.technicians.release(tech)
+        crew.service.complete(job)
 
     def run_disruptions(self, kinds: list[Disruption], door_checks_per_day: float) -> Proc:
         """Faults and routine door checks, each kind from its own stream, fired at LOW priority."""
