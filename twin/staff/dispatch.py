@@ -271,7 +271,7 @@ class Dispatcher:
             if m is None:
                 return f"{job_id}: {mid} is not on the staff"
             if m.role != role:
-                return f"{job_id}: {mid} is a {m.role}, not a {role}"
+                return f"{job_id}: {mid} has role {m.role}, not {role}"
             if not m.on_duty or m.shift_ended_t is not None:
                 return f"{job_id}: {mid} is not on duty"
             if m.job is not None:
