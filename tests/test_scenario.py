@@ -541,9 +541,9 @@ def test_missing_file(tmp_path: Path) -> None:
         ),
         (
             "tiny.toml",
-            "attendants = 1",
-            "attendants = -1",
-            "staff.shifts[0].attendants",
+            "attendant = 1,",
+            "attendant = -1,",
+            "staff.shifts[0].crew.attendant",
             "an integer >= 0",
             -1,
         ),
