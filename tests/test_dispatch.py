@@ -291,7 +291,7 @@ def test_operator_assignments_are_refused_with_a_reason(
     """``assign`` never raises on bad input: it says why, and nothing changes. The hand pay
     (JOB-000001) is in operator mode; the fill (JOB-000002) was dispatched automatically to
     ATT-all-01; INS-night-01 is off duty at 10:00."""
-    w, sink, staff = operator_floor()
+    _, sink, staff = operator_floor()
     hp = staff.request(JobSpec("hand_pay", "M1", ("attendant", "inspector")))
     fill = staff.request(JobSpec("hopper_fill", "M2", ("attendant",)))
     assert fill.assigned.value == {"attendant": "ATT-all-01"}
@@ -300,3 +300,13 @@ def test_operator_assignments_are_refused_with_a_reason(
     assert staff.assign(jid, assignment) == reason
     assert len(sink.records) == before
     assert not hp.assigned.triggered
+
+
+def test_machines_do_not_import_staff() -> None:
+    """The seam: machines speak ``twin.machines.service``; only the assembly knows staff."""
+    from conftest import REPO
+    from test_architecture import imported_names
+
+    for path in sorted((REPO / "twin" / "machines").rglob("*.py")):
+        for line, name in imported_names(path):
+            assert not name.startswith("twin.staff"), f"{path}:{line} imports {name}"

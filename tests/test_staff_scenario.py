@@ -109,8 +109,10 @@ def test_tiny_for_48_hours_has_staff_on_duty_throughout_and_no_findings(tmp_path
     """The round-the-clock shift of tiny.toml used to work every other day (issue 13): now
     each of its three members is on duty for all 48 h, and a clean floor has no findings."""
     p = subprocess.run(
-        [sys.executable, "-m", "twin", "run", str(REPO / "scenarios" / "tiny.toml")]
-        + ["--hours", "48", "--seed", "1", "--out", str(tmp_path), "--force", "--json"],
+        [
+            *(sys.executable, "-m", "twin", "run", str(REPO / "scenarios" / "tiny.toml")),
+            *("--hours", "48", "--seed", "1", "--out", str(tmp_path), "--force"),
+        ],
         capture_output=True,
         text=True,
         cwd=REPO,

@@ -52,9 +52,10 @@ def build(
         bus=RecordBus(lambda: env.now, [sink]),
     )
     staff = Dispatcher(world)
-    for role, member in zip(("attendant", "technician", "inspector"), ("ATT-1", "TEC-1", "INS-1")):
+    members = ("ATT-1", "TEC-1", "INS-1")
+    for role, member in zip(("attendant", "technician", "inspector"), members, strict=True):
         staff.enlist(member, role, "all")
-    env.process(staff.keep_roster([Shift("all", time(0), time(0), ("ATT-1", "TEC-1", "INS-1"))]))
+    env.process(staff.keep_roster([Shift("all", time(0), time(0), members)]))
     crew = Crew(staff, Timing(Fixed(value=1), Fixed(value=4), Fixed(value=5), Fixed(value=10)))
     fields: dict[str, Any] = dict(
         id="M1",
