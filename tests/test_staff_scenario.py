@@ -129,3 +129,30 @@ def test_tiny_for_48_hours_has_staff_on_duty_throughout_and_no_findings(tmp_path
         jobs = doc["kpis"]["staff_jobs"][kind]
         assert jobs["completed"] > 0
         assert jobs["queue_wait"]["p95"] < 30 * 60  # minutes, not the day it used to be
+
+
+def test_operator_mode_from_the_scenario_leaves_hand_pays_to_the_operator() -> None:
+    """``[staff.dispatch] operator = ["hand_pay"]``: the tiny floor's hand pays wait for an
+    operator; an assignment through ``casino.staff.assign`` starts one at once."""
+    from twin.casino import Casino
+    from twin.records import MemorySink
+    from twin.staff.events import JobRequested, JobStarted
+
+    sc = load_scenario(REPO / "scenarios" / "tiny.toml")
+    staff = sc.staff.model_copy(
+        update={"dispatch": sc.staff.dispatch.model_copy(update={"operator": ("hand_pay",)})}
+    )
+    sink = MemorySink()
+    casino = Casino(sc.model_copy(update={"staff": staff}), sinks=[sink], compliance=False)
+    casino.run(until=24 * 3600.0)
+    hand_pays = [r for r in sink.of(JobRequested) if r.job_kind == "hand_pay"]
+    assert hand_pays and all(r.mode == "operator" for r in hand_pays)
+    assert not [r for r in sink.of(JobStarted) if r.job_kind == "hand_pay"]
+    first = hand_pays[0].job_id
+    refused = casino.staff.assign(first, {"attendant": "ATT-all-day-01"})
+    assert refused == f"{first}: needs roles ['attendant', 'inspector'], given ['attendant']"
+    assert casino.staff.idle("attendant") == ["ATT-all-day-01"]  # fills still dispatched
+    pick = {"attendant": "ATT-all-day-01", "inspector": "INS-all-day-01"}
+    assert casino.staff.assign(first, pick) is None
+    started = sink.of(JobStarted)[-1]
+    assert (started.job_id, started.by, started.t) == (first, "operator", 24 * 3600.0)
