@@ -131,6 +131,7 @@ KERNEL = {
     "twin.drivers",
     "twin.errors",
     "twin.inbox",
+    "twin.jobs",
     "twin.ledger",
     "twin.monitor",
     "twin.outputs",

@@ -56,11 +56,8 @@ def test_same_seed_same_ledger_other_seed_other_ledger(tmp_path: Path) -> None:
         "hold_percent",
         "hand_pays",
         "hopper_fills",
-        "hand_pay_wait_mean_s",
-        "hand_pay_wait_p95_s",
-        "fill_wait_mean_s",
-        "fill_wait_p95_s",
-        "inspector_utilisation",
+        "staff_jobs",
+        "utilisation",
     ):
         assert key in kpis
     summary = json.loads((tmp_path / "a" / "summary.json").read_text())

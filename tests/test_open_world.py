@@ -300,7 +300,7 @@ def test_paced_driver_pauses_resumes_changes_speed_and_reports_lag() -> None:
     with pytest.raises(ValueError, match="pace factor"):
         driver.set_factor(0.01)
     # a factor the model cannot keep up with is reported, not hidden
-    slow = Casino(load_scenario(SMALL).with_overrides(duration_hours=24))
+    slow = Casino(load_scenario(SCENARIOS / "default.toml").with_overrides(duration_hours=6))
     slow.start()
     fast = PacedDriver(100_000, on_lag=lags.append, lag_report_seconds=0.05)
     fast.drive(slow, slow.end)
@@ -349,3 +349,35 @@ def test_kpis_rebuilt_from_the_ledger_equal_the_live_ones(tmp_path: Path) -> Non
         assert live_metrics.machines(end)[m.id].downtime_seconds == pytest.approx(
             m.downtime.area(), abs=1e-9
         )
+
+
+def test_an_operator_staffs_a_job_through_the_inbox() -> None:
+    """Hand pays in operator mode wait for a person; an AssignJob command staffs one, and a
+    wrong one is refused with the dispatcher's reason."""
+    from twin.actions import AssignJob
+    from twin.staff.events import JobRequested, JobStarted
+
+    sc = api.prepare(TINY, overrides={"staff.dispatch.operator": ["hand_pay"]})
+    sink = MemorySink()
+    casino = Casino(sc, sinks=[sink])
+    casino.start()
+    StepDriver.to(casino, 3 * 3600.0)
+    waiting = [r for r in sink.of(JobRequested) if r.job_kind == "hand_pay"]
+    assert waiting and not [r for r in sink.of(JobStarted) if r.job_kind == "hand_pay"]
+    job = waiting[0].job_id
+    casino.inbox.put(AssignJob(job_id=job, members={"attendant": "ATT-all-day-01"}), source="op")
+    pick = {"attendant": "ATT-all-day-01", "inspector": "INS-all-day-01"}
+    casino.inbox.put(AssignJob(job_id=job, members=pick), source="op")
+    StepDriver.to(casino, 3 * 3600.0 + 1)
+    rejected, accepted = sink.of(CommandRejected), sink.of(CommandAccepted)
+    assert [r.reason for r in rejected] == [
+        f"{job}: needs roles ['attendant', 'inspector'], given ['attendant']"
+    ]
+    assert [(r.command, r.number, r.t) for r in accepted] == [("assign_job", 2, 3 * 3600.0)]
+    started = [r for r in sink.of(JobStarted) if r.job_id == job]
+    assert [(r.by, r.t, r.members) for r in started] == [
+        ("operator", 3 * 3600.0, ("ATT-all-day-01", "INS-all-day-01"))
+    ]
+    assert parse_command("assign_job", {"job_id": job, "members": pick}) == AssignJob(
+        job_id=job, members=pick
+    )

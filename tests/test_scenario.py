@@ -106,7 +106,7 @@ def test_default_loads(tmp_path: Path) -> None:
     assert sc.progressive("link-P").increment_bp == 150
     assert all("low-return" not in b.game.name for b in sc.floor.banks)
     assert all(b.game.is_absolute() and b.game.is_file() for b in sc.floor.banks)
-    assert len(sc.staff.shifts) == 3
+    assert [s.name for s in sc.staff.shifts] == ["day", "evening", "night", "late"]
     assert sc.source_path == path.resolve()
     assert sc.source_sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -541,9 +541,9 @@ def test_missing_file(tmp_path: Path) -> None:
         ),
         (
             "tiny.toml",
-            "attendants = 1",
-            "attendants = -1",
-            "staff.shifts[0].attendants",
+            "attendant = 1,",
+            "attendant = -1,",
+            "staff.shifts[0].crew.attendant",
             "an integer >= 0",
             -1,
         ),

@@ -22,11 +22,13 @@ from twin.machines.machine import Crew, EngineKind, MachineSpec, SlotMachine, Ti
 from twin.machines.par import load_game
 from twin.machines.sas import Door, MeterCode
 from twin.records import MemorySink, Record, RecordBus
-from twin.staff.pool import Shift, StaffPool
+from twin.staff.dispatch import Dispatcher, Shift
 from twin.streams import Streams
 from twin.world import World
 
 ENGINES: tuple[EngineKind, ...] = ("batched", "per_spin")
+#: Staff records (duty, and the dispatcher's job records) are not part of these timelines.
+STAFF_RECORDS = ("shift_started", "shift_ended", "job_requested", "job_started", "job_completed")
 
 
 def table_game(tmp_path: Path, name: str, outcomes: list[tuple[str, int, int]]) -> Path:
@@ -49,10 +51,12 @@ def build(
         streams=Streams(1),
         bus=RecordBus(lambda: env.now, [sink]),
     )
-    pools = [StaffPool(world, r) for r in ("attendant", "technician", "inspector")]
-    for pool, member in zip(pools, ("ATT-1", "TEC-1", "INS-1"), strict=True):
-        env.process(pool.work_shift(Shift("all", time(0), time(0), (member,))))
-    crew = Crew(*pools, Timing(Fixed(value=1), Fixed(value=4), Fixed(value=5), Fixed(value=10)))
+    staff = Dispatcher(world)
+    members = ("ATT-1", "TEC-1", "INS-1")
+    for role, member in zip(("attendant", "technician", "inspector"), members, strict=True):
+        staff.enlist(member, role, "all")
+    env.process(staff.keep_roster([Shift("all", time(0), time(0), members)]))
+    crew = Crew(staff, Timing(Fixed(value=1), Fixed(value=4), Fixed(value=5), Fixed(value=10)))
     fields: dict[str, Any] = dict(
         id="M1",
         bank="A",
@@ -76,24 +80,24 @@ def build(
 def timeline(sink: MemorySink, *fields: str) -> list[tuple[Any, ...]]:
     out = []
     for r in sink.records:
-        if r.kind in ("shift_started", "shift_ended"):
+        if r.kind in STAFF_RECORDS:
             continue
         out.append((r.t, r.kind, *(getattr(r, f) for f in fields if hasattr(r, f))))
     return out
 
 
 def _role_left_out(r: Record, field: str, value: Any) -> bool:
-    return field in r.roles and (field in ("machine", "patron", "staff") or value == "")
+    return field in r.role_fields and (field in ("machine", "patron", "staff") or value == "")
 
 
 def kinds(sink: MemorySink) -> list[tuple[float, str, dict[str, Any]]]:
-    """(t, kind, fields) of every record but shifts. The machine, patron and exception
-    ``staff`` roles and empty roles are left out (test_records_name_their_entities_by_role
+    """(t, kind, fields) of every record but staff records. The machine, patron and
+    exception ``staff`` roles and empty roles are left out (test_records_name_their_entities_by_role
     checks roles); attendant, inspector and technician stay."""
     return [
         (r.t, r.kind, {k: v for k, v in r.payload().items() if not _role_left_out(r, k, v)})
         for r in sink.records
-        if r.kind not in ("shift_started", "shift_ended")
+        if r.kind not in STAFF_RECORDS
     ]
 
 
@@ -264,7 +268,7 @@ def test_records_name_their_entities_by_role(tmp_path: Path) -> None:
 
     env.process(patron())
     env.run(until=1000)
-    roles = [(r.kind, r.role_map()) for r in sink.records if r.kind != "shift_started"]
+    roles = [(r.kind, r.role_map()) for r in sink.records if r.kind not in STAFF_RECORDS]
     assert roles == [
         ("bill_accepted", {"machine": "M1", "patron": "P1"}),
         ("hopper_paid", {"machine": "M1", "patron": "P1"}),

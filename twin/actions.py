@@ -76,6 +76,21 @@ class CloseDoor(Command):
         casino.machine(self.machine).close_door(door, self.by)
 
 
+@command("assign_job")
+class AssignJob(Command):
+    """An operator sends named people to a waiting job (job kinds in operator mode)."""
+
+    job_id: str
+    members: dict[str, str]  # role -> member id
+
+    def check(self, casino: Casino) -> str | None:
+        return casino.staff.refusal(self.job_id, self.members)
+
+    def apply(self, casino: Casino) -> None:
+        refused = casino.staff.assign(self.job_id, self.members)
+        assert refused is None, refused
+
+
 @command("note")
 class Note(Command):
     """A line an operator writes into the ledger (a drill's narration, a shift log entry)."""
@@ -89,4 +104,4 @@ class Note(Command):
         pass
 
 
-__all__ = ["DOORS", "CloseDoor", "Note", "OpenDoor"]
+__all__ = ["DOORS", "AssignJob", "CloseDoor", "Note", "OpenDoor"]

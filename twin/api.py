@@ -59,7 +59,6 @@ class RunResult:
     ledger_sha256: str | None
     wall_seconds: float
     kpis: Kpis
-    utilisation: Mapping[str, float]
     compliance: ComplianceSummary | None
     machines: Mapping[str, MachineSummary]
     population: PopulationSummary | None = None
@@ -70,8 +69,6 @@ class RunResult:
     def summary(self) -> dict[str, Any]:
         """The JSON document written as ``summary.json``."""
         kpis = self.kpis.to_dict()
-        for role, u in self.utilisation.items():
-            kpis[f"{role}_utilisation"] = u
         doc: dict[str, Any] = {
             "scenario": self.scenario,
             "seed": self.seed,
@@ -276,11 +273,6 @@ def _result(
             else None,
         )
         findings = tuple(eng.findings_json())
-    utilisation = {
-        "inspector": round(casino.inspectors.utilisation(), 4),
-        "attendant": round(casino.attendants.utilisation(), 4),
-        "technician": round(casino.technicians.utilisation(), 4),
-    }
     return RunResult(
         scenario=sc.scenario.name,
         seed=sc.seed,
@@ -293,7 +285,6 @@ def _result(
         ledger_sha256=head,
         wall_seconds=casino.wall_seconds,
         kpis=metrics.kpis(sim_seconds),
-        utilisation=utilisation,
         compliance=compliance,
         machines=metrics.machines(sim_seconds),
         population=metrics.population(casino.population.size),

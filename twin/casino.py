@@ -42,7 +42,8 @@ from twin.patrons.patron import Arrivals
 from twin.patrons.population import Population
 from twin.records import RecordBus, Sink
 from twin.scenario import Bank, Scenario
-from twin.staff.pool import Shift, StaffPool, roster
+from twin.staff.dispatch import Dispatcher, Shift
+from twin.staff.roles import Role, member_ids
 from twin.streams import Streams
 from twin.world import World, quantize
 
@@ -99,13 +100,22 @@ class Casino:
         }
         staff = scenario.staff
         t = staff.timing
-        self.attendants = StaffPool(self.world, "attendant")
-        self.technicians = StaffPool(self.world, "technician")
-        self.inspectors = StaffPool(self.world, "inspector")
+        self.staff = Dispatcher(
+            self.world,
+            [Role(r.id, r.prefix, r.title, r.employer) for r in staff.roles],
+            priority=staff.dispatch.priority,
+            operator=staff.dispatch.operator,
+        )
+        self.shifts: list[Shift] = []
+        for s in staff.shifts:
+            members: list[str] = []
+            for r in staff.roles:
+                for mid in member_ids(r.prefix, s.name, s.count(r.id)):
+                    self.staff.enlist(mid, r.id, s.name)
+                    members.append(mid)
+            self.shifts.append(Shift(s.name, s.start, s.end, tuple(members)))
         self.crew = Crew(
-            self.attendants,
-            self.technicians,
-            self.inspectors,
+            self.staff,
             Timing(t.walk_minutes, t.hand_pay_minutes, t.hopper_fill_minutes, t.repair_minutes),
         )
         self.machines: list[SlotMachine] = []
@@ -238,15 +248,7 @@ class Casino:
         self._started = True
         env = self.env
         self.inbox.attach(env, self._on_command)
-        for pool, attr, prefix in (
-            (self.attendants, "attendants", "ATT"),
-            (self.technicians, "technicians", "TEC"),
-            (self.inspectors, "inspectors", "INS"),
-        ):
-            for s in self.scenario.staff.shifts:
-                members = roster(prefix, s.name, getattr(s, attr))
-                if members:
-                    env.process(pool.work_shift(Shift(s.name, s.start, s.end, tuple(members))))
+        env.process(self.staff.keep_roster(self.shifts))
         for i, inj in enumerate(self.scenario.inject):
             cmd = inject.InjectViolation.from_scenario(inj, i)
             if inject.INJECTIONS[inj.kind].static:
@@ -332,9 +334,10 @@ class Casino:
 
     def _installers(self) -> tuple[str, str] | None:
         """An attendant and an inspector on duty at opening: they make the first fills."""
-        if not self.attendants.on_duty or not self.inspectors.on_duty:
+        attendants, inspectors = self.staff.on_duty("attendant"), self.staff.on_duty("inspector")
+        if not attendants or not inspectors:
             return None
-        return min(self.attendants.on_duty), min(self.inspectors.on_duty)
+        return attendants[0], inspectors[0]
 
     def read_meters_daily(self) -> simpy.events.ProcessGenerator:
         """Every machine's meters are read at the start of each gaming day."""

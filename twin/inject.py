@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from twin.commands import Command, command
 from twin.errors import InputError
+from twin.machines.misconduct import Misconduct
 from twin.machines.par import load_game
 from twin.machines.sas import Door, ExceptionCode, MeterCode
 
@@ -118,21 +119,22 @@ def _machine(casino: Casino, inj: InjectViolation) -> SlotMachine:
     return casino.machine(inj.machine)
 
 
-def _arm(name: str, doc: str) -> None:
+def _arm(misconduct: Misconduct, doc: str) -> None:
     def apply(casino: Casino, inj: InjectViolation) -> None:
-        _machine(casino, inj).armed[name] = inj.amount
+        _machine(casino, inj).arm(misconduct, inj.amount)
 
-    injection(name, doc)(apply)
+    injection(misconduct.value, doc)(apply)
 
 
-_arm("hand_pay_without_inspector", "the machine's next hand pay is made with no Board inspector")
-_arm("hand_pay_by_outsider", "the next hand pay is made by someone not employed by the licensee")
-_arm("unpaid_hand_pay", "the next hand pay is never made: the machine stays locked")
-_arm("fill_without_inspector", "the next hopper fill is made with no Board inspector present")
-_arm("fill_miscounted", "the next fill's certified coins differ from the coins put in (amount)")
-_arm("secondary_decision", "after selecting a winning outcome the machine shows a loss")
-_arm("undocumented_payout", "the next cash-out is paid but leaves no record")
-_arm("short_pay_without_fill", "the next hopper-empty short pay is settled by hand, no fill")
+M = Misconduct
+_arm(M.HAND_PAY_WITHOUT_INSPECTOR, "the machine's next hand pay is made with no Board inspector")
+_arm(M.HAND_PAY_BY_OUTSIDER, "the next hand pay is made by someone not employed by the licensee")
+_arm(M.UNPAID_HAND_PAY, "the next hand pay is never made: the machine stays locked")
+_arm(M.FILL_WITHOUT_INSPECTOR, "the next hopper fill is made with no Board inspector present")
+_arm(M.FILL_MISCOUNTED, "the next fill's certified coins differ from the coins put in (amount)")
+_arm(M.SECONDARY_DECISION, "after selecting a winning outcome the machine shows a loss")
+_arm(M.UNDOCUMENTED_PAYOUT, "the next cash-out is paid but leaves no record")
+_arm(M.SHORT_PAY_WITHOUT_FILL, "the next hopper-empty short pay is settled by hand, no fill")
 
 
 @injection(

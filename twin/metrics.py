@@ -11,13 +11,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import numpy as np
-
 from twin.commands import CommandAccepted, CommandRejected
+from twin.jobs import HAND_PAY, HOPPER_FILL
 from twin.machines.events import (
     GamesPlayed,
-    HandPaid,
-    HopperFilled,
     MachineException,
     MachineInstalled,
     MachineLocked,
@@ -29,8 +26,12 @@ from twin.machines.sas import ExceptionCode
 from twin.patrons.census import Census, PopulationSummary
 from twin.patrons.events import PatronArrived, PatronLeft, SessionStarted
 from twin.records import Record
+from twin.staff.events import JobCompleted, JobRequested, JobStarted, ShiftEnded, ShiftStarted
+from twin.staff.kpis import StaffKpis
 
 E = ExceptionCode
+
+_STAFF_RECORDS = (ShiftStarted, ShiftEnded, JobRequested, JobStarted, JobCompleted)
 
 _TILTS = (
     E.GENERAL_TILT,
@@ -84,12 +85,10 @@ class Kpis:
     jackpot_cents: int
     casino_win_cents: int
     hold_percent: float | None
-    hand_pays: int
-    hopper_fills: int
-    hand_pay_wait_mean_s: float | None
-    hand_pay_wait_p95_s: float | None
-    fill_wait_mean_s: float | None
-    fill_wait_p95_s: float | None
+    hand_pays: int  # completed hand-pay jobs
+    hopper_fills: int  # completed hopper-fill jobs (the first load of a new machine aside)
+    staff_jobs: Mapping[str, Mapping[str, Any]]  # per job kind: waits, service, completion
+    utilisation: Mapping[str, Mapping[str, Any]]  # per role, overtime included
     mean_occupied_machines: float
     machine_downtime_seconds: float
     commands_accepted: int
@@ -121,8 +120,7 @@ class Metrics:
         self.coin_in = 0
         self.coin_out = 0
         self.jackpot = 0
-        self.hand_pay_waits: list[float] = []
-        self.fill_waits: list[float] = []
+        self.staff = StaffKpis()
         self._sessions: dict[str, float] = {}  # patron -> session start
         self._occupied_area = 0.0
         self.accepted = 0
@@ -158,11 +156,8 @@ class Metrics:
             start = self._sessions.pop(rec.patron, None)
             if start is not None:
                 self._occupied_area += rec.t - start
-        elif isinstance(rec, HandPaid):
-            self.hand_pay_waits.append(rec.t - rec.requested_t)
-        elif isinstance(rec, HopperFilled):
-            if rec.reason != "new":
-                self.fill_waits.append(rec.t - rec.requested_t)
+        elif isinstance(rec, _STAFF_RECORDS):
+            self.staff.accept(rec)
         elif isinstance(rec, MachineLocked):
             self.jackpot += rec.win * self._machines[rec.machine].denomination
         elif isinstance(rec, ShortPayCompleted):
@@ -226,8 +221,8 @@ class Metrics:
         end = self.now if end is None else end
         occupied = self._occupied_area + sum(end - s for s in self._sessions.values())
         win = self.coin_in - self.coin_out - self.jackpot
-        hp_mean, hp_p95 = _mean_p95(self.hand_pay_waits)
-        fill_mean, fill_p95 = _mean_p95(self.fill_waits)
+        staff = self.staff.report(end)
+        jobs = staff.jobs_dict()
         return Kpis(
             visitors=self.visitors,
             walkaways=self.walkaways,
@@ -237,12 +232,10 @@ class Metrics:
             jackpot_cents=self.jackpot,
             casino_win_cents=win,
             hold_percent=round(100.0 * win / self.coin_in, 4) if self.coin_in else None,
-            hand_pays=len(self.hand_pay_waits),
-            hopper_fills=len(self.fill_waits),
-            hand_pay_wait_mean_s=hp_mean,
-            hand_pay_wait_p95_s=hp_p95,
-            fill_wait_mean_s=fill_mean,
-            fill_wait_p95_s=fill_p95,
+            hand_pays=int(jobs.get(HAND_PAY, {}).get("completed", 0)),  # type: ignore[call-overload]
+            hopper_fills=int(jobs.get(HOPPER_FILL, {}).get("completed", 0)),  # type: ignore[call-overload]
+            staff_jobs=jobs,
+            utilisation=staff.roles_dict(),
             mean_occupied_machines=round(occupied / end, 3) if end > 0 else 0.0,
             machine_downtime_seconds=round(
                 sum(self._downtime(m, end) for m in self._machines.values()), 3
@@ -250,13 +243,6 @@ class Metrics:
             commands_accepted=self.accepted,
             commands_rejected=self.rejected,
         )
-
-
-def _mean_p95(waits: list[float]) -> tuple[float | None, float | None]:
-    if not waits:
-        return None, None
-    a = np.asarray(waits)
-    return round(float(a.mean()), 3), round(float(np.percentile(a, 95)), 3)
 
 
 __all__ = ["Kpis", "MachineSummary", "Metrics"]

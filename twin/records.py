@@ -3,8 +3,9 @@
 Every record carries a sequence number (its place in the run) and the simulation time. The
 entities involved are ordinary fields named by their **role** (``machine``, ``patron``,
 ``attendant``, ``inspector``, ``link``...): ``@record(kind, roles=(...))`` declares which
-fields are entity references. A role field holds one id (``""`` when nobody had the role) or
-a tuple of ids; ``rec.entities`` flattens them in role order for generic readers.
+fields are entity references (``Record.role_fields``). A role field holds one id (``""``
+when nobody had the role) or a tuple of ids; ``rec.entities`` flattens them in role order
+for generic readers.
 
 Record classes register themselves under a ``kind`` name so the ledger can store and restore
 them; ``twin.kinds`` imports every module that defines one (one place, so a ledger can be
@@ -31,7 +32,7 @@ class Record:
     """Base of every record."""
 
     kind: ClassVar[str] = "record"
-    roles: ClassVar[tuple[str, ...]] = ()
+    role_fields: ClassVar[tuple[str, ...]] = ()
     seq: int
     t: float
 
@@ -39,7 +40,7 @@ class Record:
     def entities(self) -> tuple[str, ...]:
         """Every entity id named by a role field, in role order (empty roles left out)."""
         out: list[str] = []
-        for role in self.roles:
+        for role in self.role_fields:
             value = getattr(self, role)
             if isinstance(value, tuple):
                 out.extend(v for v in value if v)
@@ -49,12 +50,12 @@ class Record:
 
     def entity(self, role: str) -> str:
         """The id holding ``role`` (``""`` if the record has no such role or nobody held it)."""
-        value = getattr(self, role, "") if role in self.roles else ""
+        value = getattr(self, role, "") if role in self.role_fields else ""
         return value if isinstance(value, str) else ""
 
     def role_map(self) -> dict[str, str | tuple[str, ...]]:
         """``{role: id or ids}`` for the roles that name someone."""
-        return {r: v for r in self.roles if (v := getattr(self, r))}
+        return {r: v for r in self.role_fields if (v := getattr(self, r))}
 
     def payload(self) -> dict[str, Any]:
         """Field values (without seq/t) in declaration order, role fields included."""
@@ -90,7 +91,7 @@ def record(kind: str, *, roles: tuple[str, ...] = ()) -> Callable[[type[R]], typ
         if kind in _KINDS:
             raise ValueError(f"record kind {kind!r} is registered twice")
         cls.kind = kind
-        cls.roles = roles
+        cls.role_fields = roles
         made = dataclass(frozen=True, slots=True, kw_only=True)(cls)
         names = {f.name for f in dataclasses.fields(made)}
         missing = [r for r in roles if r not in names]

@@ -41,12 +41,14 @@ from twin.errors import InputError
 
 __all__ = [
     "Bank",
+    "DispatchConfig",
     "FaultsConfig",
     "FloorConfig",
     "OpeningHoursConfig",
     "PatronsConfig",
     "PopulationConfig",
     "Progressive",
+    "RoleConfig",
     "RulesetConfig",
     "Scenario",
     "ScenarioInfo",
@@ -466,15 +468,50 @@ class PatronsConfig(_Model):
 # --- [staff] -------------------------------------------------------------------------------
 
 
-class Shift(_Model):
-    """A staff shift (``[[staff.shifts]]``); ``end <= start`` wraps past midnight."""
+_PREFIX = re.compile(r"^[A-Z][A-Z0-9]*$")
+#: The roles the floor's machines call on, and the jobs each is needed for.
+ROLES_NEEDED = {
+    "attendant": "hand pays and hopper fills",
+    "inspector": "hand pays and hopper fills",
+    "technician": "repairs and door checks",
+}
+JobKind = Literal["hand_pay", "hopper_fill", "repair", "door_check"]
+JOB_KINDS: tuple[JobKind, ...] = ("hand_pay", "hopper_fill", "repair", "door_check")
 
-    name: NonEmptyStr
+
+class RoleConfig(_Model):
+    """A role on the floor (``[[staff.roles]]``): jobs name it by ``id``.
+
+    Members' ids are ``<prefix>-<shift>-NN``; ``employer`` is "licensee" or "board" (the
+    gaming Board's inspectors, who are not the licensee's employees).
+    """
+
+    id: Ident
+    prefix: Annotated[
+        str, expect("capital letters and digits, starting with a letter", _PREFIX.match)
+    ]
+    title: NonEmptyStr
+    employer: Literal["licensee", "board"] = "licensee"
+
+
+DEFAULT_ROLES = (
+    RoleConfig(id="attendant", prefix="ATT", title="Slot attendant"),
+    RoleConfig(id="technician", prefix="TEC", title="Slot technician"),
+    RoleConfig(id="inspector", prefix="INS", title="Board inspector", employer="board"),
+)
+
+
+class Shift(_Model):
+    """A staff shift (``[[staff.shifts]]``); ``end < start`` wraps past midnight and
+    ``end == start`` is round the clock. ``crew`` maps role ids to head counts."""
+
+    name: Ident
     start: HHMM
     end: HHMM
-    attendants: NonNegativeInt
-    technicians: NonNegativeInt
-    inspectors: NonNegativeInt
+    crew: dict[str, NonNegativeInt] = Field(strict=False)
+
+    def count(self, role: str) -> int:
+        return self.crew.get(role, 0)
 
 
 class StaffTiming(_Model):
@@ -486,18 +523,49 @@ class StaffTiming(_Model):
     repair_minutes: NonNegativeDist = Lognormal(median=15.0, sigma=0.8)
 
 
+class DispatchConfig(_Model):
+    """``[staff.dispatch]``: job kinds by priority (first = highest), and the kinds that wait
+    for an operator to assign staff instead of being dispatched automatically."""
+
+    priority: tuple[JobKind, ...] = Field(default=tuple(JOB_KINDS), strict=False)
+    operator: tuple[JobKind, ...] = Field(default=(), strict=False)
+
+    @model_validator(mode="after")
+    def _check(self) -> DispatchConfig:
+        _check_unique(list(self.priority), "priority", "", "job kind")
+        _check_unique(list(self.operator), "operator", "", "job kind")
+        return self
+
+
 class StaffConfig(_Model):
     """The ``[staff]`` table."""
 
+    roles: tuple[RoleConfig, ...] = Field(default=DEFAULT_ROLES, strict=False)
     shifts: Annotated[
         tuple[Shift, ...], expect("at least one [[staff.shifts]] table", lambda v: len(v) > 0)
     ] = Field(strict=False)
     timing: StaffTiming = StaffTiming()
+    dispatch: DispatchConfig = Field(default_factory=DispatchConfig)
 
     @model_validator(mode="after")
     def _check(self) -> StaffConfig:
+        _check_unique([r.id for r in self.roles], "roles", "id", "role id")
+        _check_unique([r.prefix for r in self.roles], "roles", "prefix", "member id prefix")
         _check_unique([s.name for s in self.shifts], "shifts", "name", "shift name")
+        ids = [r.id for r in self.roles]
+        for i, s in enumerate(self.shifts):
+            for role in s.crew:
+                if role not in ids:
+                    raise invalid(
+                        _one_of(ids, "a role id of [[staff.roles]]"),
+                        key=f"shifts[{i}].crew.{_key_part(role)}",
+                        found=role,
+                    )
         return self
+
+    def head_count(self, role: str) -> int:
+        """Members of ``role`` over all shifts."""
+        return sum(s.count(role) for s in self.shifts)
 
 
 # --- [faults] ------------------------------------------------------------------------------
@@ -563,6 +631,19 @@ class Scenario(_Model):
                     key=f"inject[{i}].machine",
                     found=inj.machine,
                 )
+        if machine_ids:
+            for role, jobs in ROLES_NEEDED.items():
+                if self.staff.head_count(role) == 0:
+                    crews = {r.id: self.staff.head_count(r.id) for r in self.staff.roles}
+                    raise invalid(
+                        f"a role {role!r} with a head count > 0 in some shift's crew "
+                        f"({jobs} on the floor's {len(machine_ids)} machines need one)",
+                        key="staff.shifts",
+                        found=_Plain(
+                            "crews over all shifts: "
+                            + ", ".join(f"{k} = {v}" for k, v in crews.items())
+                        ),
+                    )
         zones = self.zones()
         for i, seg in enumerate(self.patrons.segments):
             for j, zone in enumerate(seg.zones):
@@ -978,7 +1059,7 @@ def _check_unique(values: list[str], array: str, field: str, what: str) -> None:
         if v in seen:
             raise invalid(
                 f"a unique {what} (already used by {array}[{seen[v]}])",
-                key=f"{array}[{i}].{field}",
+                key=f"{array}[{i}].{field}" if field else f"{array}[{i}]",
                 found=v,
             )
         seen[v] = i

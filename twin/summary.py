@@ -15,6 +15,15 @@ def render_summary(s: dict[str, Any]) -> str:
     def wait(x: float | None) -> str:
         return "-" if x is None else f"{x / 60:.1f} min"
 
+    def job_line(kind: str, j: dict[str, Any]) -> str:
+        qw, done = j["queue_wait"], j["to_completion"]
+        still = j["open_waiting"] + j["open_in_service"]
+        return (
+            f"    {kind}: {j['completed']} done, {still} open; queue wait p50 {wait(qw['p50'])}, "
+            f"p95 {wait(qw['p95'])}, max {wait(qw['max'])}; to completion p95 "
+            f"{wait(done['p95'])}"
+        )
+
     lines = [
         f"scenario {s['scenario']} (seed {s['seed']}, ruleset {s['ruleset']})",
         f"  {s['start']} -> {s['end']}  ({s['sim_seconds'] / 3600:.1f} h simulated "
@@ -32,11 +41,13 @@ def render_summary(s: dict[str, Any]) -> str:
         ),
         f"  coin in {eur(k['coin_in_cents'])}, coin out {eur(k['coin_out_cents'])}, "
         f"jackpots {eur(k['jackpot_cents'])}, hold {k['hold_percent']}%",
-        f"  hand pays {k['hand_pays']} (wait mean {wait(k['hand_pay_wait_mean_s'])}, "
-        f"p95 {wait(k['hand_pay_wait_p95_s'])}); hopper fills {k['hopper_fills']} "
-        f"(wait mean {wait(k['fill_wait_mean_s'])}, p95 {wait(k['fill_wait_p95_s'])})",
-        f"  utilisation: inspectors {k['inspector_utilisation']:.1%}, attendants "
-        f"{k['attendant_utilisation']:.1%}, technicians {k['technician_utilisation']:.1%}",
+        "  staff jobs:",
+        *(job_line(kind, j) for kind, j in k["staff_jobs"].items()),
+        "  utilisation (overtime included): "
+        + ", ".join(
+            f"{role} {u['utilisation']:.1%}" if u["utilisation"] is not None else f"{role} -"
+            for role, u in k["utilisation"].items()
+        ),
         f"  records {s['records']:,}; ledger head {s['ledger_sha256']}",
     ]
     c = s.get("compliance")

@@ -75,6 +75,7 @@ class CheckContext:
         # a read-only view of the floor, built by the engine from the records themselves
         self.installed: dict[str, MachineInstalled] = {}
         self.roles: dict[str, str] = {}  # everyone who ever came on shift -> their role
+        self.employers: dict[str, str] = {}  # ... -> "licensee" or "board"
         self.on_duty: set[str] = set()
         self.shared: dict[str, Any] = {}  # computations several checkers share
 
@@ -86,8 +87,8 @@ class CheckContext:
         return self.roles.get(who) == "inspector"
 
     def is_employee(self, who: str) -> bool:
-        """One of the licensee's people (attendants, technicians)."""
-        return self.roles.get(who) in ("attendant", "technician")
+        """One of the licensee's people (any role not employed by the Board)."""
+        return who in self.roles and self.employers.get(who) == "licensee"
 
     def denomination(self, machine: str) -> int:
         return self.installed[machine].denomination_cents
@@ -163,6 +164,7 @@ class ComplianceEngine:
             ctx.installed[rec.machine] = rec
         elif isinstance(rec, ShiftStarted):
             ctx.roles[rec.member] = rec.role
+            ctx.employers[rec.member] = rec.employer
             ctx.on_duty.add(rec.member)
         elif isinstance(rec, ShiftEnded):
             ctx.on_duty.discard(rec.member)

@@ -21,6 +21,16 @@ from typing import Any, Literal, Protocol
 import numpy as np
 import simpy
 
+from twin.jobs import (
+    DOOR_CHECK,
+    HAND_PAY,
+    HOPPER_FILL,
+    JOB_ROLES,
+    REPAIR,
+    JobHandle,
+    JobSpec,
+    Service,
+)
 from twin.machines.accounting import SlotAccounts
 from twin.machines.engine import (
     BatchedEngine,
@@ -49,12 +59,12 @@ from twin.machines.events import (
     TiltRepaired,
 )
 from twin.machines.identity import ManufacturerCertificate
+from twin.machines.misconduct import Misconduct
 from twin.machines.par import Game
 from twin.machines.progressive import ProgressiveLink
 from twin.machines.sas import Door, ExceptionCode
 from twin.monitor import LevelMonitor
 from twin.records import Record
-from twin.staff.pool import StaffPool
 from twin.world import LateTimeout, World, quantize
 
 Proc = Generator[simpy.events.Event, Any, Any]
@@ -121,11 +131,9 @@ class Timing:
 
 @dataclass
 class Crew:
-    """The staff pools a machine calls on."""
+    """Who staffs the machine's jobs (a ``Service``) and how long the work takes."""
 
-    attendants: StaffPool
-    technicians: StaffPool
-    inspectors: StaffPool
+    service: Service
     timing: Timing
 
 
@@ -170,7 +178,7 @@ class SlotMachine:
         self.tally = StretchTally(spec.game)
         self.by_bet: dict[int, list[int]] = {}
         # deliberate violations armed by ``twin.inject`` (each consumed when it happens)
-        self.armed: dict[str, int] = {}
+        self.armed: dict[Misconduct, int] = {}
         self.hidden_meters: set[str] = set()
         self._at_max_bet: tuple[int, Game, BatchedEngine] | None = None
         self.forced_bet_units: int | None = None
@@ -201,6 +209,14 @@ class SlotMachine:
         self.emit(
             MachineException, patron=patron, staff=staff, code=int(code), name=code.name.lower()
         )
+
+    def arm(self, misconduct: Misconduct, amount: int = 0) -> None:
+        """Arm a deliberate violation (violation injection only)."""
+        self.armed[misconduct] = amount
+
+    def take(self, misconduct: Misconduct) -> bool:
+        """Whether ``misconduct`` was armed; it is consumed."""
+        return self.armed.pop(misconduct, None) is not None
 
     def swap_program(self, game: Game, reported_signature: str | None = None) -> None:
         """Replace the program (a conversion, or tampering when no record says so).
@@ -431,11 +447,7 @@ class SlotMachine:
             return
         locked = int(r.stop in (Stop.JACKPOT, Stop.PROGRESSIVE))
         hidden = min(r.won, self.accounts.credits + r.won - r.wagered)  # books stay >= 0
-        if (
-            hidden > 0
-            and r.games_won - locked > 0
-            and self.armed.pop("secondary_decision", None) is not None
-        ):
+        if hidden > 0 and r.games_won - locked > 0 and self.take(Misconduct.SECONDARY_DECISION):
             # injected: after the outcome was selected, a winning game is shown as a loss
             r = replace(r, won=r.won - hidden, games_won=r.games_won - 1)
         self.accounts.record_play(r.games, r.wagered, r.won, r.games_won)
@@ -508,11 +520,12 @@ class SlotMachine:
         self.mark_down("hand_pay")
         self.exception(ExceptionCode.HANDPAY_PENDING, patron=patron)
         crew = self.crew
-        if self.armed.pop("unpaid_hand_pay", None) is not None:
+        if self.take(Misconduct.UNPAID_HAND_PAY):
             yield env.event()  # nobody ever comes: the machine stays locked
-        attendant, inspector = yield from self._attendant_and_inspector(
-            without_inspector=self.armed.pop("hand_pay_without_inspector", None) is not None,
-            outsider=self.armed.pop("hand_pay_by_outsider", None) is not None,
+        job, attendant, inspector = yield from self._attendant_and_inspector(
+            HAND_PAY,
+            without_inspector=self.take(Misconduct.HAND_PAY_WITHOUT_INSPECTOR),
+            outsider=self.take(Misconduct.HAND_PAY_BY_OUTSIDER),
         )
         yield env.timeout(self._minutes(crew.timing.walk) + self._minutes(crew.timing.hand_pay))
         if reason == "credit_payout":
@@ -528,46 +541,27 @@ class SlotMachine:
             requested_t=requested,
         )
         self.exception(ExceptionCode.HANDPAY_RESET, patron=patron)
-        self._release(attendant, inspector)
+        crew.service.complete(job)
         self.hand_pay_waits.append(env.now - requested)
         self.mark_up("hand_pay")
 
     def _attendant_and_inspector(
-        self, *, without_inspector: bool = False, outsider: bool = False
-    ) -> Generator[simpy.events.Event, Any, tuple[str, str]]:
-        """Call an attendant and a Board inspector at once; both must be present.
+        self, kind: str, *, without_inspector: bool = False, outsider: bool = False
+    ) -> Generator[simpy.events.Event, Any, tuple[JobHandle, str, str]]:
+        """File a job for an attendant and a Board inspector; both come together.
 
-        ``without_inspector``/``outsider`` are injected violations: no inspector comes, or
-        someone who is not the licensee's employee does the attendant's job.
+        ``without_inspector``/``outsider`` are injected violations: the job needs no inspector,
+        or someone who is not the licensee's employee does the attendant's job.
         """
-        crew = self.crew
-        if outsider:
-            attendant = OUTSIDER
-        else:
-            a_req = crew.attendants.request()
-        if not without_inspector:
-            i_req = crew.inspectors.request()
-        waits = [
-            e
-            for e in (None if outsider else a_req, None if without_inspector else i_req)
-            if e is not None
-        ]
-        if waits:
-            yield simpy.AllOf(self.env, waits)
-        if not outsider:
-            attendant = str(a_req.value)
-            crew.attendants.taken(attendant)
-        inspector = ""
-        if not without_inspector:
-            inspector = str(i_req.value)
-            crew.inspectors.taken(inspector)
-        return attendant, inspector
-
-    def _release(self, attendant: str, inspector: str) -> None:
-        if inspector:
-            self.crew.inspectors.release(inspector)
-        if attendant != OUTSIDER:
-            self.crew.attendants.release(attendant)
+        roles = tuple(
+            r
+            for r in JOB_ROLES[kind]
+            if not (r == "inspector" and without_inspector) and not (r == "attendant" and outsider)
+        )
+        job = self.crew.service.request(JobSpec(kind, self.id, roles))
+        got: dict[str, str] = yield job.assigned
+        attendant = OUTSIDER if outsider else got["attendant"]
+        return job, attendant, got.get("inspector", "")
 
     # -- cash out and hopper -----------------------------------------------------------------
     def cash_out(self, patron: str) -> Generator[simpy.events.Event, Any, int]:
@@ -589,7 +583,7 @@ class SlotMachine:
         )
         short = by_hopper - paid
         owed = short
-        if owed and self.armed.pop("short_pay_without_fill", None) is not None:
+        if owed and self.take(Misconduct.SHORT_PAY_WITHOUT_FILL):
             # injected: the short pay is settled by hand and the hopper is never filled
             self.exception(ExceptionCode.HOPPER_EMPTY, patron=patron)
             self.emit(ShortPayCompleted, patron=patron, coins=0, short_coins=owed)
@@ -616,7 +610,7 @@ class SlotMachine:
             self.mark_up("hopper_empty")
         if by_hand:
             yield from self.pay_by_hand(patron, "credit_payout", by_hand)
-        if self.armed.pop("undocumented_payout", None) is not None:
+        if self.take(Misconduct.UNDOCUMENTED_PAYOUT):
             return credits  # injected: the payout is made but never documented
         self.emit(
             CashedOut,
@@ -633,8 +627,9 @@ class SlotMachine:
         env = self.env
         requested = env.now
         crew = self.crew
-        attendant, inspector = yield from self._attendant_and_inspector(
-            without_inspector=self.armed.pop("fill_without_inspector", None) is not None
+        job, attendant, inspector = yield from self._attendant_and_inspector(
+            HOPPER_FILL,
+            without_inspector=self.take(Misconduct.FILL_WITHOUT_INSPECTOR),
         )
         yield env.timeout(self._minutes(crew.timing.walk) + self._minutes(crew.timing.hopper_fill))
         coins = min(
@@ -646,13 +641,13 @@ class SlotMachine:
             patron=patron,
             reason=reason,
             coins=coins,
-            certified_coins=coins - self.armed.pop("fill_miscounted", 0),
+            certified_coins=coins - self.armed.pop(Misconduct.FILL_MISCOUNTED, 0),
             hopper_level=self.accounts.hopper_level,
             attendant=attendant,
             inspector=inspector,
             requested_t=requested,
         )
-        self._release(attendant, inspector)
+        crew.service.complete(job)
         self.fill_waits.append(env.now - requested)
 
     # -- doors, tilts and repairs --------------------------------------------------------------
@@ -700,14 +695,14 @@ class SlotMachine:
                 requested_t=requested,
             )
 
-        yield from self._work_inside(1.0, cleared)
+        yield from self._work_inside(REPAIR, 1.0, cleared)
         self.mark_up(f"tilt:{code.name.lower()}")
 
     def check_door(self) -> Proc:
         """A routine inspection: a technician opens and closes the slot door."""
-        yield from self._work_inside(0.5, None)
+        yield from self._work_inside(DOOR_CHECK, 0.5, None)
 
-    def _work_inside(self, share: float, done: Callable[[str], None] | None) -> Proc:
+    def _work_inside(self, kind: str, share: float, done: Callable[[str], None] | None) -> Proc:
         """A technician walks over, works with the slot door open, closes it and leaves.
 
         The work takes ``share`` of a repair-time draw (at least one tick); ``done`` is
@@ -715,15 +710,16 @@ class SlotMachine:
         """
         env = self.env
         crew = self.crew
-        tech = yield crew.technicians.request()
-        crew.technicians.taken(tech)
+        job = crew.service.request(JobSpec(kind, self.id, JOB_ROLES[kind]))
+        got: dict[str, str] = yield job.assigned
+        tech = got["technician"]
         yield env.timeout(self._minutes(crew.timing.walk))
         self.open_door(Door.SLOT, tech)
         yield env.timeout(max(quantize(self._minutes(crew.timing.repair) * share), 1 / 64))
         if done is not None:
             done(tech)
         self.close_door(Door.SLOT, tech)
-        crew.technicians.release(tech)
+        crew.service.complete(job)
 
     def run_disruptions(self, kinds: list[Disruption], door_checks_per_day: float) -> Proc:
         """Faults and routine door checks, each kind from its own stream, fired at LOW priority."""

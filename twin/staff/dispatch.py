@@ -1,0 +1,345 @@
+"""The dispatcher: the one place that knows who is on duty and who can do what.
+
+It implements ``twin.jobs.Service``: a machine files a ``JobSpec`` naming the roles
+the job needs together; the dispatcher seizes one idle on-duty member of every role at the
+same instant (all or nothing) and fires the handle's ``assigned`` event with
+``{role: member}``. Nobody is ever seized while waiting for someone else.
+
+Queue discipline
+----------------
+Waiting jobs are ordered by the priority of their kind (default ``hand_pay > hopper_fill >
+repair > door_check``; kinds not listed come last), then by request order (FIFO within a
+kind). Whenever anything changes (a request, a completion, a member on or off duty, an
+operator's assignment) the dispatcher walks the waiting jobs in that order, counting the idle
+members of every role:
+
+- a job whose every role has an idle member left starts now, taking them;
+- a job that cannot start *reserves* the idle members of every role it needs (up to one per
+  role), so no job behind it may take them.
+
+So a later job starts before an earlier one only with members the earlier one does not need
+(surplus members of other roles, or surplus members of a role beyond the earlier jobs'
+needs). A multi-role job is never starved by later single-role jobs: every member of a role
+it needs who becomes idle is held for it (or for a job ahead of it). Priorities between kinds
+are strict: under sustained overload a low-priority kind may wait indefinitely.
+
+Operator mode (per job kind) takes those jobs out of the automatic pass: they neither start
+nor reserve until ``assign(job_id, {role: member})`` is called. ``assign`` never raises on bad
+input; it returns the reason for a refusal (``None`` when accepted).
+
+Duty
+----
+``keep_roster`` brings shifts on and off duty. At an instant where shifts change hands, every
+member going off duty leaves before anyone comes on, and the waiting jobs are dispatched once
+afterwards, so a handover neither loses nor duplicates a job. A member whose shift ends during
+a job finishes it on overtime and then goes off duty (``ShiftEnded.overtime_s``); a member whose
+next duty period begins before they leave simply stays on (no off/on pair). A round-the-clock
+shift (start == end) comes on once and never goes off.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Generator, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import time
+from typing import Any
+
+import simpy
+
+from twin.jobs import DOOR_CHECK, HAND_PAY, HOPPER_FILL, REPAIR, JobSpec
+from twin.staff.events import JobCompleted, JobRequested, JobStarted, ShiftEnded, ShiftStarted
+from twin.staff.roles import DEFAULT_ROLES, Role, display_name
+from twin.world import World
+
+DEFAULT_PRIORITY: tuple[str, ...] = (HAND_PAY, HOPPER_FILL, REPAIR, DOOR_CHECK)
+
+
+@dataclass(frozen=True, slots=True)
+class Shift:
+    """A shift's hours (local wall time; end <= start wraps midnight) and its members."""
+
+    name: str
+    start: time
+    end: time
+    members: tuple[str, ...]
+
+    @property
+    def round_the_clock(self) -> bool:
+        return self.start == self.end
+
+
+@dataclass(eq=False)
+class Job:
+    """A filed job (the ``JobHandle`` the machine holds)."""
+
+    id: str
+    spec: JobSpec
+    assigned: simpy.Event
+    order: tuple[int, int]  # (priority, request sequence)
+    operator: bool
+    requested_t: float
+    members: dict[str, str] = field(default_factory=dict)
+    started_t: float | None = None
+
+
+@dataclass(eq=False)
+class Member:
+    id: str
+    role: str
+    shift: str
+    name: str
+    on_duty: bool = False
+    job: str | None = None
+    shift_ended_t: float | None = None  # set while finishing a job on overtime
+
+
+class Dispatcher:
+    """Staffs jobs from the members on duty (see the module docstring for the rules)."""
+
+    def __init__(
+        self,
+        world: World,
+        roles: Iterable[Role] = DEFAULT_ROLES,
+        *,
+        priority: Sequence[str] = DEFAULT_PRIORITY,
+        operator: Iterable[str] = (),
+    ) -> None:
+        self.world = world
+        self.env = world.env
+        self.roles: dict[str, Role] = {r.id: r for r in roles}
+        self.priority = {kind: i for i, kind in enumerate(priority)}
+        self.operator_kinds = frozenset(operator)
+        self.members: dict[str, Member] = {}
+        self._idle: dict[str, dict[str, None]] = {r: {} for r in self.roles}  # FIFO by idle time
+        self.waiting: list[Job] = []  # sorted by Job.order
+        self.open: dict[str, Job] = {}  # waiting or in service
+        self._count = 0
+
+    # -- people ----------------------------------------------------------------------------
+    def enlist(self, member: str, role: str, shift: str) -> None:
+        """Register a member of ``role`` on ``shift`` (not yet on duty)."""
+        if role not in self.roles:
+            raise ValueError(f"unknown role {role!r} (roles: {sorted(self.roles)})")
+        self.members[member] = Member(member, role, shift, display_name(member))
+
+    def on_duty(self, role: str) -> list[str]:
+        """Members of ``role`` on duty now (overtime included), sorted by id."""
+        return sorted(m.id for m in self.members.values() if m.on_duty and m.role == role)
+
+    def idle(self, role: str) -> list[str]:
+        """Idle members of ``role`` on duty, in the order they became idle."""
+        return list(self._idle.get(role, ()))
+
+    def come_on(self, member_id: str) -> None:
+        m = self.members[member_id]
+        if m.on_duty:
+            m.shift_ended_t = None  # the next duty period began during overtime: stay on
+            return
+        m.on_duty = True
+        role = self.roles[m.role]
+        self.world.bus.emit(
+            ShiftStarted,
+            role=m.role,
+            shift=m.shift,
+            member=m.id,
+            name=m.name,
+            employer=role.employer,
+        )
+        self._idle[m.role][m.id] = None
+
+    def go_off(self, member_id: str) -> None:
+        m = self.members[member_id]
+        if not m.on_duty or m.shift_ended_t is not None:
+            return
+        if m.job is not None:
+            m.shift_ended_t = self.env.now  # finishes the job in hand on overtime
+            return
+        self._leave(m)
+
+    def _leave(self, m: Member) -> None:
+        overtime = 0.0 if m.shift_ended_t is None else self.env.now - m.shift_ended_t
+        m.on_duty = False
+        m.shift_ended_t = None
+        self._idle[m.role].pop(m.id, None)
+        self.world.bus.emit(
+            ShiftEnded, role=m.role, shift=m.shift, member=m.id, overtime_s=overtime
+        )
+
+    def keep_roster(self, shifts: Sequence[Shift]) -> Generator[simpy.events.Event, Any, None]:
+        """Bring every shift on and off duty for the whole run (one process for all shifts)."""
+        env = self.env
+        clock = self.world.clock
+        local = clock.at(env.now).time()
+        for s in shifts:
+            if _within(s.start, s.end, local):
+                for mid in s.members:
+                    self.come_on(mid)
+        self._dispatch()
+        changing = [s for s in shifts if not s.round_the_clock]
+        while changing:
+            now = env.now
+            ends = {id(s): clock.next_local(now, s.end) for s in changing}
+            starts = {id(s): clock.next_local(now, s.start) for s in changing}
+            at = min(min(ends.values()), min(starts.values()))
+            yield env.timeout(at - now)
+            for s in changing:  # everyone leaving goes before anyone arrives
+                if ends[id(s)] == at:
+                    for mid in s.members:
+                        self.go_off(mid)
+            for s in changing:
+                if starts[id(s)] == at:
+                    for mid in s.members:
+                        self.come_on(mid)
+            self._dispatch()
+
+    # -- jobs (the Service protocol) -------------------------------------------------------------
+    def request(self, spec: JobSpec) -> Job:
+        """File a job; its ``assigned`` event fires with ``{role: member}`` when it starts."""
+        if len(set(spec.roles)) != len(spec.roles):
+            raise ValueError(f"a job names a role twice: {spec.roles}")
+        self._count += 1
+        prio = self.priority.get(spec.kind, len(self.priority))
+        operator = spec.kind in self.operator_kinds and bool(spec.roles)
+        job = Job(
+            id=f"JOB-{self._count:06d}",
+            spec=spec,
+            assigned=self.env.event(),
+            order=(prio, self._count),
+            operator=operator,
+            requested_t=self.env.now,
+        )
+        self.open[job.id] = job
+        bisect.insort(self.waiting, job, key=lambda j: j.order)
+        self.world.bus.emit(
+            JobRequested,
+            job_id=job.id,
+            job_kind=spec.kind,
+            machine=spec.machine,
+            roles=spec.roles,
+            mode="operator" if operator else "automatic",
+        )
+        if not spec.roles:
+            self._start(job, {}, by="dispatcher")  # nobody needed (an injected violation)
+        else:
+            self._dispatch()
+        return job
+
+    def complete(self, handle: Any) -> None:
+        """The job is done: its members are free (or go home, if their shift is over)."""
+        job = self.open.pop(handle.id, None)
+        if job is None or job.started_t is None:
+            raise ValueError(f"{handle.id} is not a job in service")
+        members = tuple(job.members[r] for r in job.spec.roles)
+        self.world.bus.emit(
+            JobCompleted,
+            job_id=job.id,
+            job_kind=job.spec.kind,
+            machine=job.spec.machine,
+            members=members,
+            requested_t=job.requested_t,
+            started_t=job.started_t,
+        )
+        for mid in members:
+            m = self.members[mid]
+            m.job = None
+            if m.shift_ended_t is not None:
+                self._leave(m)
+            else:
+                self._idle[m.role][m.id] = None
+        self._dispatch()
+
+    def assign(self, job_id: str, assignment: Mapping[str, str]) -> str | None:
+        """An operator staffs a waiting job. Returns None if accepted, else the reason why not."""
+        reason = self.refusal(job_id, assignment)
+        if reason is not None:
+            return reason
+        job = self.open[job_id]
+        self._start(job, {r: assignment[r] for r in job.spec.roles}, by="operator")
+        self._dispatch()
+        return None
+
+    def refusal(self, job_id: str, assignment: Mapping[str, str]) -> str | None:
+        """Why ``assign(job_id, assignment)`` would be refused now, or None if it would not."""
+        job = self.open.get(job_id)
+        if job is None:
+            return f"{job_id}: no such open job"
+        if job.started_t is not None:
+            return f"{job_id}: already started"
+        needed = set(job.spec.roles)
+        given = set(assignment)
+        if given != needed:
+            return f"{job_id}: needs roles {sorted(needed)}, given {sorted(given)}"
+        if len(set(assignment.values())) != len(assignment):
+            return f"{job_id}: one member named for two roles"
+        for role in job.spec.roles:
+            mid = assignment[role]
+            m = self.members.get(mid)
+            if m is None:
+                return f"{job_id}: {mid} is not on the staff"
+            if m.role != role:
+                return f"{job_id}: {mid} has role {m.role}, not {role}"
+            if not m.on_duty or m.shift_ended_t is not None:
+                return f"{job_id}: {mid} is not on duty"
+            if m.job is not None:
+                return f"{job_id}: {mid} is busy with {m.job}"
+        return None
+
+    def _dispatch(self) -> None:
+        """Start every waiting job that can start under the queue discipline."""
+        if not self.waiting:
+            return
+        free = {r: len(ids) for r, ids in self._idle.items()}
+        starting: list[tuple[Job, dict[str, str]]] = []
+        taken: dict[str, int] = {r: 0 for r in self._idle}
+        for job in self.waiting:
+            if job.operator:
+                continue
+            roles = job.spec.roles
+            if all(free.get(r, 0) > 0 for r in roles):
+                picks = {}
+                for r in roles:
+                    picks[r] = list(self._idle[r])[taken[r]]
+                    taken[r] += 1
+                    free[r] -= 1
+                starting.append((job, picks))
+            else:
+                for r in roles:  # reserve: nobody behind this job takes what it needs
+                    if free.get(r, 0) > 0:
+                        free[r] -= 1
+            if not any(free.values()):
+                break
+        for job, picks in starting:
+            self._start(job, picks, by="dispatcher")
+
+    def _start(self, job: Job, picks: dict[str, str], by: str) -> None:
+        self.waiting.remove(job)
+        job.members = picks
+        job.started_t = self.env.now
+        for mid in picks.values():
+            m = self.members[mid]
+            m.job = job.id
+            del self._idle[m.role][mid]
+        members = tuple(picks[r] for r in job.spec.roles)
+        self.world.bus.emit(
+            JobStarted,
+            job_id=job.id,
+            job_kind=job.spec.kind,
+            machine=job.spec.machine,
+            roles=job.spec.roles,
+            members=members,
+            requested_t=job.requested_t,
+            by=by,
+        )
+        job.assigned.succeed(dict(picks))
+
+
+def _within(start: time, end: time, now: time) -> bool:
+    if start == end:
+        return True
+    if start < end:
+        return start <= now < end
+    return now >= start or now < end
+
+
+__all__ = ["DEFAULT_PRIORITY", "Dispatcher", "Job", "Member", "Shift"]
