@@ -205,7 +205,12 @@ def test_jackpot_locks_machine_until_paid_by_hand(tmp_path: Path, engine: Engine
     assert acc.meters[MeterCode.TOTAL_COIN_OUT] == 0
     assert acc.meters[MeterCode.GAMES_WON] == 1
     assert acc.invariant_violations() == []
-    assert m.hand_pay_waits == [300.0]
+    jobs = [(r.t, r.kind, r.job_kind) for r in sink.records if r.kind.startswith("job_")]
+    assert jobs == [
+        (5.0, "job_requested", "hand_pay"),
+        (5.0, "job_started", "hand_pay"),
+        (305.0, "job_completed", "hand_pay"),
+    ]
 
 
 @pytest.mark.parametrize("engine", ENGINES)

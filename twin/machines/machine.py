@@ -196,8 +196,6 @@ class SlotMachine:
         self._busy_with: simpy.Event | None = None  # set during a procedure
         self.downtime = LevelMonitor(lambda: self.env.now)
         self._door_holders: dict[Door, str] = {}
-        self.hand_pay_waits: list[float] = []
-        self.fill_waits: list[float] = []
 
     # -- records -------------------------------------------------------------------------
     def emit(self, cls: type[Record], **fields: Any) -> None:
@@ -542,7 +540,6 @@ class SlotMachine:
         )
         self.exception(ExceptionCode.HANDPAY_RESET, patron=patron)
         crew.service.complete(job)
-        self.hand_pay_waits.append(env.now - requested)
         self.mark_up("hand_pay")
 
     def _attendant_and_inspector(
@@ -648,7 +645,6 @@ class SlotMachine:
             requested_t=requested,
         )
         crew.service.complete(job)
-        self.fill_waits.append(env.now - requested)
 
     # -- doors, tilts and repairs --------------------------------------------------------------
     def interrupt_play(self) -> None:
