@@ -415,5 +415,7 @@ def test_machine_of_reads_the_machine_role() -> None:
     assert machine_of(rec) == "A-002"
     left = PatronLeft(seq=1, t=0.0, patron="P1", machine="A-002", reason="done", spent_cents=0)
     assert machine_of(left) == "A-002"
-    arrived = PatronArrived(seq=2, t=0.0, patron="P1", segment="x", bankroll_cents=1)
+    arrived = PatronArrived(
+        seq=2, t=0.0, patron="P1", segment="x", bankroll_cents=1, visit=1, residency="", age=30
+    )
     assert machine_of(arrived) is None
