@@ -34,14 +34,56 @@ class Record:
         return {name: getattr(self, name) for name in _payload_fields(type(self))}
 
     def to_json(self) -> str:
-        """Canonical JSON of the whole record: the bytes the ledger hashes."""
-        doc: dict[str, Any] = {"kind": self.kind, "seq": self.seq, "t": self.t}
-        doc["entities"] = list(self.entities)
-        doc.update(self.payload())
-        return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+        """Canonical JSON of the whole record: the bytes the ledger hashes.
+
+        Exactly ``json.dumps({"kind": ..., "seq": ..., "t": ..., "entities": [...], <payload
+        fields>}, separators=(",", ":"), ensure_ascii=False)``, built by a per-class function
+        from the constant key text and each value's JSON (:func:`_json_value`).
+        """
+        encode = _TO_JSON.get(type(self))
+        if encode is None:
+            encode = _compile_to_json(type(self))
+        return encode(self)
 
 
 _FIELDS_CACHE: dict[type[Record], tuple[str, ...]] = {}
+_TO_JSON: dict[type[Record], Callable[[Record], str]] = {}
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+_encode_str: Callable[[str], str] = json.encoder.encode_basestring
+_NOT_FINITE = frozenset({"nan", "inf", "-inf"})
+
+
+def _compile_to_json(cls: type[Record]) -> Callable[[Record], str]:
+    """``cls``'s to_json: one join of the constant key text and the values' JSON (cached)."""
+    names = ("seq", "t", "entities", *_payload_fields(cls))
+    consts = [f'{{"kind":{_encode_str(cls.kind)}']
+    consts += [f",{_encode_str(n)}:" for n in names]
+    consts.append("}")
+    items = ["_c[0]"]
+    for i, name in enumerate(names, 1):  # names are identifiers: dataclass field names
+        items += [f"_c[{i}]", f"_v(r.{name})"]
+    items.append(f"_c[{len(names) + 1}]")
+    src = f"def to_json(r):\n    return ''.join(({', '.join(items)}))\n"
+    scope: dict[str, Any] = {"_c": tuple(consts), "_v": _json_value}
+    exec(src, scope)
+    fn: Callable[[Record], str] = scope["to_json"]
+    _TO_JSON[cls] = fn
+    return fn
+
+
+def _json_value(v: Any) -> str:
+    """``json.dumps(v)`` with the canonical options (tuples as lists)."""
+    t = type(v)
+    if t is str:
+        return _encode_str(v)
+    if t is int:
+        return int.__repr__(v)
+    if t is float:
+        r = float.__repr__(v)
+        return r if r not in _NOT_FINITE else _encode(v)
+    if t is tuple and all(type(x) is str for x in v):
+        return "[" + ",".join([_encode_str(x) for x in v]) + "]"
+    return _encode(v)
 
 
 def _payload_fields(cls: type[Record]) -> tuple[str, ...]:
