@@ -61,10 +61,17 @@ def _compile_to_json(cls: type[Record]) -> Callable[[Record], str]:
     consts.append("}")
     items = ["_c[0]"]
     for i, name in enumerate(names, 1):  # names are identifiers: dataclass field names
-        items += [f"_c[{i}]", f"_v(r.{name})"]
+        # ints and strings inline, everything else through _json_value
+        value = f"(_i(x) if (x := r.{name}).__class__ is int else _s(x) if x.__class__ is str"
+        items += [f"_c[{i}]", f"{value} else _v(x))"]
     items.append(f"_c[{len(names) + 1}]")
     src = f"def to_json(r):\n    return ''.join(({', '.join(items)}))\n"
-    scope: dict[str, Any] = {"_c": tuple(consts), "_v": _json_value}
+    scope: dict[str, Any] = {
+        "_c": tuple(consts),
+        "_v": _json_value,
+        "_i": int.__repr__,
+        "_s": _encode_str,
+    }
     exec(src, scope)
     fn: Callable[[Record], str] = scope["to_json"]
     _TO_JSON[cls] = fn
