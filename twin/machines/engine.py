@@ -129,10 +129,20 @@ class StretchTally:
     stretch; ``first_won``/``last_won``: the first and last game's outcome (-1: no game).
     """
 
-    __slots__ = ("first_won", "last_won", "stop_counts", "transitions", "won")
+    __slots__ = (
+        "_counts",
+        "_offsets",
+        "first_won",
+        "last_won",
+        "stop_counts",
+        "transitions",
+        "won",
+    )
 
     def __init__(self, game: Game) -> None:
-        self.stop_counts = [np.zeros(len(w), np.int64) for w in game.stop_weights]
+        spans, self._offsets = _tally_layout(game)
+        self._counts = np.zeros(spans[-1][1], np.int64)  # every draw's counts, end to end
+        self.stop_counts = [self._counts[a:b] for a, b in spans]
         self.transitions = np.zeros(4, np.int64)
         self.first_won = -1
         self.last_won = -1
@@ -142,8 +152,9 @@ class StretchTally:
         """Tally a run of consecutive games (vectorised)."""
         if won.size == 0:
             return
-        for d, counts in enumerate(self.stop_counts):
-            counts += np.bincount(stops[:, d], minlength=counts.size)
+        counts = self._counts
+        cells = (stops + self._offsets).ravel() if stops.shape[1] > 1 else stops[:, 0]
+        counts += np.bincount(cells, minlength=counts.size)
         cur = won.astype(np.int64)
         self.won += int(cur.sum())
         seq = cur if self.last_won < 0 else np.concatenate(([self.last_won], cur))
@@ -163,6 +174,28 @@ class StretchTally:
         if self.first_won < 0:
             self.first_won = int(won)
         self.last_won = int(won)
+
+
+_Spans = tuple[tuple[int, int], ...]
+_LAYOUTS: dict[int, tuple[Game, _Spans, npt.NDArray[np.int64]]] = {}
+
+
+def _tally_layout(game: Game) -> tuple[_Spans, npt.NDArray[np.int64]]:
+    """Where each draw's stop counts lie in one array: (start, end) and the starts as numpy."""
+    hit = _LAYOUTS.get(id(game))
+    if hit is None or hit[0] is not game:
+        if len(_LAYOUTS) >= 64:
+            _LAYOUTS.clear()
+        spans = []
+        at = 0
+        for weights in game.stop_weights:
+            spans.append((at, at + len(weights)))
+            at += len(weights)
+        offsets = np.array([a for a, _ in spans], np.int64)
+        offsets.setflags(write=False)
+        hit = (game, tuple(spans), offsets)
+        _LAYOUTS[id(game)] = hit
+    return hit[1], hit[2]
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,7 +367,8 @@ class _Kernel:
                 code += part
         assert code is not None
         lines = code[:, : self._lines]
-        wins = self._pay.take(lines).sum(axis=1)
+        # einsum sums the short rows about twice as fast as sum(axis=1), exactly (integers)
+        wins = np.einsum("ij->i", self._pay.take(lines))
         if self._scatter is not None:
             wins += self._scatter.take(code[:, self._lines]) * self._cost
         spins = None
