@@ -178,7 +178,48 @@ def stop_frequency_tests(
     The results are exactly those of the single test (the same statistic, the same
     ``chi2.sf`` evaluated element-wise); only the call overhead is shared.
     """
-    return _chi2_batch([_stop_frequency_stat(c, w, min_expected) for c, w in pairs])
+    items: list[TestResult | _Chi2 | None] = [None] * len(pairs)
+    same: dict[tuple[float, ...], list[int]] = {}
+    for i, (_, w) in enumerate(pairs):
+        if isinstance(w, tuple):  # reels that share their weights are computed together
+            same.setdefault(w, []).append(i)
+    for w_key, rows in same.items():
+        if len(rows) > 1:
+            _stop_frequency_rows(pairs, rows, w_key, min_expected, items)
+    done = [
+        x if x is not None else _stop_frequency_stat(*pairs[i], min_expected)
+        for i, x in enumerate(items)
+    ]
+    return _chi2_batch(done)
+
+
+def _stop_frequency_rows(
+    pairs: Sequence[tuple[npt.ArrayLike, npt.ArrayLike]],
+    rows: list[int],
+    weights: tuple[float, ...],
+    min_expected: float,
+    items: list[TestResult | _Chi2 | None],
+) -> None:
+    """The usual case of :func:`_stop_frequency_stat` for many reels with the same weights
+    at once (valid counts, no zero weight, no pooling); other rows are left as None."""
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim != 1 or w.size < 2 or not np.all(np.isfinite(w)) or np.any(w <= 0):
+        return
+    counts = [np.asarray(pairs[i][0], dtype=np.float64) for i in rows]
+    if any(c.shape != w.shape for c in counts):
+        return
+    obs = np.stack(counts)
+    if not np.all(np.isfinite(obs)) or np.any(obs < 0) or np.any(obs != np.round(obs)):
+        return
+    n = obs.sum(axis=1)
+    expected = n[:, None] * w / w.sum()
+    ok = expected.min(axis=1) >= min_expected
+    stat = np.sum((obs - expected) ** 2 / expected, axis=1)
+    cells = w.size
+    detail = f"Pearson chi-square, {cells} cells"
+    for i, good, x, total in zip(rows, ok.tolist(), stat.tolist(), n.tolist(), strict=True):
+        if good:
+            items[i] = _Chi2("stop_frequency", x, cells - 1, int(total), detail)
 
 
 class _Chi2(NamedTuple):
