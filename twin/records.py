@@ -55,7 +55,8 @@ _NOT_FINITE = frozenset({"nan", "inf", "-inf"})
 
 def _compile_to_json(cls: type[Record]) -> Callable[[Record], str]:
     """``cls``'s to_json: one join of the constant key text and the values' JSON (cached)."""
-    names = ("seq", "t", "entities", *_payload_fields(cls))
+    # every field in declaration order (the base's first): the order of the canonical doc
+    names = tuple(f.name for f in dataclasses.fields(cls))
     consts = [f'{{"kind":{_encode_str(cls.kind)}']
     consts += [f",{_encode_str(n)}:" for n in names]
     consts.append("}")
