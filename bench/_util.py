@@ -1,7 +1,9 @@
 """Shared helpers of the benchmark scripts: repetitions, medians and the result table.
 
 The scripts are run as ``python bench/<name>.py``; this module is imported from the script's
-own directory (``sys.path[0]``), so it needs no package.
+own directory (``sys.path[0]``), so it needs no package. Importing it puts the project root
+(this checkout) first on ``sys.path``, so the scripts time the ``twin`` package next to them
+even when another checkout is pip-installed in editable mode; import it before ``twin``.
 """
 
 from __future__ import annotations
@@ -11,6 +13,11 @@ import statistics
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path[:1]:
+    sys.path.insert(0, str(ROOT))
 
 
 def median(values: Sequence[float]) -> float:

@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import _util  # noqa: F401  (puts this checkout first on sys.path)
+
 from twin.ledger import GENESIS, Ledger, chain_hash
 from twin.records import Record, record
 

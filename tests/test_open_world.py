@@ -381,3 +381,11 @@ def test_an_operator_staffs_a_job_through_the_inbox() -> None:
     assert parse_command("assign_job", {"job_id": job, "members": pick}) == AssignJob(
         job_id=job, members=pick
     )
+
+
+@pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.toml")), ids=lambda p: p.stem)
+def test_every_shipped_scenario_runs(path: Path) -> None:
+    """Scenario files are executable documentation: each one validates and runs."""
+    result = api.run(path, hours=0.25, chain=False)
+    assert result.sim_seconds == 900.0 and result.kpis.visitors >= 0
+    assert len(result.machines) == load_scenario(path).machine_count

@@ -62,13 +62,64 @@ class Record:
         return {name: getattr(self, name) for name in _payload_fields(type(self))}
 
     def to_json(self) -> str:
-        """Canonical JSON of the whole record: the bytes the ledger hashes."""
-        doc: dict[str, Any] = {"kind": self.kind, "seq": self.seq, "t": self.t}
-        doc.update(self.payload())
-        return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+        """Canonical JSON of the whole record: the bytes the ledger hashes.
+
+        Exactly ``json.dumps({"kind": ..., "seq": ..., "t": ..., <payload fields>},
+        separators=(",", ":"), ensure_ascii=False)``, built by a per-class function from the
+        constant key text and each value's JSON (:func:`_json_value`).
+        """
+        encode = _TO_JSON.get(type(self))
+        if encode is None:
+            encode = _compile_to_json(type(self))
+        return encode(self)
 
 
 _FIELDS_CACHE: dict[type[Record], tuple[str, ...]] = {}
+_TO_JSON: dict[type[Record], Callable[[Record], str]] = {}
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+_encode_str: Callable[[str], str] = json.encoder.encode_basestring
+_NOT_FINITE = frozenset({"nan", "inf", "-inf"})
+
+
+def _compile_to_json(cls: type[Record]) -> Callable[[Record], str]:
+    """``cls``'s to_json: one join of the constant key text and the values' JSON (cached)."""
+    # every field in declaration order (the base's first): the order of the canonical doc
+    names = tuple(f.name for f in dataclasses.fields(cls))
+    consts = [f'{{"kind":{_encode_str(cls.kind)}']
+    consts += [f",{_encode_str(n)}:" for n in names]
+    consts.append("}")
+    items = ["_c[0]"]
+    for i, name in enumerate(names, 1):  # names are identifiers: dataclass field names
+        # ints and strings inline, everything else through _json_value
+        value = f"(_i(x) if (x := r.{name}).__class__ is int else _s(x) if x.__class__ is str"
+        items += [f"_c[{i}]", f"{value} else _v(x))"]
+    items.append(f"_c[{len(names) + 1}]")
+    src = f"def to_json(r):\n    return ''.join(({', '.join(items)}))\n"
+    scope: dict[str, Any] = {
+        "_c": tuple(consts),
+        "_v": _json_value,
+        "_i": int.__repr__,
+        "_s": _encode_str,
+    }
+    exec(src, scope)
+    fn: Callable[[Record], str] = scope["to_json"]
+    _TO_JSON[cls] = fn
+    return fn
+
+
+def _json_value(v: Any) -> str:
+    """``json.dumps(v)`` with the canonical options (tuples as lists)."""
+    t = type(v)
+    if t is str:
+        return _encode_str(v)
+    if t is int:
+        return int.__repr__(v)
+    if t is float:
+        r = float.__repr__(v)
+        return r if r not in _NOT_FINITE else _encode(v)
+    if t is tuple and all(type(x) is str for x in v):
+        return "[" + ",".join([_encode_str(x) for x in v]) + "]"
+    return _encode(v)
 
 
 def _payload_fields(cls: type[Record]) -> tuple[str, ...]:

@@ -30,7 +30,9 @@ observations, all outcomes equal) returns ``p_value = 1.0`` (never rejects) and 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -44,9 +46,11 @@ __all__ = [
     "hold_variance_test",
     "holm",
     "independence_test",
+    "independence_tests",
     "pool_cells",
     "runs_test",
     "stop_frequency_test",
+    "stop_frequency_tests",
 ]
 
 #: The smallest sequence :func:`runs_test` evaluates with its normal approximation.
@@ -162,6 +166,101 @@ def stop_frequency_test(
     probability ``p`` (noncentral chi-square with ``lambda = n * sum((p1 - p0)^2 / p0)``):
     rare stops need many more spins.
     """
+    done = _stop_frequency_stat(counts, weights, min_expected)
+    return done if isinstance(done, TestResult) else _chi2_results([done])[0]
+
+
+def stop_frequency_tests(
+    pairs: Sequence[tuple[npt.ArrayLike, npt.ArrayLike]], min_expected: float = 5.0
+) -> list[TestResult]:
+    """:func:`stop_frequency_test` of each ``(counts, weights)``, with one p-value call for all.
+
+    The results are exactly those of the single test (the same statistic, the same
+    ``chi2.sf`` evaluated element-wise); only the call overhead is shared.
+    """
+    items: list[TestResult | _Chi2 | None] = [None] * len(pairs)
+    same: dict[tuple[float, ...], list[int]] = {}
+    for i, (_, w) in enumerate(pairs):
+        if isinstance(w, tuple):  # reels that share their weights are computed together
+            same.setdefault(w, []).append(i)
+    for w_key, rows in same.items():
+        if len(rows) > 1:
+            _stop_frequency_rows(pairs, rows, w_key, min_expected, items)
+    done = [
+        x if x is not None else _stop_frequency_stat(*pairs[i], min_expected)
+        for i, x in enumerate(items)
+    ]
+    return _chi2_batch(done)
+
+
+def _stop_frequency_rows(
+    pairs: Sequence[tuple[npt.ArrayLike, npt.ArrayLike]],
+    rows: list[int],
+    weights: tuple[float, ...],
+    min_expected: float,
+    items: list[TestResult | _Chi2 | None],
+) -> None:
+    """The usual case of :func:`_stop_frequency_stat` for many reels with the same weights
+    at once (valid counts, no zero weight, no pooling); other rows are left as None."""
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim != 1 or w.size < 2 or not np.all(np.isfinite(w)) or np.any(w <= 0):
+        return
+    counts = [np.asarray(pairs[i][0], dtype=np.float64) for i in rows]
+    if any(c.shape != w.shape for c in counts):
+        return
+    obs = np.stack(counts)
+    if not np.all(np.isfinite(obs)) or np.any(obs < 0) or np.any(obs != np.round(obs)):
+        return
+    n = obs.sum(axis=1)
+    expected = n[:, None] * w / w.sum()
+    ok = expected.min(axis=1) >= min_expected
+    stat = np.sum((obs - expected) ** 2 / expected, axis=1)
+    cells = w.size
+    detail = f"Pearson chi-square, {cells} cells"
+    for i, good, x, total in zip(rows, ok.tolist(), stat.tolist(), n.tolist(), strict=True):
+        if good:
+            items[i] = _Chi2("stop_frequency", x, cells - 1, int(total), detail)
+
+
+class _Chi2(NamedTuple):
+    """A chi-square test whose p-value is still to be computed (in a batch)."""
+
+    name: str
+    statistic: float
+    dof: int
+    n: int
+    detail: str
+
+
+def _chi2_results(pending: Sequence[_Chi2]) -> list[TestResult]:
+    if not pending:
+        return []
+    stat = np.array([c.statistic for c in pending], np.float64)
+    dof = np.array([c.dof for c in pending], np.float64)
+    p = np.atleast_1d(sps.chi2.sf(stat, dof))
+    return [
+        TestResult(
+            name=c.name,
+            statistic=c.statistic,
+            dof=float(c.dof),
+            p_value=float(pi),
+            n=c.n,
+            detail=c.detail,
+        )
+        for c, pi in zip(pending, p.tolist(), strict=True)
+    ]
+
+
+def _chi2_batch(items: Sequence[TestResult | _Chi2]) -> list[TestResult]:
+    """Finish a list of tests: compute every pending chi-square p-value in one call."""
+    pending = [x for x in items if isinstance(x, _Chi2)]
+    done = iter(_chi2_results(pending))
+    return [x if isinstance(x, TestResult) else next(done) for x in items]
+
+
+def _stop_frequency_stat(
+    counts: npt.ArrayLike, weights: npt.ArrayLike, min_expected: float
+) -> TestResult | _Chi2:
     name = "stop_frequency"
     obs = _as_counts(counts, "counts", 1)
     w = _as_1d_float(weights, "weights")
@@ -194,12 +293,11 @@ def stop_frequency_test(
         cells = len(groups)
     stat = float(np.sum((o - e) ** 2 / e))
     dof = cells - 1
-    p = float(sps.chi2.sf(stat, dof))
     pooled = len(obs) - cells
     detail = f"Pearson chi-square, {cells} cells"
     if pooled:
         detail += f" ({len(obs)} stops, {pooled} merged to reach E >= {min_expected:g})"
-    return TestResult(name=name, statistic=stat, dof=float(dof), p_value=p, n=n, detail=detail)
+    return _Chi2(name, stat, dof, n, detail)
 
 
 # --- item 1(b)(iii): no dependency ------------------------------------------------------------
@@ -227,6 +325,19 @@ def independence_test(table: npt.ArrayLike) -> TestResult:
     Error rate: ``alpha`` under H0 up to the approximation; Fisher's test is exact but
     conservative (its size is at most ``alpha``).
     """
+    done = _independence_stat(table)
+    return done if isinstance(done, TestResult) else _chi2_results([done])[0]
+
+
+def independence_tests(tables: Sequence[npt.ArrayLike]) -> list[TestResult]:
+    """:func:`independence_test` of each table, with one chi-square p-value call for all.
+
+    The results are exactly those of the single test; only the call overhead is shared.
+    """
+    return _chi2_batch([_independence_stat(t) for t in tables])
+
+
+def _independence_stat(table: npt.ArrayLike) -> TestResult | _Chi2:
     name = "independence"
     t = _as_counts(table, "table", 2)
     t = t[t.sum(axis=1) > 0][:, t.sum(axis=0) > 0]
@@ -248,11 +359,10 @@ def independence_test(table: npt.ArrayLike) -> TestResult:
         )
     stat = float(np.sum((t - expected) ** 2 / expected))
     dof = (r - 1) * (c - 1)
-    p = float(sps.chi2.sf(stat, dof))
     detail = f"Pearson chi-square, {r} x {c} table"
     if small:
         detail += f"; warning: {small} cells with expected count < 5"
-    return TestResult(name=name, statistic=stat, dof=float(dof), p_value=p, n=n, detail=detail)
+    return _Chi2(name, stat, dof, n, detail)
 
 
 def runs_test(outcomes: npt.ArrayLike) -> TestResult:

@@ -6,11 +6,20 @@ reached, or a win that locks the machine for a hand pay). They draw from the sam
 uniform streams of the machine (base games and free-spin features) in the same order, so they
 give identical results; ``tests/test_engine.py`` holds them together.
 
-The batched engine draws a chunk of games (512, doubling to 2,048) in one numpy call,
-evaluates them vectorised, finds the first stop with cumulative sums, and consumes exactly the
-uniforms of the games it played (the rest stay on the tape for the next stretch). Free-spin
-features are evaluated ahead in blocks and handed out lazily, in order, only for games that
-are really played.
+The batched engine draws a chunk of games in one numpy call, evaluates them vectorised,
+finds the first stop with cumulative sums, and consumes exactly the uniforms of the games it
+played (the rest stay on the tape for the next stretch). The first chunk is sized from the
+request (the games the balance lasts at the game's return, bounded by the games allowed), the
+next ones double up to 2,048. Free-spin features are evaluated ahead in blocks and handed out
+lazily, in order, only for games that are really played.
+
+Evaluation goes through a :class:`_Kernel` per game and mode, which precomputes from the
+compiled game (``twin.machines.par``) lookup tables that give exactly ``Game.evaluate``'s
+results with fewer numpy operations: a stop is read from a table indexed by
+``floor(u * total)`` instead of a binary search (the cumulative weights are integers, so
+``searchsorted(cum, u * total, "right")`` only depends on that floor), and the per-reel
+line-code tables, with the scatter and trigger counts as extra columns, are summed over
+blocks of reels so that one gather serves two reels.
 """
 
 from __future__ import annotations
@@ -22,7 +31,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from twin.machines.par import Game
+from twin.machines.par import Game, ReelSet
 
 F64 = npt.NDArray[np.float64]
 
@@ -120,10 +129,20 @@ class StretchTally:
     stretch; ``first_won``/``last_won``: the first and last game's outcome (-1: no game).
     """
 
-    __slots__ = ("first_won", "last_won", "stop_counts", "transitions", "won")
+    __slots__ = (
+        "_counts",
+        "_offsets",
+        "first_won",
+        "last_won",
+        "stop_counts",
+        "transitions",
+        "won",
+    )
 
     def __init__(self, game: Game) -> None:
-        self.stop_counts = [np.zeros(len(w), np.int64) for w in game.stop_weights]
+        spans, self._offsets = _tally_layout(game)
+        self._counts = np.zeros(spans[-1][1], np.int64)  # every draw's counts, end to end
+        self.stop_counts = [self._counts[a:b] for a, b in spans]
         self.transitions = np.zeros(4, np.int64)
         self.first_won = -1
         self.last_won = -1
@@ -133,8 +152,9 @@ class StretchTally:
         """Tally a run of consecutive games (vectorised)."""
         if won.size == 0:
             return
-        for d, counts in enumerate(self.stop_counts):
-            counts += np.bincount(stops[:, d], minlength=counts.size)
+        counts = self._counts
+        cells = (stops + self._offsets).ravel() if stops.shape[1] > 1 else stops[:, 0]
+        counts += np.bincount(cells, minlength=counts.size)
         cur = won.astype(np.int64)
         self.won += int(cur.sum())
         seq = cur if self.last_won < 0 else np.concatenate(([self.last_won], cur))
@@ -154,6 +174,28 @@ class StretchTally:
         if self.first_won < 0:
             self.first_won = int(won)
         self.last_won = int(won)
+
+
+_Spans = tuple[tuple[int, int], ...]
+_LAYOUTS: dict[int, tuple[Game, _Spans, npt.NDArray[np.int64]]] = {}
+
+
+def _tally_layout(game: Game) -> tuple[_Spans, npt.NDArray[np.int64]]:
+    """Where each draw's stop counts lie in one array: (start, end) and the starts as numpy."""
+    hit = _LAYOUTS.get(id(game))
+    if hit is None or hit[0] is not game:
+        if len(_LAYOUTS) >= 64:
+            _LAYOUTS.clear()
+        spans = []
+        at = 0
+        for weights in game.stop_weights:
+            spans.append((at, at + len(weights)))
+            at += len(weights)
+        offsets = np.array([a for a, _ in spans], np.int64)
+        offsets.setflags(write=False)
+        hit = (game, tuple(spans), offsets)
+        _LAYOUTS[id(game)] = hit
+    return hit[1], hit[2]
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,80 +219,278 @@ def _first(mask: npt.NDArray[np.bool_], default: int) -> int:
     return idx if mask[idx] else default
 
 
-class BatchedEngine:
-    """Plays a stretch with numpy: one draw per chunk of games, no Python loop per spin."""
+_LUT_LIMIT = 1 << 20  # stop-table entries of a game mode beyond which stops use a search
+_BLOCK_ROWS = 4096  # the most rows of a table that serves a block of reels in one gather
 
-    def __init__(self, game: Game, chunk: int = 2048, first_chunk: int = 512) -> None:
+
+class _Kernel:
+    """Exactly ``Game.evaluate`` (or ``evaluate_free``) of one game, with fewer numpy calls.
+
+    ``evaluate(u)`` returns ``(win_units, free_spins, progressive, stops)``; ``progressive``
+    is None when the game has no progressive combination (no game is a progressive hit).
+    """
+
+    __slots__ = (
+        "_blocks",
+        "_cost",
+        "_cums",
+        "_flat",
+        "_lines",
+        "_mult",
+        "_offsets",
+        "_pay",
+        "_prog",
+        "_scatter",
+        "_spins",
+        "_table",
+        "_totals",
+        "_trigger",
+    )
+
+    def __init__(self, game: Game, free: bool) -> None:
+        self._table = game.kind == "table"
+        self._cost = game.cost
+        self._mult = 1
+        self._spins: tuple[int, int] | None = None  # (trigger count, spins awarded)
+        self._scatter: npt.NDArray[np.int64] | None = None
+        self._trigger = -1  # column of the trigger count in the code (-1: none)
+        self._blocks: list[tuple[tuple[int, ...], tuple[int, ...], npt.NDArray[np.int64]]] = []
+        self._lines = 0
+        if self._table:
+            assert game.table_cum is not None
+            cums: tuple[npt.NDArray[np.int64], ...] = (game.table_cum,)
+            lengths: tuple[int, ...] = (len(game.outcomes),)
+            pays, prog = game._table_arrays
+            self._pay = pays
+            self._prog = prog if bool(prog.any()) else None
+        else:
+            reels = game.feature_reels if free else game.base
+            assert reels is not None and game.line_pay is not None
+            cums = reels.cum
+            lengths = reels.lengths
+            self._pay = game.line_pay
+            self._prog = game.line_prog
+            self._build_codes(game, reels, free)
+        self._totals = np.array([float(c[-1]) for c in cums])
+        self._cums = cums
+        if sum(int(c[-1]) + 1 for c in cums) <= _LUT_LIMIT:
+            # searchsorted(cum, x, "right") counts the integer cum <= x: cum <= floor(x)
+            luts = [
+                np.minimum(np.searchsorted(c, np.arange(int(c[-1]) + 1), side="right"), n - 1)
+                for c, n in zip(cums, lengths, strict=True)
+            ]
+            self._flat: npt.NDArray[np.int64] | None = np.concatenate(luts).astype(np.int64)
+            self._offsets = np.cumsum([0] + [lut.size for lut in luts[:-1]]).astype(np.int64)
+        else:
+            self._flat = None
+            self._offsets = np.zeros(len(cums), np.int64)
+
+    def _build_codes(self, game: Game, reels: ReelSet, free: bool) -> None:
+        places = game._feature_places if reels is not game.base else game._base_places
+        columns: list[list[npt.NDArray[np.int64]]] = [[p] for p in places]
+        self._lines = places[0].shape[1]
+        extra = self._lines
+        if game.scatter is not None:
+            assert game.scatter_by_count is not None
+            self._scatter = game.scatter_by_count
+            for cols, counts in zip(columns, reels.scatter_counts, strict=True):
+                cols.append(counts[:, None])
+            extra += 1
+        fs = game.free_spins
+        if fs is not None and (fs.retrigger or not free):
+            self._spins = (fs.count, fs.spins)
+            self._trigger = extra
+            for cols, counts in zip(columns, reels.trigger_counts, strict=True):
+                cols.append(counts[:, None])
+        if free and fs is not None:
+            self._mult = fs.multiplier
+        tables = [np.hstack(cols) for cols in columns]
+        top = sum(int(t.max()) for t in tables)
+        dtype = np.int32 if top < 2**31 else np.int64
+        i = 0
+        while i < len(tables):  # consecutive reels share a table while it stays small
+            group = [i]
+            rows = tables[i].shape[0]
+            while i + 1 < len(tables) and rows * tables[i + 1].shape[0] <= _BLOCK_ROWS:
+                i += 1
+                group.append(i)
+                rows *= tables[i].shape[0]
+            combined = tables[group[0]]
+            for r in group[1:]:
+                t = tables[r]
+                combined = (combined[:, None, :] + t[None, :, :]).reshape(-1, t.shape[1])
+            radix = [
+                int(np.prod([tables[r].shape[0] for r in group[k + 1 :]]))
+                for k in range(len(group))
+            ]
+            self._blocks.append((tuple(group), tuple(radix), combined.astype(dtype)))
+            i += 1
+
+    def stops(self, u: F64) -> npt.NDArray[np.int64]:
+        if self._flat is None:
+            out = np.empty(u.shape, dtype=np.int64)
+            for r, cum in enumerate(self._cums):
+                idx = np.searchsorted(cum, u[:, r] * self._totals[r], side="right")
+                out[:, r] = np.minimum(idx, len(cum) - 1)
+            return out
+        j = (u * self._totals).astype(np.int64)
+        j += self._offsets
+        found: npt.NDArray[np.int64] = self._flat.take(j)
+        return found
+
+    def evaluate(
+        self, u: F64
+    ) -> tuple[
+        npt.NDArray[np.int64],
+        npt.NDArray[np.int64] | None,
+        npt.NDArray[np.bool_] | None,
+        npt.NDArray[np.int64],
+    ]:
+        """``(win_units, free_spins or None, progressive or None, stops)`` of the games ``u``."""
+        stops = self.stops(u)
+        if self._table:
+            idx = stops[:, 0]
+            prog = None if self._prog is None else self._prog.take(idx)
+            return self._pay.take(idx), None, prog, stops
+        code: npt.NDArray[np.int64] | None = None
+        for group, radix, table in self._blocks:
+            if len(group) == 1:
+                idx = stops[:, group[0]]
+            else:
+                idx = stops[:, group[0]] * radix[0]
+                for r, m in zip(group[1:], radix[1:], strict=True):
+                    idx += stops[:, r] * m if m != 1 else stops[:, r]
+            part = table.take(idx, axis=0)
+            if code is None:
+                code = part
+            else:
+                code += part
+        assert code is not None
+        lines = code[:, : self._lines]
+        # einsum sums the short rows about twice as fast as sum(axis=1), exactly (integers)
+        wins = np.einsum("ij->i", self._pay.take(lines))
+        if self._scatter is not None:
+            wins += self._scatter.take(code[:, self._lines]) * self._cost
+        spins = None
+        if self._spins is not None:
+            count, awarded = self._spins
+            spins = np.where(code[:, self._trigger] >= count, awarded, 0).astype(np.int64)
+        if self._mult != 1:
+            wins *= self._mult
+        prog = None
+        if self._prog is not None:
+            prog = np.asarray(self._prog.take(lines).any(axis=1), dtype=np.bool_)
+        return wins, spins, prog, stops
+
+
+_KERNELS: dict[int, tuple[Game, _Kernel, _Kernel | None]] = {}
+
+
+def _kernels(game: Game) -> tuple[_Kernel, _Kernel | None]:
+    """The base and feature kernels of ``game`` (built once per game object)."""
+    hit = _KERNELS.get(id(game))
+    if hit is None or hit[0] is not game:
+        if len(_KERNELS) >= 64:
+            _KERNELS.clear()
+        feature = _Kernel(game, free=True) if game.free_spins is not None else None
+        hit = (game, _Kernel(game, free=False), feature)
+        _KERNELS[id(game)] = hit
+    return hit[1], hit[2]
+
+
+class BatchedEngine:
+    """Plays a stretch with numpy: one draw per chunk of games, no Python loop per spin.
+
+    The first chunk is ``first_games`` times the games the balance lasts without a win (at
+    least ``first_chunk``, at most ``chunk``, never more than the games allowed); each
+    further chunk doubles, up to ``chunk``. Chunking never changes a result.
+    """
+
+    def __init__(
+        self, game: Game, chunk: int = 2048, first_chunk: int = 64, first_games: int = 4
+    ) -> None:
         self.game = game
         self.chunk = chunk  # the largest chunk of games drawn at once
-        self.first_chunk = min(first_chunk, chunk)  # sessions often end early: start small
+        self.first_chunk = min(first_chunk, chunk)  # the smallest first chunk
+        self.first_games = first_games
+        self._kernel, self._feature_kernel = _kernels(game)
 
     def play(self, req: PlayRequest, base: UniformTape, feature: UniformTape) -> PlayResult:
         game = self.game
+        kernel = self._kernel
         r = game.draws_per_spin
         bet = req.bet_units
         wager = bet * game.cost
         credits = req.credits
+        goal = req.goal_credits
+        lock_credits = req.lock_credits
+        max_games = req.max_games
         games = won = games_won = free_games = 0
         threshold = req.floor_credits + wager
-        features = _FeatureCursor(game, feature)
+        features = _FeatureCursor(game, feature, self._feature_kernel)
         tally = StretchTally(game)
-        size = self.first_chunk
-        while games < req.max_games:
-            n = min(size, req.max_games - games)
+        lasts = (credits - threshold) // wager + 1  # games played if none wins
+        size = min(max(self.first_chunk, self.first_games * lasts), self.chunk)
+        while games < max_games:
+            n = min(size, max_games - games)
             size = min(2 * size, self.chunk)
-            if not (threshold <= credits < req.goal_credits):
-                stop = Stop.WIN_GOAL if credits >= req.goal_credits else Stop.LOSS_LIMIT
+            if not (threshold <= credits < goal):
+                stop = Stop.WIN_GOAL if credits >= goal else Stop.LOSS_LIMIT
                 features.close()
                 return PlayResult(
                     games, games * wager, won, games_won, free_games, credits, stop, 0, tally
                 )
-            out = game.evaluate(base.peek(n * r).reshape(n, r))
-            win = out.win_units * bet
-            triggers = np.flatnonzero(out.free_spins)
-            lock = (win >= req.lock_credits) | out.progressive
-            after = credits + np.cumsum(np.where(lock, 0, win) - wager)
-            before = np.empty_like(after)
-            before[0] = credits
-            before[1:] = after[:-1]
-            k = _first((before < threshold) | (before >= req.goal_credits), n)
+            wins, spins, prog, stops = kernel.evaluate(base.peek(n * r).reshape(n, r))
+            win = wins * bet if bet != 1 else wins
+            lock = win >= lock_credits
+            if prog is not None:
+                lock |= prog
+            after = np.where(lock, 0, win)
+            after -= wager
+            np.cumsum(after, out=after)
+            after += credits
+            # game i + 1 is played only if the balance after game i is in [threshold, goal)
+            outside = (after < threshold) | (after >= goal)
+            k = _first(outside[:-1], n - 1) + 1
             lk = _first(lock, n)
             end = min(k, lk + 1)
-            for j in triggers.tolist():
-                if j >= end:
-                    break
-                # game j is played: its feature adds to its win, which changes the balance
-                # from j on (or locks the machine at j); games before j are unaffected
-                fw, fg = features.play(int(out.free_spins[j]))
-                free_games += fg
-                old = int(win[j])
-                win[j] = old + fw * bet
-                if lock[j]:
-                    continue  # already a hand pay: the credit meter does not move
-                if win[j] >= req.lock_credits:
-                    lock[j] = True
-                    lk = j
-                    change = -old
-                else:
-                    change = fw * bet
-                if change:
-                    after[j:] += change
-                    before[j + 1 :] += change
-                    tail = before[j + 1 :]
-                    k = j + 1 + _first((tail < threshold) | (tail >= req.goal_credits), n - j - 1)
-                end = min(k, lk + 1)
+            if spins is not None:
+                for j in np.flatnonzero(spins).tolist():
+                    if j >= end:
+                        break
+                    # game j is played: its feature adds to its win, which changes the
+                    # balance from j on (or locks the machine at j); games before j are
+                    # unaffected
+                    fw, fg = features.play(int(spins[j]))
+                    free_games += fg
+                    old = int(win[j])
+                    win[j] = old + fw * bet
+                    if lock[j]:
+                        continue  # already a hand pay: the credit meter does not move
+                    if win[j] >= lock_credits:
+                        lock[j] = True
+                        lk = j
+                        change = -old
+                    else:
+                        change = fw * bet
+                    if change:
+                        after[j:] += change
+                        tail = after[j : n - 1]
+                        k = j + 1 + _first((tail < threshold) | (tail >= goal), n - j - 1)
+                    end = min(k, lk + 1)
             base.advance(end * r)
             games += end
             played = win[:end]
-            won_games = (played > 0) | out.progressive[:end]
+            won_games = played > 0
+            if prog is not None:
+                won_games |= prog[:end]
             games_won += int(np.count_nonzero(won_games))
-            assert out.stops is not None
-            tally.add_games(out.stops[:end], won_games)
+            tally.add_games(stops[:end], won_games)
             credits = int(after[end - 1])
             if lk < k and lk < n:
                 features.close()
                 won += int(played[:-1].sum())
-                stop = Stop.PROGRESSIVE if out.progressive[lk] else Stop.JACKPOT
+                stop = Stop.PROGRESSIVE if prog is not None and prog[lk] else Stop.JACKPOT
                 return PlayResult(
                     games,
                     games * wager,
@@ -265,7 +505,7 @@ class BatchedEngine:
             won += int(played.sum())
             if end < n:
                 features.close()
-                stop = Stop.WIN_GOAL if credits >= req.goal_credits else Stop.LOSS_LIMIT
+                stop = Stop.WIN_GOAL if credits >= goal else Stop.LOSS_LIMIT
                 return PlayResult(
                     games, games * wager, won, games_won, free_games, credits, stop, 0, tally
                 )
@@ -283,10 +523,11 @@ class _FeatureCursor:
     handed out as features are played; ``close`` consumes exactly the spins handed out.
     """
 
-    __slots__ = ("_game", "_spins", "_tape", "_used", "_win")
+    __slots__ = ("_game", "_kernel", "_spins", "_tape", "_used", "_win")
 
-    def __init__(self, game: Game, tape: UniformTape) -> None:
+    def __init__(self, game: Game, tape: UniformTape, kernel: _Kernel | None) -> None:
         self._game = game
+        self._kernel = kernel
         self._tape = tape
         self._win: list[int] = []
         self._spins: list[int] = []
@@ -297,9 +538,11 @@ class _FeatureCursor:
         have = len(self._win)
         n = max(need - have, have, 64)
         u = self._tape.peek((have + n) * r)[have * r :]
-        out = self._game.evaluate_free(u.reshape(n, r))
-        self._win.extend(out.win_units.tolist())
-        self._spins.extend(out.free_spins.tolist())
+        if self._kernel is None:
+            raise ValueError(f"game {self._game.id} has no free spins")
+        wins, spins, _, _ = self._kernel.evaluate(u.reshape(n, r))
+        self._win.extend(wins.tolist())
+        self._spins.extend([0] * n if spins is None else spins.tolist())
 
     def play(self, awarded: int) -> tuple[int, int]:
         """Play a feature of ``awarded`` free spins (and its retriggers): (win units, spins)."""

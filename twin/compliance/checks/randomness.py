@@ -45,20 +45,41 @@ def _availability(counts: np.ndarray, weights: tuple[int, ...]) -> stats.TestRes
     """Item 1(b)(i): every stop must be available on every play. A stop that lands far less
     often than its weight says (one-sided Poisson lower tail of its count, Bonferroni over
     the reel's stops) is not really available: never, or all but never, selected."""
-    n = int(counts.sum())
-    total = sum(weights)
-    expected = np.asarray(weights, np.float64) * (n / total)
-    tails = sps.poisson.cdf(counts, expected)
-    p = float(min(1.0, tails.min() * len(weights))) if n else 1.0
-    worst = int(np.argmin(tails)) if n else 0
-    detail = f"stop {worst}: {int(counts[worst])} seen, {expected[worst]:.1f} expected"
-    return stats.TestResult("availability", float(n), 0.0, p, n, detail)
+    return _availabilities([(counts, weights)])[0]
+
+
+def _availabilities(reels: list[tuple[np.ndarray, tuple[int, ...]]]) -> list[stats.TestResult]:
+    """:func:`_availability` of every reel, with one Poisson call over all of their stops."""
+    if not reels:
+        return []
+    ns = [int(counts.sum()) for counts, _ in reels]
+    expected = [
+        np.asarray(weights, np.float64) * (n / sum(weights))
+        for n, (_, weights) in zip(ns, reels, strict=True)
+    ]
+    all_tails = sps.poisson.cdf(np.concatenate([c for c, _ in reels]), np.concatenate(expected))
+    out = []
+    at = 0
+    for n, exp, (counts, weights) in zip(ns, expected, reels, strict=True):
+        tails = all_tails[at : at + len(weights)]
+        at += len(weights)
+        p = float(min(1.0, tails.min() * len(weights))) if n else 1.0
+        worst = int(np.argmin(tails)) if n else 0
+        detail = f"stop {worst}: {int(counts[worst])} seen, {exp[worst]:.1f} expected"
+        out.append(stats.TestResult("availability", float(n), 0.0, p, n, detail))
+    return out
 
 
 def run_audit(ctx: CheckContext, tallies: dict[str, OutcomeTally]) -> list[MachineTest]:
-    """All randomness tests of every machine with enough games (computed once per run)."""
+    """All randomness tests of every machine with enough games (computed once per run).
+
+    The tests are those of :mod:`twin.compliance.stats`, each machine's on its own; their
+    p-values are computed in a few vectorised calls across the machines.
+    """
     need = int(ctx.param("randomness_min_games"))
-    out: list[MachineTest] = []
+    reels: list[tuple[np.ndarray, tuple[int, ...]]] = []
+    tables: list[list[list[int]]] = []
+    plan: list[tuple[str, str, int, str, int]] = []  # machine, sub, evidence, test, index
     for m, tally in sorted(tallies.items()):
         game = _reference(ctx, m, tally)
         if game is None:
@@ -67,19 +88,21 @@ def run_audit(ctx: CheckContext, tallies: dict[str, OutcomeTally]) -> list[Machi
         if games < need:
             continue
         for counts, weights in zip(tally.stop_counts, game.stop_weights, strict=True):
-            arr = np.asarray(counts, np.int64)
-            out.append(MachineTest(m, "ii", stats.stop_frequency_test(arr, weights), tally.seq))
-            out.append(MachineTest(m, "i", _availability(arr, weights), tally.seq))
+            plan.append((m, "ii", tally.seq, "frequency", len(reels)))
+            plan.append((m, "i", tally.seq, "availability", len(reels)))
+            reels.append((np.asarray(counts, np.int64), weights))
         tr = tally.transitions
-        out.append(
-            MachineTest(
-                m, "iii", stats.independence_test([[tr[0], tr[1]], [tr[2], tr[3]]]), tally.seq
-            )
-        )
+        plan.append((m, "iii", tally.seq, "independence", len(tables)))
+        tables.append([[tr[0], tr[1]], [tr[2], tr[3]]])
         if len(tally.by_bet) > 1:
-            table = [[w, g - w] for _, g, w in tally.by_bet]
-            out.append(MachineTest(m, "iii", stats.independence_test(table), tally.seq))
-    return out
+            plan.append((m, "iii", tally.seq, "independence", len(tables)))
+            tables.append([[w, g - w] for _, g, w in tally.by_bet])
+    results = {
+        "frequency": stats.stop_frequency_tests(reels),
+        "availability": _availabilities(reels),
+        "independence": stats.independence_tests(tables),
+    }
+    return [MachineTest(m, sub, results[test][i], seq) for m, sub, seq, test, i in plan]
 
 
 def _q(ctx: CheckContext) -> float:
