@@ -33,8 +33,8 @@ def render_summary(s: dict[str, Any]) -> str:
         *(
             [
                 f"  population {p['members']:,}: {p['visitors']:,} came "
-                f"({p['visits_per_visitor_p50']:g} visits each at the median, "
-                f"{p['visits_per_visitor_max']} at most), {p['local_share']:.0%} local"
+                f"(visits each: median {p['visits_per_visitor_p50']:g}, "
+                f"at most {p['visits_per_visitor_max']}), {p['local_share']:.0%} local"
             ]
             if (p := s.get("population"))
             else []
