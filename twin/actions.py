@@ -18,8 +18,13 @@ if TYPE_CHECKING:
 DOORS = {d.name.lower(): d for d in Door}
 
 
-def _door(name: str) -> Door | None:
-    return DOORS.get(name)
+def _door_problem(casino: Casino, machine: str, door: str) -> str | None:
+    """Why ``door`` of ``machine`` cannot be named (no such machine or door), or None."""
+    if machine not in casino.machine_ids:
+        return f"no machine {machine!r} on the floor"
+    if door not in DOORS:
+        return f"no door {door!r} (doors: {', '.join(DOORS)})"
+    return None
 
 
 @command("open_door")
@@ -31,12 +36,10 @@ class OpenDoor(Command):
     by: str = "operator"
 
     def check(self, casino: Casino) -> str | None:
-        if self.machine not in casino.machine_ids:
-            return f"no machine {self.machine!r} on the floor"
-        door = _door(self.door)
-        if door is None:
-            return f"no door {self.door!r} (doors: {', '.join(DOORS)})"
-        holder = casino.machine(self.machine).door_holder(door)
+        problem = _door_problem(casino, self.machine, self.door)
+        if problem is not None:
+            return problem
+        holder = casino.machine(self.machine).door_holder(DOORS[self.door])
         if holder is not None:
             return f"the {self.door} door of {self.machine} is already open (by {holder})"
         if not self.by:
@@ -44,9 +47,7 @@ class OpenDoor(Command):
         return None
 
     def apply(self, casino: Casino) -> None:
-        door = _door(self.door)
-        assert door is not None
-        casino.machine(self.machine).open_door(door, self.by)
+        casino.machine(self.machine).open_door(DOORS[self.door], self.by)
 
 
 @command("close_door")
@@ -58,12 +59,10 @@ class CloseDoor(Command):
     by: str = "operator"
 
     def check(self, casino: Casino) -> str | None:
-        if self.machine not in casino.machine_ids:
-            return f"no machine {self.machine!r} on the floor"
-        door = _door(self.door)
-        if door is None:
-            return f"no door {self.door!r} (doors: {', '.join(DOORS)})"
-        holder = casino.machine(self.machine).door_holder(door)
+        problem = _door_problem(casino, self.machine, self.door)
+        if problem is not None:
+            return problem
+        holder = casino.machine(self.machine).door_holder(DOORS[self.door])
         if holder is None:
             return f"the {self.door} door of {self.machine} is not open"
         if holder != self.by:
@@ -71,9 +70,7 @@ class CloseDoor(Command):
         return None
 
     def apply(self, casino: Casino) -> None:
-        door = _door(self.door)
-        assert door is not None
-        casino.machine(self.machine).close_door(door, self.by)
+        casino.machine(self.machine).close_door(DOORS[self.door], self.by)
 
 
 @command("assign_job")
