@@ -389,3 +389,28 @@ def test_every_shipped_scenario_runs(path: Path) -> None:
     result = api.run(path, hours=0.25, chain=False)
     assert result.sim_seconds == 900.0 and result.kpis.visitors >= 0
     assert len(result.machines) == load_scenario(path).machine_count
+
+
+def test_a_bad_injection_from_outside_is_refused_not_raised() -> None:
+    from twin.inject import InjectViolation
+
+    sink = MemorySink()
+    casino = Casino(load_scenario(TINY), sinks=[sink])
+    casino.start()
+    StepDriver.to(casino, 600.0)
+    for cmd in (
+        InjectViolation(kind="meter_skew", machine="A-001", meter="total_coins", amount=5),
+        InjectViolation(kind="progressive_skim", machine="A-001", amount=5),
+        InjectViolation(kind="warp_drive", machine="A-001"),
+        InjectViolation(kind="no_serial", machine="A-001"),
+        InjectViolation(kind="meter_skew", machine="A-001", meter="total_coin_in", amount=5),
+    ):
+        casino.inbox.put(cmd, source="rig")
+    StepDriver.to(casino, 700.0)
+    assert [r.reason for r in sink.of(CommandRejected)] == [
+        "no meter 'total_coins' (a meter name such as total_coin_in, or bills_<cents>)",
+        "A-001 is on no progressive link",
+        "unknown injection 'warp_drive'",
+        "no_serial changes the floor before it opens (t = 0 only)",
+    ]
+    assert [r.number for r in sink.of(CommandAccepted)] == [5]

@@ -249,8 +249,8 @@ class Casino:
         env = self.env
         self.inbox.attach(env, self._on_command)
         env.process(self.staff.keep_roster(self.shifts))
-        for i, inj in enumerate(self.scenario.inject):
-            cmd = inject.InjectViolation.from_scenario(inj, i)
+        for inj in self.scenario.inject:
+            cmd = inject.InjectViolation.from_scenario(inj)
             if inject.INJECTIONS[inj.kind].static:
                 self.inbox.deliver_now(cmd, source="scenario")
             else:

@@ -39,7 +39,7 @@ class InjectViolation(Command):
     amount: int = 0
 
     @classmethod
-    def from_scenario(cls, inj: Inject, index: int) -> InjectViolation:
+    def from_scenario(cls, inj: Inject) -> InjectViolation:
         return cls(kind=inj.kind, machine=inj.machine, game=inj.game, meter=inj.meter,
                    amount=inj.amount)  # fmt: skip
 
@@ -54,6 +54,16 @@ class InjectViolation(Command):
             return f"no machine {self.machine!r} on the floor"
         if spec.static and casino.env.now > 0:
             return f"{self.kind} changes the floor before it opens (t = 0 only)"
+        if self.meter is not None and not _known_meter(self.meter):
+            return f"no meter {self.meter!r} (a meter name such as total_coin_in, or bills_<cents>)"
+        if self.game is not None and not Path(self.game).is_file():
+            return f"no game file {self.game}"
+        if (
+            self.kind in _NEEDS_LINK
+            and self.machine is not None
+            and casino.machine(self.machine).link is None
+        ):
+            return f"{self.machine} is on no progressive link"
         return None
 
     def apply(self, casino: Casino) -> None:
@@ -103,15 +113,17 @@ def validate(casino: Casino, source: str) -> None:
                 f"0 ({inj.kind} changes the floor before it opens)",
                 inj.at_hours,
             )
-        bill_meter = inj.meter is not None and re.fullmatch(r"bills_\d+", inj.meter) is not None
-        if (
-            inj.meter is not None
-            and not bill_meter
-            and inj.meter.upper() not in MeterCode.__members__
-        ):
+        if inj.meter is not None and not _known_meter(inj.meter):
             raise InputError(
                 source, f"inject[{i}].meter", "a meter name such as total_coin_in", inj.meter
             )
+
+
+_NEEDS_LINK = frozenset({"progressive_skim", "progressive_reset_change"})
+
+
+def _known_meter(meter: str) -> bool:
+    return re.fullmatch(r"bills_\d+", meter) is not None or meter.upper() in MeterCode.__members__
 
 
 def _machine(casino: Casino, inj: InjectViolation) -> SlotMachine:
