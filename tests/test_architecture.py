@@ -60,6 +60,14 @@ def _forbidden(name: str) -> bool:
     return len(parts) > 1 and parts[0] == "twin" and parts[1] == "viz"
 
 
+def _python_ok(code: str) -> None:
+    """Run ``code`` in a fresh interpreter from the repository; it must succeed."""
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_the_scan_sees_the_package() -> None:
     mods = _modules()
     assert TWIN / "casino.py" in mods
@@ -113,10 +121,7 @@ def test_importing_the_casino_loads_none_of_them() -> None:
         "assert not any(m.startswith(('pygame','paho','viz')) for m in sys.modules), "
         "sorted(m for m in sys.modules if m.startswith(('pygame','paho','viz')))"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120
-    )
-    assert proc.returncode == 0, proc.stderr
+    _python_ok(code)
 
 
 # -- the layout table of architecture.md ----------------------------------------------------
@@ -248,7 +253,4 @@ def test_every_record_kind_is_registered_in_twin_kinds() -> None:
         "missing = sorted(set(kinds()) - known)\n"
         "assert not missing, missing\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120
-    )
-    assert proc.returncode == 0, proc.stderr
+    _python_ok(code)

@@ -18,13 +18,14 @@ if TYPE_CHECKING:
 DOORS = {d.name.lower(): d for d in Door}
 
 
-def _door_problem(casino: Casino, machine: str, door: str) -> str | None:
-    """Why ``door`` of ``machine`` cannot be named (no such machine or door), or None."""
+def _door_holder(casino: Casino, machine: str, door: str) -> tuple[str | None, str | None]:
+    """``(problem, holder)``: why the machine or door cannot be named (else None), and who
+    holds the door open (None while it is closed)."""
     if machine not in casino.machine_ids:
-        return f"no machine {machine!r} on the floor"
+        return f"no machine {machine!r} on the floor", None
     if door not in DOORS:
-        return f"no door {door!r} (doors: {', '.join(DOORS)})"
-    return None
+        return f"no door {door!r} (doors: {', '.join(DOORS)})", None
+    return None, casino.machine(machine).door_holder(DOORS[door])
 
 
 @command("open_door")
@@ -36,10 +37,9 @@ class OpenDoor(Command):
     by: str = "operator"
 
     def check(self, casino: Casino) -> str | None:
-        problem = _door_problem(casino, self.machine, self.door)
+        problem, holder = _door_holder(casino, self.machine, self.door)
         if problem is not None:
             return problem
-        holder = casino.machine(self.machine).door_holder(DOORS[self.door])
         if holder is not None:
             return f"the {self.door} door of {self.machine} is already open (by {holder})"
         if not self.by:
@@ -59,10 +59,9 @@ class CloseDoor(Command):
     by: str = "operator"
 
     def check(self, casino: Casino) -> str | None:
-        problem = _door_problem(casino, self.machine, self.door)
+        problem, holder = _door_holder(casino, self.machine, self.door)
         if problem is not None:
             return problem
-        holder = casino.machine(self.machine).door_holder(DOORS[self.door])
         if holder is None:
             return f"the {self.door} door of {self.machine} is not open"
         if holder != self.by:
