@@ -199,6 +199,10 @@ def test_registered_specs_match_the_catalog_tests_and_ruleset(catalog: Catalog) 
         why = _test_exists(spec.test)
         if why:
             problems.append(f"{cid}: test {spec.test}: {why}")
+        for part, test in spec.checks:
+            why = _test_exists(test)
+            if why:
+                problems.append(f"{cid}: part {part!r}: test {test}: {why}")
         problems.extend(
             f"{cid}: ruleset malta-1998 has no parameter {p!r}"
             for p in spec.params
@@ -228,8 +232,10 @@ def _check_report(rows: list[ControlStatus], implemented: int) -> None:
         assert any(line.startswith(r.id + " ") and r.title in line for line in body)
     out = sum(r.status == "out of scope" for r in rows)
     not_yet = TOTAL - implemented - out
+    full = sum(r.status == "implemented" and r.extent == "full" for r in rows)
     assert body[-1] == (
-        f"{implemented} implemented, {out} out of scope, {not_yet} not yet (of {TOTAL})"
+        f"{implemented} implemented ({full} in full, {implemented - full} in part), "
+        f"{out} out of scope, {not_yet} not yet (of {TOTAL})"
     )
     data = controls_json(rows)
     assert data["total"] == TOTAL
@@ -275,3 +281,23 @@ def test_coverage_rejects_an_uncatalogued_control(
     fake["XX.R1"] = ControlSpec("XX.R1", Kind.RUNTIME, "bogus", (), (), "t", Checker)
     with pytest.raises(ValueError, match=r"XX\.R1"):
         coverage(fake)
+
+
+def test_parts_are_listed_under_each_implemented_control() -> None:
+    from twin.compliance.catalog import coverage
+
+    rows = coverage(registry())
+    text = render_controls_text(rows, parts=True).splitlines()
+    for r in rows:
+        if r.status != "implemented":
+            continue
+        at = next(i for i, line in enumerate(text) if line.startswith(r.id + " "))
+        assert f"implemented ({r.extent})" in text[at]
+        below = text[at + 1 : at + 1 + len(r.checks) + len(r.unchecked)]
+        assert below == [f"    checks: {p}  [{t}]" for p, t in r.checks] + [
+            f"    not checked: {u}" for u in r.unchecked
+        ]
+        assert r.extent == ("full" if r.checks and not r.unchecked else "partial")
+    data = controls_json(rows)
+    for c in data["controls"]:
+        assert ("extent" in c) == (c["status"] == "implemented")

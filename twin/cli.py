@@ -167,8 +167,12 @@ def par(file: Path, as_json: bool) -> None:
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the coverage as JSON.")
-def controls(as_json: bool) -> None:
-    """Every catalogued control: implemented, out of scope (why), or not yet."""
+@click.option(
+    "--parts", is_flag=True, help="Under each implemented control, the parts checked and not."
+)
+def controls(as_json: bool, parts: bool) -> None:
+    """Every catalogued control: implemented (in full or in part), out of scope (why), or not
+    yet."""
     from twin.compliance.catalog import controls_json, coverage, render_controls_text
     from twin.compliance.registry import registry
 
@@ -176,7 +180,7 @@ def controls(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(controls_json(rows), indent=2))
     else:
-        click.echo(render_controls_text(rows))
+        click.echo(render_controls_text(rows, parts=parts))
 
 
 @cli.group()

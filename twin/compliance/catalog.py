@@ -83,6 +83,9 @@ class ControlStatus:
     params: tuple[str, ...]  # ruleset parameters the checker uses (implemented only)
     test: str | None  # the pytest node id that proves it (implemented only)
     reason: str | None  # why out of scope, or which issue will add it
+    extent: str = ""  # implemented only: "full" (every part checked) or "partial"
+    checks: tuple[tuple[str, str], ...] = ()  # part of the clause -> the test proving it
+    unchecked: tuple[str, ...] = ()  # parts of the clause not checked, and why
 
 
 def _read_data(name: str) -> dict[str, Any]:
@@ -188,7 +191,16 @@ def coverage(
         if spec is not None:
             rows.append(
                 ControlStatus(
-                    cid, ctl.title, "implemented", spec.kind, spec.params, spec.test, None
+                    cid,
+                    ctl.title,
+                    "implemented",
+                    spec.kind,
+                    spec.params,
+                    spec.test,
+                    None,
+                    spec.extent,
+                    spec.checks,
+                    spec.unchecked,
                 )
             )
         elif cid in st.out_of_scope:
@@ -215,19 +227,33 @@ def _totals(rows: list[ControlStatus]) -> dict[Status, int]:
     return {s: sum(1 for r in rows if r.status == s) for s in STATUSES}
 
 
-def render_controls_text(rows: list[ControlStatus]) -> str:
-    """A readable table (id, status, kind, title) and a totals line."""
+def _status_cell(r: ControlStatus) -> str:
+    return f"{r.status} ({r.extent})" if r.status == "implemented" else r.status
+
+
+def render_controls_text(rows: list[ControlStatus], *, parts: bool = False) -> str:
+    """A readable table (id, status, kind, title) and a totals line.
+
+    An implemented control reads ``implemented (full)`` when its checker tests every part of
+    its clause and ``implemented (partial)`` otherwise; with ``parts`` each implemented row is
+    followed by the parts checked (with the test that proves each) and the parts not checked.
+    """
     header = ("id", "status", "kind", "title")
-    table = [header, *((r.id, r.status, r.kind.value, r.title) for r in rows)]
+    table = [header, *((r.id, _status_cell(r), r.kind.value, r.title) for r in rows)]
     widths = [max(len(line[i]) for line in table) for i in range(3)]
-    lines = [
-        "  ".join(cell.ljust(w) for cell, w in zip(line[:3], widths, strict=True)) + "  " + line[3]
-        for line in table
-    ]
+    lines: list[str] = []
+    for i, line in enumerate(table):
+        cells = "  ".join(cell.ljust(w) for cell, w in zip(line[:3], widths, strict=True))
+        lines.append(cells + "  " + line[3])
+        r = rows[i - 1] if i else None
+        if parts and r is not None and r.status == "implemented":
+            lines.extend(f"    checks: {text}  [{test}]" for text, test in r.checks)
+            lines.extend(f"    not checked: {text}" for text in r.unchecked)
     t = _totals(rows)
+    full = sum(1 for r in rows if r.status == "implemented" and r.extent == "full")
     lines.append(
-        f"{t['implemented']} implemented, {t['out of scope']} out of scope, "
-        f"{t['not yet']} not yet (of {len(rows)})"
+        f"{t['implemented']} implemented ({full} in full, {t['implemented'] - full} in part), "
+        f"{t['out of scope']} out of scope, {t['not yet']} not yet (of {len(rows)})"
     )
     return "\n".join(lines) + "\n"
 
@@ -238,6 +264,9 @@ def controls_json(rows: list[ControlStatus]) -> dict[str, Any]:
     return {
         "total": len(rows),
         "implemented": t["implemented"],
+        "implemented_in_full": sum(
+            1 for r in rows if r.status == "implemented" and r.extent == "full"
+        ),
         "out_of_scope": t["out of scope"],
         "not_yet": t["not yet"],
         "controls": [
@@ -250,6 +279,15 @@ def controls_json(rows: list[ControlStatus]) -> dict[str, Any]:
                 "test": r.test,
                 "reason": r.reason,
             }
+            | (
+                {
+                    "extent": r.extent,
+                    "checks": [{"part": text, "test": test} for text, test in r.checks],
+                    "unchecked": list(r.unchecked),
+                }
+                if r.status == "implemented"
+                else {}
+            )
             for r in rows
         ],
     }

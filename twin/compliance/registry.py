@@ -9,7 +9,7 @@ registers every implemented control.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, ClassVar, TypeVar
@@ -37,6 +37,15 @@ class ControlSpec:
     params: tuple[str, ...]  # ruleset parameters it uses
     test: str  # the test that proves it (pytest node id)
     checker: type[Checker]
+    #: the parts of the clause the checker tests, each with the test that proves that part
+    checks: tuple[tuple[str, str], ...] = ()
+    #: the parts of the clause it does not test, each saying why (or where it will be)
+    unchecked: tuple[str, ...] = ()
+
+    @property
+    def extent(self) -> str:
+        """``full`` when every part of the clause is checked, ``partial`` otherwise."""
+        return "partial" if self.unchecked or not self.checks else "full"
 
 
 class Checker:
@@ -98,13 +107,21 @@ def control(
     reads: tuple[str, ...] = (),
     params: tuple[str, ...] = (),
     test: str,
+    checks: Mapping[str, str] | None = None,
+    unchecked: tuple[str, ...] = (),
 ) -> Callable[[type[C]], type[C]]:
-    """Register the decorated checker class as the proof of catalogue control ``id``."""
+    """Register the decorated checker class as the proof of catalogue control ``id``.
+
+    ``checks`` maps each part of the clause the checker tests to the pytest node id of the
+    test that proves that part; ``unchecked`` names the parts it does not test, and why.
+    ``twin controls`` prints both, so "implemented" never claims more than is true.
+    """
 
     def wrap(cls: type[C]) -> type[C]:
         if id in REGISTRY:
             raise ValueError(f"control {id} is registered twice")
-        spec = ControlSpec(id, kind, title, reads, params, test, cls)
+        parts = tuple((checks or {}).items())
+        spec = ControlSpec(id, kind, title, reads, params, test, cls, parts, tuple(unchecked))
         cls.spec = spec
         REGISTRY[id] = spec
         return cls
