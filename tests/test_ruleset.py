@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pickle
 import tomllib
+from fractions import Fraction
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -409,6 +411,15 @@ currency = "MTL"
 registration_prefix = "MGB"
 floor_currency = "EUR"
 date_format = "%d/%m/%Y"
+exchange_rate_param = "lm_per_eur"
+
+[params.lm_per_eur]
+value = 0.4293
+type = "number"
+min = 0.0
+cite = "the 2008 euro conversion rate"
+controls = []
+doc = "Lm per euro."
 
 [params.min_rtp]
 value = 0.88
@@ -434,7 +445,9 @@ def test_ruleset_file_loads(tmp_path: Path) -> None:
     rs2 = load_ruleset_file(_write(tmp_path, GOOD), {"min_rtp": 0.9}, source="sc.toml")
     assert rs2.get("min_rtp") == 0.9
     assert rs2.overridden == {"min_rtp"}
-    assert rs.jurisdiction == rs2.jurisdiction == Jurisdiction("MGB", "EUR", "%d/%m/%Y")
+    assert (
+        rs.jurisdiction == rs2.jurisdiction == Jurisdiction("MGB", "EUR", "%d/%m/%Y", "lm_per_eur")
+    )
 
 
 @pytest.mark.parametrize("name", RULESETS)
@@ -476,7 +489,7 @@ def test_packaged_files_load_by_path(name: str) -> None:
             "one of 'fraction'",
         ),
         (
-            GOOD.replace("min = 0.0", "min = 0.9"),
+            GOOD.replace("min = 0.0\nmax = 1.0", "min = 0.9\nmax = 1.0"),
             "params.min_rtp.value",
             "a fraction from 0.9 to 1",
         ),
@@ -517,3 +530,50 @@ def test_unreadable_ruleset_files(tmp_path: Path) -> None:
     with pytest.raises(InputError) as info:
         load_ruleset_file(_write(tmp_path, "x = \n"))
     assert info.value.expected == "valid TOML"
+
+
+# --- money: the regulation's currency against the floor's cents ----------------------------
+
+
+def test_lm_amount_is_compared_exactly_with_euro_cents_at_the_threshold() -> None:
+    """Lm 2,000 (reg 46) at Lm 0.4293 = EUR 1 is EUR 4,658.7468...: EUR 4,658.75 is "in excess
+    of" it, EUR 4,658.74 is not, and neither is EUR 2,000 (the number without conversion)."""
+    rs = load_ruleset("malta-1998")
+    limit = rs.money("aml_id_threshold_cents")
+    assert limit == Fraction(200_000 * 10_000, 4_293)
+    assert limit < 465_875
+    assert limit >= 465_874
+    assert limit >= 200_000
+    assert rs.money_text("aml_id_threshold_cents") == "MTL 2,000.00 (EUR 4,658.75)"
+    # the maximum stake (reg 28(3)(d)) of Lm 5 is EUR 11.6468...: a EUR 11.64 stake is within it
+    stake = rs.money("max_stake_cents")
+    assert 1_164 <= stake < 1_165
+
+
+def test_one_currency_needs_no_rate_and_an_override_of_the_rate_is_used() -> None:
+    sg = load_ruleset("singapore-2010")
+    assert sg.money("min_balance_cents") == 10_000_000
+    assert sg.money_text("min_balance_cents") == "SGD 100,000.00"
+    half = load_ruleset("malta-1998", {"lm_per_eur": 0.5})
+    assert half.money("aml_id_threshold_cents") == 400_000
+    with pytest.raises(TypeError, match="not money"):
+        half.money("lm_per_eur")
+
+
+def test_two_currencies_without_a_rate_is_an_input_error(tmp_path: Path) -> None:
+    from twin.compliance.ruleset import load_ruleset_file
+
+    src = (files("twin") / "data" / "rulesets" / "malta-1998.toml").read_text(encoding="utf-8")
+    bad = tmp_path / "no-rate.toml"
+    bad.write_text(src.replace('exchange_rate_param = "lm_per_eur"', ""), encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        load_ruleset_file(bad)
+    assert info.value.key == "meta.exchange_rate_param"
+    assert "converting MTL to EUR" in str(info.value)
+    wrong = tmp_path / "wrong-rate.toml"
+    wrong.write_text(
+        src.replace('exchange_rate_param = "lm_per_eur"', 'exchange_rate_param = "min_rtp"'),
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError, match="a positive number parameter, found min_rtp"):
+        load_ruleset_file(wrong)

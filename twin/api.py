@@ -10,6 +10,7 @@ needs pickles, so runs can go to worker processes.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -21,6 +22,7 @@ from twin.casino import Casino
 from twin.commands import CommandAccepted, CommandRejected, parse_command
 from twin.drivers import Driver
 from twin.errors import InputError
+from twin.inject import InjectionLog
 from twin.ledger import HashChain, Ledger
 from twin.metrics import Kpis, MachineSummary, Metrics
 from twin.outputs import LEDGER, RunFolder
@@ -37,6 +39,9 @@ class ComplianceSummary:
     ruleset: str
     overridden: Mapping[str, Any]
     controls_checked: int
+    #: the ruleset's controls in the catalog, and how many of them a checker implements
+    controls_catalogued: int
+    controls_implemented: int
     findings: int
     warnings: int
     by_control: Mapping[str, int]
@@ -64,6 +69,9 @@ class RunResult:
     population: PopulationSummary | None = None
     findings: tuple[Mapping[str, Any], ...] = ()
     out: str | None = None
+    #: every injection command and what became of it (``applied``, ``rejected``, or ``never
+    #: took effect`` with the reason), in the order they came in
+    injections: tuple[Mapping[str, Any], ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
@@ -83,6 +91,7 @@ class RunResult:
             "kpis": kpis,
             "population": None if self.population is None else asdict(self.population),
             "compliance": None,
+            "injections": [dict(i) for i in self.injections],
             "machines": {
                 mid: {
                     "game": m.game,
@@ -100,6 +109,8 @@ class RunResult:
                 "ruleset": c.ruleset,
                 "overridden": dict(c.overridden),
                 "controls_checked": c.controls_checked,
+                "controls_catalogued": c.controls_catalogued,
+                "controls_implemented": c.controls_implemented,
                 "findings": c.findings,
                 "warnings": c.warnings,
                 "by_control": dict(c.by_control),
@@ -179,7 +190,8 @@ def run(
     """
     sc = prepare(scenario, seed=seed, hours=hours, overrides=overrides)
     metrics = Metrics()
-    casino = Casino(sc, sinks=[metrics, *sinks], engine=engine, compliance=compliance)
+    injections = InjectionLog()
+    casino = Casino(sc, sinks=[metrics, injections, *sinks], engine=engine, compliance=compliance)
     folder = RunFolder(Path(out), replace=replace) if out is not None else None
     ledger: Ledger | None = None
     hasher: HashChain | None = None
@@ -206,6 +218,7 @@ def run(
     if ledger is not None:
         ledger.close()
     result = _result(casino, metrics, outcome.records, head, outcome.sim_seconds)
+    result = dataclasses.replace(result, injections=injections.report())
     if folder is not None:
         result = _with_out(result, str(folder.out))
         work = folder.work
@@ -245,9 +258,7 @@ def ledger_meta(sc: Scenario) -> dict[str, str]:
 
 
 def _with_out(r: RunResult, out: str) -> RunResult:
-    from dataclasses import replace
-
-    return replace(r, out=out)
+    return dataclasses.replace(r, out=out)
 
 
 def _result(
@@ -260,10 +271,13 @@ def _result(
     eng = casino.compliance
     if eng is not None:
         counts = eng.counts()
+        catalogued, implemented = eng.coverage()
         compliance = ComplianceSummary(
             ruleset=casino.ruleset.name,
             overridden={k: casino.ruleset.get(k) for k in sorted(casino.ruleset.overridden)},
             controls_checked=len(counts),
+            controls_catalogued=catalogued,
+            controls_implemented=implemented,
             findings=len(eng.findings),
             warnings=sum(1 for f in eng.findings if f.severity == "warning"),
             by_control=counts,

@@ -278,6 +278,7 @@ class Casino:
         self.inbox.deliver_pending()  # nothing that came in is lost
         for m in self.machines:
             m.read_meters()
+        inject.report_idle(self)  # an injection that never took effect says so
         if self.compliance is not None:
             self.compliance.finish()
         self.wall_seconds += wall.perf_counter() - t0

@@ -62,7 +62,12 @@ def cli() -> None:
     default=None,
     help="Progress bar on stderr (default: when stderr is a terminal).",
 )
-@click.option("--strict", is_flag=True, help="Exit 1 when any control has a finding.")
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Exit 1 when any control has a finding, when no control was checked, or when an "
+    "injection never took effect.",
+)
 def run(
     scenario: Path | None,
     seed: int | None,
@@ -144,9 +149,47 @@ def run(
         click.echo(render_summary(summary))
         click.echo(f"  wrote {out / 'ledger.sqlite'}, {out / 'findings.json'} and "
                    f"{out / 'summary.json'}")  # fmt: skip
-    if strict and result.findings:
-        click.echo(f"twin: {len(result.findings)} finding(s) (--strict)", err=True)
-        sys.exit(1)
+    for warning in run_warnings(summary):
+        click.echo(f"twin: {warning}", err=True)
+    if strict:
+        failures = strict_failures(summary)
+        if failures:
+            click.echo(f"twin: --strict: {'; '.join(failures)}", err=True)
+            sys.exit(1)
+
+
+def run_warnings(summary: dict[str, Any]) -> list[str]:
+    """What a run must not let pass silently: no control checked, an idle injection."""
+    out: list[str] = []
+    c = summary.get("compliance")
+    if c is None:
+        out.append("compliance was off: this run checked no control")
+    elif c["controls_checked"] == 0:
+        out.append(
+            f"ruleset {c['ruleset']}: none of its {c['controls_catalogued']} catalogued controls "
+            "is implemented yet, so this run checked nothing (see `twin controls`)"
+        )
+    for i in summary.get("injections", []):
+        if i["status"] != "applied":
+            out.append(
+                f"injection {i['kind']} on {i['machine']} ({i['source']} #{i['number']}) "
+                f"{i['status']}: {i['reason']}"
+            )
+    return out
+
+
+def strict_failures(summary: dict[str, Any]) -> list[str]:
+    """Why ``--strict`` fails a run (empty: it passes)."""
+    c = summary.get("compliance")
+    out: list[str] = []
+    if c is None or c["controls_checked"] == 0:
+        out.append("no control was checked")
+    elif c["findings"]:
+        out.append(f"{c['findings']} finding(s)")
+    idle = sum(1 for i in summary.get("injections", []) if i["status"] != "applied")
+    if idle:
+        out.append(f"{idle} injection(s) did not take effect")
+    return out
 
 
 @cli.command()

@@ -10,17 +10,19 @@ observe it.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from twin.commands import Command, command
+from twin.commands import Command, CommandAccepted, CommandRejected, command
 from twin.errors import InputError
-from twin.machines.misconduct import Misconduct
+from twin.machines.misconduct import AWAITS, Misconduct
 from twin.machines.par import load_game
 from twin.machines.sas import Door, ExceptionCode, MeterCode
+from twin.records import Record, record
 
 if TYPE_CHECKING:
     from twin.casino import Casino
@@ -73,6 +75,71 @@ class InjectViolation(Command):
 Apply = Callable[["Casino", InjectViolation], None]
 
 
+@record("injection_idle", roles=("machine",))
+class InjectionIdle(Record):
+    """An injection that was applied but never took effect before the run ended: the
+    misconduct it armed waited for an activity that never came (written at the run's end)."""
+
+    machine: str
+    injection: str  # the injection's kind (``kind`` is the record's own)
+    reason: str
+
+
+def report_idle(casino: Casino) -> None:
+    """At the run's end, one record per armed misconduct that never happened."""
+    for m in casino.machines:
+        for misconduct in list(m.armed):
+            waits = AWAITS.get(misconduct, "did what it spoils")
+            casino.world.bus.emit(
+                InjectionIdle,
+                machine=m.id,
+                injection=misconduct.value,
+                reason=f"armed, but {m.id} never {waits} before the run ended",
+            )
+
+
+class InjectionLog:
+    """A sink: every injection command of a run, and what became of it, for ``summary.json``.
+
+    ``status`` is ``applied`` (it took effect when applied, or the misconduct it armed
+    happened), ``rejected`` (refused, with the reason) or ``never took effect`` (armed, but
+    the activity it spoils never came: the reason says which)."""
+
+    def __init__(self) -> None:
+        self.entries: list[dict[str, Any]] = []
+        self._open: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def accept(self, rec: Record) -> None:
+        if isinstance(rec, CommandAccepted | CommandRejected):
+            if rec.command != "inject":
+                return
+            args = json.loads(rec.args)
+            entry: dict[str, Any] = {
+                "source": rec.source,
+                "number": rec.number,
+                "t": rec.t,
+                "kind": args.get("kind"),
+                "machine": args.get("machine"),
+                "status": "applied",
+                "reason": None,
+            }
+            if isinstance(rec, CommandRejected):
+                entry |= {"status": "rejected", "reason": rec.reason}
+            else:
+                self._open[(str(entry["machine"]), str(entry["kind"]))] = entry
+            self.entries.append(entry)
+        elif isinstance(rec, InjectionIdle):
+            idle = self._open.get((rec.machine, rec.injection))
+            if idle is not None:
+                idle |= {"status": "never took effect", "reason": rec.reason}
+
+    def close(self) -> None:
+        pass
+
+    def report(self) -> tuple[dict[str, Any], ...]:
+        return tuple(dict(e) for e in self.entries)
+
+
 @dataclass(frozen=True, slots=True)
 class Injection:
     kind: str
@@ -111,6 +178,13 @@ def validate(casino: Casino, source: str) -> None:
                 source,
                 f"inject[{i}].at_hours",
                 f"0 ({inj.kind} changes the floor before it opens)",
+                inj.at_hours,
+            )
+        if not spec.static and inj.at_hours * 3600.0 >= casino.end:
+            raise InputError(
+                source,
+                f"inject[{i}].at_hours",
+                f"a time before the run ends (under {casino.end / 3600.0:g} h)",
                 inj.at_hours,
             )
         if inj.meter is not None and not _known_meter(inj.meter):
@@ -312,4 +386,14 @@ def _stake_above_max(casino: Casino, inj: InjectViolation) -> None:
     m.forced_bet_units = m.spec.max_bet_units
 
 
-__all__ = ["INJECTIONS", "InjectViolation", "Injection", "injection", "load_game", "validate"]
+__all__ = [
+    "INJECTIONS",
+    "InjectViolation",
+    "Injection",
+    "InjectionIdle",
+    "InjectionLog",
+    "injection",
+    "load_game",
+    "report_idle",
+    "validate",
+]

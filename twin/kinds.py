@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from twin.commands import CommandAccepted, CommandRejected
 from twin.compliance.findings import Finding
+from twin.inject import InjectionIdle
 from twin.machines import events as machine_events
 from twin.patrons import events as patron_events
 from twin.records import Record, kinds
@@ -20,4 +21,4 @@ MODULES = (machine_events, patron_events, staff_events)
 #: Every record kind by name.
 ALL: dict[str, type[Record]] = kinds()
 
-__all__ = ["ALL", "MODULES", "CommandAccepted", "CommandRejected", "Finding"]
+__all__ = ["ALL", "MODULES", "CommandAccepted", "CommandRejected", "Finding", "InjectionIdle"]

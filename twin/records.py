@@ -16,6 +16,7 @@ credits), floats (times), strings, bools and tuples of those.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -141,6 +142,9 @@ def record(kind: str, *, roles: tuple[str, ...] = ()) -> Callable[[type[R]], typ
     def wrap(cls: type[R]) -> type[R]:
         if kind in _KINDS:
             raise ValueError(f"record kind {kind!r} is registered twice")
+        reserved = sorted({"kind", "role_fields"} & set(inspect.get_annotations(cls)))
+        if reserved:
+            raise TypeError(f"record {kind!r}: {reserved} are the record's own, not fields")
         cls.kind = kind
         cls.role_fields = roles
         made = dataclass(frozen=True, slots=True, kw_only=True)(cls)

@@ -241,7 +241,12 @@ class Bank(_Model):
     coin_acceptor: bool = True
     bill_acceptor: bool = True
     bill_denominations_cents: tuple[PositiveInt, ...] = Field(default=(), strict=False)
-    meter_digits: Annotated[int, expect("an integer from 6 to 18", lambda v: 6 <= v <= 18)] = 8
+    # how many digits the machine's meters have: a fact of the hardware (SAS meters hold at
+    # most 18), not a rule; the regulation's minimum (min_meter_digits) is the ruleset's, and a
+    # machine with fewer digits is a finding of 4(a)/4(c), not an input error
+    meter_digits: Annotated[
+        int, expect("an integer from 1 to 18 (a SAS meter's width)", lambda v: 1 <= v <= 18)
+    ] = 8
     progressive: Ident | None = None
     manufacturer: NonEmptyStr = "Acme Gaming Ltd"
     model: NonEmptyStr = "AX-100"

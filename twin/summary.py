@@ -54,8 +54,19 @@ def render_summary(s: dict[str, Any]) -> str:
     if c is not None:
         flagged = {k: v for k, v in c["by_control"].items() if v}
         lines.append(
-            f"  compliance ({c['ruleset']}): {c['controls_checked']} controls checked, "
-            f"{c['findings']} finding(s)"
+            f"  compliance ({c['ruleset']}): {c['controls_checked']} of "
+            f"{c['controls_catalogued']} catalogued controls checked "
+            f"({c['controls_implemented']} implemented), {c['findings']} finding(s)"
             + (": " + ", ".join(f"{k} x{v}" for k, v in sorted(flagged.items())) if flagged else "")
+        )
+    else:
+        lines.append("  compliance off: no control checked")
+    injections = s.get("injections", [])
+    if injections:
+        by_status: dict[str, int] = {}
+        for i in injections:
+            by_status[i["status"]] = by_status.get(i["status"], 0) + 1
+        lines.append(
+            "  injections: " + ", ".join(f"{n} {status}" for status, n in by_status.items())
         )
     return "\n".join(lines)

@@ -11,6 +11,7 @@ import time as wall
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import simpy
@@ -27,6 +28,22 @@ from twin.staff.events import ShiftEnded, ShiftStarted
 
 #: The regulation each catalogue id prefix belongs to: a run checks its ruleset's controls.
 RULESET_OF = {"MT98": "malta-1998", "SG10": "singapore-2010"}
+
+
+def regulation_of(ruleset: Ruleset) -> str:
+    """The catalogue prefix (``MT98``, ``SG10``) of the regulation a ruleset states: the one
+    its parameters cite, so a proposal file of another name still checks its regulation's
+    controls; by name when no parameter cites a control."""
+    cited = {c.split(".")[0] for p in ruleset.params.values() for c in p.controls}
+    if len(cited) == 1:
+        return cited.pop()
+    by_name = [prefix for prefix, name in RULESET_OF.items() if name == ruleset.name]
+    if len(by_name) == 1:
+        return by_name[0]
+    raise ValueError(
+        f"ruleset {ruleset.name!r}: cannot tell which regulation it states "
+        f"(its parameters cite {sorted(cited) or 'no control'})"
+    )
 
 
 @dataclass
@@ -81,6 +98,11 @@ class CheckContext:
 
     def param(self, key: str) -> Any:
         return self.ruleset.get(key)
+
+    def money(self, key: str) -> Fraction:
+        """The money parameter ``key`` in the floor's cents, exactly (see ``Ruleset.money``):
+        compare it with a record's cents directly, ``cents > ctx.money(key)``."""
+        return self.ruleset.money(key)
 
     def is_inspector(self, who: str) -> bool:
         """A Board inspector known to the floor (came on shift at some point)."""
@@ -141,7 +163,8 @@ class ComplianceEngine:
         self.bus = bus
         self.ctx = CheckContext(self, ruleset, clock, env, facts)
         specs = registry()
-        mine = {cid for cid in specs if RULESET_OF.get(cid.split(".")[0]) == ruleset.name}
+        self.regulation = regulation_of(ruleset)
+        mine = {cid for cid in specs if cid.split(".")[0] == self.regulation}
         wanted = mine if controls is None else set(controls)
         unknown = wanted - set(specs)
         if unknown:
@@ -187,6 +210,13 @@ class ComplianceEngine:
 
     def close(self) -> None:
         pass
+
+    def coverage(self) -> tuple[int, int]:
+        """(controls of this ruleset in the catalog, how many of them a checker implements)."""
+        from twin.compliance.catalog import load_catalog
+
+        mine = [c for c in load_catalog().controls if c.split(".")[0] == self.regulation]
+        return len(mine), sum(1 for c in mine if c in registry())
 
     def counts(self) -> dict[str, int]:
         """Findings per control, with every checked control listed (zero included)."""

@@ -28,6 +28,7 @@ import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
@@ -124,6 +125,9 @@ class Jurisdiction:
     registration_prefix: str = ""
     floor_currency: str = ""
     date_format: str = "%Y-%m-%d"
+    #: the parameter holding how many units of the regulation's currency make one unit of the
+    #: floor's (Malta: ``lm_per_eur``, Lm 0.4293 = EUR 1); "" when the two are the same
+    exchange_rate_param: str = ""
 
 
 class Ruleset:
@@ -208,6 +212,34 @@ class Ruleset:
     def get(self, key: str) -> Any:
         """The value of ``key`` (after overrides); KeyError naming the key and the ruleset."""
         return self._param(key).value
+
+    def exchange_rate(self) -> Fraction:
+        """Units of the regulation's currency per unit of the floor's, exactly (from the
+        decimal written in the ruleset: 0.4293 is 4293/10000, not a binary float)."""
+        key = self.jurisdiction.exchange_rate_param
+        return Fraction(1) if not key else Fraction(repr(float(self.get(key))))
+
+    def money(self, key: str) -> Fraction:
+        """The money parameter ``key``, stated in the regulation's currency, in the floor's
+        cents: exact, so ``cents > rs.money(k)``, ``cents <= rs.money(k)`` and
+        ``cents >= rs.money(k)`` each compare as the clause reads (Lm 2,000 is
+        EUR 4,658.7468...: EUR 4,658.75 exceeds it, EUR 4,658.74 does not).
+
+        This is the one place the twin converts between the two currencies."""
+        p = self._param(key)
+        if p.type != "money":
+            raise TypeError(f"{self.name}.{key} is a {p.type}, not money")
+        return Fraction(int(p.value)) / self.exchange_rate()
+
+    def money_text(self, key: str) -> str:
+        """``key`` as the clause states it and in the floor's currency, for messages:
+        "MTL 2,000.00 (EUR 4,658.75)"."""
+        reg = int(self.get(key))
+        own = f"{self.currency} {reg / 100:,.2f}"
+        floor = self.jurisdiction.floor_currency
+        if not self.jurisdiction.exchange_rate_param or floor == self.currency:
+            return own
+        return f"{own} ({floor} {float(self.money(key)) / 100:,.2f})"
 
     def cite(self, key: str) -> str:
         """The clause that names ``key`` (e.g. "First Schedule, item (1)(a)")."""
@@ -345,7 +377,10 @@ def _parse_bytes(raw: bytes, source: str) -> Ruleset:
         for key, p in model.params.items()
     }
     meta = model.meta
-    where = Jurisdiction(meta.registration_prefix, meta.floor_currency, meta.date_format)
+    _check_exchange_rate(meta, params, source)
+    where = Jurisdiction(
+        meta.registration_prefix, meta.floor_currency, meta.date_format, meta.exchange_rate_param
+    )
     return Ruleset(meta.name, meta.title, meta.currency, params, source=source, jurisdiction=where)
 
 
@@ -499,6 +534,21 @@ def _bound(value: object) -> object:
     return value
 
 
+def _check_exchange_rate(meta: _Meta, params: Mapping[str, Param], source: str) -> None:
+    """Two currencies need a rate between them, held by a positive ``number`` parameter."""
+    key = meta.exchange_rate_param
+    where = "meta.exchange_rate_param"
+    if not key:
+        if meta.currency != meta.floor_currency:
+            expected = f"the parameter converting {meta.currency} to {meta.floor_currency}"
+            raise InputError(source, where, expected, _Plain("none"))
+        return
+    p = params.get(key)
+    if p is None or p.type != "number" or not float(p.value) > 0:
+        found = "no such parameter" if p is None else f"a {p.type} of {p.value!r}"
+        raise InputError(source, where, "a positive number parameter", _Plain(f"{key} ({found})"))
+
+
 def _nonempty(value: object) -> object:
     if not isinstance(value, str) or not value.strip():
         raise _invalid("a non-empty string")
@@ -528,6 +578,7 @@ class _Meta(_Model):
     registration_prefix: _NonEmpty
     floor_currency: _NonEmpty
     date_format: _NonEmpty
+    exchange_rate_param: str = ""
 
 
 class _ParamFile(_Model):

@@ -23,4 +23,17 @@ class Misconduct(Enum):
     SHORT_PAY_WITHOUT_FILL = "short_pay_without_fill"  # next short pay settled by hand, no fill
 
 
-__all__ = ["Misconduct"]
+#: What each misconduct waits for: "the machine never <awaits> before the run ended" is the
+#: reason an armed one is reported as never having taken effect (a test holds every member).
+AWAITS: dict[Misconduct, str] = {
+    Misconduct.HAND_PAY_WITHOUT_INSPECTOR: "made a hand pay",
+    Misconduct.HAND_PAY_BY_OUTSIDER: "made a hand pay",
+    Misconduct.UNPAID_HAND_PAY: "locked for a hand pay",
+    Misconduct.FILL_WITHOUT_INSPECTOR: "had its hopper filled",
+    Misconduct.FILL_MISCOUNTED: "had its hopper filled",
+    Misconduct.SECONDARY_DECISION: "selected a winning outcome",
+    Misconduct.UNDOCUMENTED_PAYOUT: "paid a cash-out",
+    Misconduct.SHORT_PAY_WITHOUT_FILL: "short paid with its hopper empty",
+}
+
+__all__ = ["AWAITS", "Misconduct"]
