@@ -336,10 +336,21 @@ class HandPaysCertified(Checker):
         "'coins_to_drop_credits') and the bills stacked: only who took it",
         "credits on the meter that no play explains but that never leave the machine (played "
         "away, or still there at the end of the run) are not a removal and not reported",
+        "the run's closing meter reading is not compared with the book (a hopper payout may "
+        "be in flight at that instant): coins missing only then are not reported",
     ),
 )
 class LicenseeStaffOnly(Checker):
-    """Who removed money, and money that left a machine with no prize and no record behind it."""
+    """Who removed money, and money that left a machine with no prize and no record behind it.
+
+    Reg 36 forbids anyone but the licensee's people to remove money from a machine "other
+    than any money ... delivered by the machine as, or as part of, a prize in respect of a
+    game played". A patron's cash-out is lawful because it is money put in plus prizes won;
+    credits that no game paid and no money in explains (the money book's surplus) are
+    neither, so paying them out is money removed that is not a prize: this control's
+    finding. (The meters of 4(a)/(b) count the credits correctly in that case, and 20(d)/(e)
+    are about which meters exist, so neither is the clause it breaks.)
+    """
 
     def setup(self) -> None:
         self.book = MoneyBook.of(self.ctx)
