@@ -199,6 +199,26 @@ def test_removal_by_an_unauthorised_role_is_found() -> None:
     ]
 
 
+def test_a_drop_short_of_what_went_in_is_found() -> None:
+    """Reg 36: the drop bucket must hold every coin diverted to it and the stacker every bill
+    since the last drop; what is short was taken with no record."""
+    desk = Desk("MT98.R36")
+    coins = desk.emit(CoinsAccepted, machine="B-001", patron="P1", coins=50, to_hopper=10,
+                      to_drop=40)  # fmt: skip
+    bill = desk.emit(BillAccepted, machine="B-001", patron="P1", bill_cents=500, credits=20)
+    drop = dict(machine="B-001", staff="ATT-1", witness="INS-1", reason="drop_collection")
+    desk.emit(MoneyRemoved, container="cash_box", coins=0, cents=500, **drop)
+    taken = desk.emit(MoneyRemoved, container="drop_bucket", coins=30, cents=750, **drop)
+    assert desk.messages() == [
+        "the drop_bucket of B-001 held 30 coins when ATT-1 emptied it; 40 went in since it "
+        "was last emptied: 10 coins were removed with no record"
+    ]
+    assert desk.engine.findings[0].evidence == (coins.seq, taken.seq)
+    assert bill.seq  # the stacker held its one bill: no finding
+    desk.emit(MoneyRemoved, container="drop_bucket", coins=0, cents=0, **drop)
+    assert len(desk.messages()) == 1  # emptied: nothing went in since
+
+
 def test_money_book_balances_credits_in_play_and_cash_out() -> None:
     """The book's identity on a clean session: nothing reported; one credit too many paid
     out is money from nowhere (reg 36), citing the session's records."""

@@ -12,6 +12,8 @@ from collections import defaultdict
 from twin.compliance.checks.book import Account, MoneyBook, reads_with_book
 from twin.compliance.registry import Checker, Kind, control
 from twin.machines.events import (
+    BillAccepted,
+    CoinsAccepted,
     HandPaid,
     HopperFilled,
     MachineException,
@@ -326,14 +328,15 @@ class HandPaysCertified(Checker):
         "that no game paid and no money in explains (credits in + won - wagered - cashed out "
         "- hand paid = credits on the meter)": "tests/test_controls.py::"
         "test_injected_violation_is_found[R36.phantom]",
+        "the drop collected holds what went in: the drop bucket every coin diverted to it, "
+        "the bill stacker every bill accepted, since the last collection": TM
+        + "test_a_drop_short_of_what_went_in_is_found",
     },
     unchecked=(
         "'any arrangement with him': contractors acting for the licensee are not modelled; "
         "every removal by someone outside the licensee's staff is a finding",
         "hopper emptying when a machine leaves the floor: the twin never removes a machine, "
         "so no such removal happens (the record and the check of who made it would apply)",
-        "the drop collected is not reconciled with the coins diverted to the drop (meter "
-        "'coins_to_drop_credits') and the bills stacked: only who took it",
         "credits on the meter that no play explains but that never leave the machine (played "
         "away, or still there at the end of the run) are not a removal and not reported",
         "the run's closing meter reading is not compared with the book (a hopper payout may "
@@ -356,6 +359,8 @@ class LicenseeStaffOnly(Checker):
         self.book = MoneyBook.of(self.ctx)
         self.doors: dict[str, list[tuple[int, str]]] = defaultdict(list)  # since last reading
         self.at_reading: dict[str, list[tuple[int, str]]] = {}
+        # what each container must hold now: (coins or cents, seqs of the records that say so)
+        self.held: dict[tuple[str, str], tuple[int, list[int]]] = {}
 
     def on_record(self, rec: Record) -> None:
         if isinstance(rec, MachineException):
@@ -364,6 +369,11 @@ class LicenseeStaffOnly(Checker):
             return
         if isinstance(rec, MoneyRemoved):
             self.removal(rec)
+            self.reconcile(rec)
+        elif isinstance(rec, CoinsAccepted) and rec.to_drop:
+            self.hold(rec.machine, "drop_bucket", rec.to_drop, rec.seq)
+        elif isinstance(rec, BillAccepted):
+            self.hold(rec.machine, "cash_box", rec.bill_cents, rec.seq)
         a = self.book.observe(rec)
         if a is None:
             return
@@ -393,6 +403,28 @@ class LicenseeStaffOnly(Checker):
                 "their removal; the machine was opened by "
                 + (", ".join(who) if who else "nobody recorded"),
                 (*(s for s, _ in opened), a.shown_by),
+            )
+
+    def hold(self, m: str, container: str, amount: int, seq: int) -> None:
+        total, seqs = self.held.get((m, container), (0, []))
+        seqs.append(seq)
+        self.held[(m, container)] = (total + amount, seqs[-20:])
+
+    def reconcile(self, rec: MoneyRemoved) -> None:
+        """The container emptied held what went in since the last time it was emptied."""
+        m = rec.machine
+        if rec.container not in ("drop_bucket", "cash_box"):
+            return
+        want, seqs = self.held.pop((m, rec.container), (0, []))
+        got = rec.coins if rec.container == "drop_bucket" else rec.cents
+        if got < want:
+            unit = "coins" if rec.container == "drop_bucket" else "cents"
+            self.report(
+                (m, rec.staff) if rec.staff else (m,),
+                f"the {rec.container} of {m} held {got} {unit} when {rec.staff or 'someone'} "
+                f"emptied it; {want} went in since it was last emptied: {want - got} {unit} "
+                "were removed with no record",
+                (*seqs, rec.seq),
             )
 
     def removal(self, rec: MoneyRemoved) -> None:
