@@ -3,6 +3,16 @@ no game paid, who removes money from a machine, the slips, the amount due, tilts
 
 Floor runs use tests/data/controls.toml (one [[inject]] at a time); checker-level tests feed
 hand-made records to a compliance engine of only the control under test.
+
+Detection power, measured when this was written on that floor over seeds 1-10 (one run per
+seed and case, every control on; B-001 the target): no injection, 0 findings in 10 runs;
+meter_skew +500 of handpaid_cancelled_credits or coins_to_drop_credits at 3 h, 10/10 found
+(4(b) alone); phantom_credits 99,575 at 3.5 h, 10/10 (reg 36 and 10(a)); technician_takes_coins
+40 at 2 h, 10/10 (reg 36); drop_by_outsider, 10/10 (reg 36); a credit-meter rollback of
+100,000 at 3.5 h, found in 6/10, the other 4 seeds having 0 credits on B-001 at that instant
+(nothing to lose, nothing to find), and no run raised. The meter, drop and removal detectors
+are deterministic (any skew not a multiple of the rollover is seen at the next reading; every
+removal record is checked); phantom credits are found whenever they leave the machine.
 """
 
 from __future__ import annotations
