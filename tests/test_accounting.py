@@ -255,7 +255,9 @@ def test_invariant_violations_name_a_broken_identity() -> None:
     assert acc.invariant_violations() == ["drop = coins to drop + bills"]
     acc.meters[M.TOTAL_DROP] -= 1
     acc.hopper_level += 1
-    assert acc.invariant_violations() == ["hopper = initial + fills + coins in - coins paid"]
+    assert acc.invariant_violations() == [
+        "hopper = initial + fills + coins in - coins paid - coins removed"
+    ]
 
 
 def test_bill_meter_codes() -> None:

@@ -112,7 +112,15 @@ CASES: dict[str, Case] = {
     "R29": Case(
         frozenset({"MT98.R29", "MT98.S1.1d"}), {"kind": "no_prize_display", "machine": "A-003"}
     ),
-    "R36": Case(frozenset({"MT98.R36"}), {"kind": "hand_pay_by_outsider", "machine": "A-001"}),
+    "R36": Case(frozenset({"MT98.R36"}), {"kind": "drop_by_outsider", "machine": "B-001"}),
+    "R36.hopper": Case(
+        frozenset({"MT98.R36"}),
+        {"kind": "technician_takes_coins", "machine": "B-001", "amount": 40, "at_hours": 2.0},
+    ),
+    "R36.phantom": Case(
+        frozenset({"MT98.R36", "MT98.S1.10a"}),
+        {"kind": "phantom_credits", "machine": "B-001", "amount": 99575, "at_hours": 3.5},
+    ),
     "S1.1a": Case(
         frozenset({"MT98.S1.1a", "MT98.S1.1e", "MT98.S1.3a", "MT98.S1.20a"}),
         {"kind": "swap_game", "machine": "B-003", "at_hours": 2.0},
@@ -184,6 +192,10 @@ CASES: dict[str, Case] = {
         {"kind": "unrepaired_tilt", "machine": "A-004", "at_hours": 1.0},
         overrides={"tilt_repair_max_hours": 2},
     ),
+    "S1.4d.play": Case(
+        frozenset({"MT98.S1.4d"}),
+        {"kind": "play_through_tilt", "machine": "B-001", "at_hours": 3.5},
+    ),
     "S1.7a": Case(
         frozenset({"MT98.S1.7a"}), {"kind": "short_pay_without_fill", "machine": "B-001"}
     ),
@@ -195,6 +207,9 @@ CASES: dict[str, Case] = {
         frozenset({"MT98.S1.7b"}), {"kind": "fill_miscounted", "machine": "B-001", "amount": 5}
     ),
     "S1.8": Case(frozenset({"MT98.S1.8"}), {"kind": "unpaid_hand_pay", "machine": "A-001"}),
+    "S1.8.outsider": Case(
+        frozenset({"MT98.S1.8"}), {"kind": "hand_pay_by_outsider", "machine": "A-001"}
+    ),
     "S1.10a": Case(
         frozenset({"MT98.S1.10a", "MT98.S1.8"}),
         {"kind": "hand_pay_without_inspector", "machine": "A-001"},

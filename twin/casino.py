@@ -15,6 +15,7 @@ from __future__ import annotations
 import time as wall
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import time
 from pathlib import Path
 
 import simpy
@@ -332,6 +333,8 @@ class Casino:
             )
         env.process(self.arrivals.arrive())
         env.process(self.read_meters_daily())
+        if self.scenario.floor.drop_collection is not None:
+            env.process(self.collect_drops_daily(self.scenario.floor.drop_collection))
 
     def _installers(self) -> tuple[str, str] | None:
         """An attendant and an inspector on duty at opening: they make the first fills."""
@@ -348,6 +351,14 @@ class Casino:
             yield env.timeout(clock.next_local(env.now, clock.gaming_day_start) - env.now)
             for m in self.machines:
                 m.read_meters()
+
+    def collect_drops_daily(self, at: time) -> simpy.events.ProcessGenerator:
+        """Every day at ``at`` (local) the drop team empties every machine's drop."""
+        env = self.env
+        while True:
+            yield env.timeout(self.world.clock.next_local(env.now, at) - env.now)
+            for m in self.machines:
+                env.process(m.collect_drop())
 
 
 __all__ = ["Casino", "RunOutcome"]

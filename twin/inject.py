@@ -221,6 +221,18 @@ _arm(M.FILL_MISCOUNTED, "the next fill's certified coins differ from the coins p
 _arm(M.SECONDARY_DECISION, "after selecting a winning outcome the machine shows a loss")
 _arm(M.UNDOCUMENTED_PAYOUT, "the next cash-out is paid but leaves no record")
 _arm(M.SHORT_PAY_WITHOUT_FILL, "the next hopper-empty short pay is settled by hand, no fill")
+_arm(M.DROP_BY_OUTSIDER, "the next drop is emptied by someone not acting for the licensee")
+
+
+@injection(
+    "technician_takes_coins",
+    "a technician sent to check the slot door pockets `amount` hopper coins, unrecorded",
+    needs=("machine", "amount"),
+)
+def _technician_takes_coins(casino: Casino, inj: InjectViolation) -> None:
+    m = _machine(casino, inj)
+    m.arm(Misconduct.TECHNICIAN_TAKES_COINS, inj.amount)
+    casino.env.process(m.check_door())
 
 
 @injection(
@@ -228,7 +240,15 @@ _arm(M.SHORT_PAY_WITHOUT_FILL, "the next hopper-empty short pay is settled by ha
 )
 def _meter_rollback(casino: Casino, inj: InjectViolation) -> None:
     assert inj.meter is not None
-    _machine(casino, inj).accounts.tamper_meter(MeterCode[inj.meter.upper()], -inj.amount)
+    _tamper(_machine(casino, inj), MeterCode[inj.meter.upper()], -inj.amount)
+
+
+def _tamper(m: SlotMachine, code: MeterCode, delta: int) -> None:
+    """Change a meter; a changed credit meter also ends the stretch being played (the
+    machine plans its next games from the credits it now shows)."""
+    m.accounts.tamper_meter(code, delta)
+    if code is MeterCode.CURRENT_CREDITS:
+        m.interrupt_play()
 
 
 @injection(
@@ -236,7 +256,24 @@ def _meter_rollback(casino: Casino, inj: InjectViolation) -> None:
 )
 def _meter_skew(casino: Casino, inj: InjectViolation) -> None:
     assert inj.meter is not None
-    _machine(casino, inj).accounts.tamper_meter(MeterCode[inj.meter.upper()], inj.amount)
+    _tamper(_machine(casino, inj), MeterCode[inj.meter.upper()], inj.amount)
+
+
+@injection(
+    "phantom_credits",
+    "the credit meter jumps by `amount` credits no game paid and no money put in",
+    needs=("machine", "amount"),
+)
+def _phantom_credits(casino: Casino, inj: InjectViolation) -> None:
+    _tamper(_machine(casino, inj), MeterCode.CURRENT_CREDITS, inj.amount)
+
+
+@injection("play_through_tilt", "a general tilt that does not stop play until it is repaired")
+def _play_through_tilt(casino: Casino, inj: InjectViolation) -> None:
+    m = _machine(casino, inj)
+    m.arm(Misconduct.PLAY_THROUGH_TILT)
+    m.tilt(ExceptionCode.GENERAL_TILT)
+    casino.env.process(m.repair(ExceptionCode.GENERAL_TILT))
 
 
 @injection(

@@ -23,11 +23,14 @@ HAND_PAY = "hand_pay"
 HOPPER_FILL = "hopper_fill"
 REPAIR = "repair"
 DOOR_CHECK = "door_check"
+#: the daily drop: empty the drop bucket and the bill stacker, a Board inspector witnessing
+DROP_COLLECTION = "drop_collection"
 JOB_ROLES: Mapping[str, tuple[str, ...]] = {
     HAND_PAY: ("attendant", "inspector"),
     HOPPER_FILL: ("attendant", "inspector"),
     REPAIR: ("technician",),
     DOOR_CHECK: ("technician",),
+    DROP_COLLECTION: ("attendant", "inspector"),
 }
 
 

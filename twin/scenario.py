@@ -300,13 +300,15 @@ class Bank(_Model):
 
 
 class FloorConfig(_Model):
-    """The ``[floor]`` table."""
+    """The ``[floor]`` table. ``drop_collection``: the local time ("HH:MM") of the daily drop,
+    when a drop team empties every machine's drop bucket and bill stacker (none if absent)."""
 
     coin_pay_seconds: PositiveFloat = 0.125
     banks: Annotated[
         tuple[Bank, ...], expect("at least one [[floor.banks]] table", lambda v: len(v) > 0)
     ] = Field(strict=False)
     progressives: tuple[Progressive, ...] = Field(default=(), strict=False)
+    drop_collection: HHMM | None = None
 
     @model_validator(mode="after")
     def _check(self) -> FloorConfig:

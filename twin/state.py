@@ -10,7 +10,7 @@ Record → accounting (as in :mod:`twin.machines.machine`):
 
 * ``machine_installed``: denomination, bill denominations, meter digits, hopper coins;
 * ``coins_accepted`` → ``insert_coins``; ``bill_accepted`` → ``insert_bill``;
-* ``games_played`` → ``record_play``; ``machine_locked`` → ``record_jackpot``;
+* ``games_played`` → ``record_play``;
 * ``hopper_paid`` → ``pay_from_hopper(coins)``; ``requested - coins`` coins are still owed
   when the hopper ran dry. The machine pays what is owed after each fill and only writes a
   ``hopper_paid`` when the fill was not enough; ``short_pay_completed`` (``coins > 0``) is
@@ -18,8 +18,9 @@ Record → accounting (as in :mod:`twin.machines.machine`):
   settled by hand with the credit payout instead.)
 * ``hopper_filled`` → ``fill_hopper``, except the ``new`` load of the installation (already
   in ``hopper_coins``);
-* ``hand_paid`` with reason ``credit_payout`` → ``pay_by_hand`` (a jackpot was already
-  booked by ``machine_locked``);
+* ``hand_paid`` with reason ``credit_payout`` → ``pay_by_hand``; any other reason (a
+  jackpot or progressive win) → ``record_jackpot`` (the hand pay meter counts when paid);
+* ``money_removed`` → the drop bucket or cash box emptied, or ``take_from_hopper``;
 * ``machine_exception``: door opened/closed → ``open_door``/``close_door``; AC power lost →
   ``power_reset``. Down reasons follow the machine's own: ``hand_pay`` (hand pay pending
   until reset), ``hopper_empty`` (until the short pay completes), ``door:<door>``,
@@ -72,6 +73,7 @@ MACHINE_KINDS: Final = frozenset(
         "progressive_hit",
         "meters_read",
         "outcome_tally",
+        "money_removed",
     }
 )
 
@@ -244,8 +246,6 @@ class _Replay:
         elif kind == "games_played":
             acc.record_play(int(d["games"]), int(d["wagered"]), int(d["won"]), int(d["games_won"]))
             agree("credits", int(d["credits"]), acc.credits)
-        elif kind == "machine_locked":
-            acc.record_jackpot(int(d["win"]))
         elif kind == "hopper_paid":
             coins = int(d["coins"])
             agree("coins", coins, acc.pay_from_hopper(coins))
@@ -266,10 +266,19 @@ class _Replay:
         elif kind == "hand_paid":
             if d["reason"] == "credit_payout":
                 acc.pay_by_hand(int(d["credits"]))
+            else:
+                acc.record_jackpot(int(d["credits"]))
         elif kind == "machine_exception":
             self._exception(int(d["code"]), str(d["name"]), acc)
         elif kind == "tilt_repaired":
             self.down.discard(f"tilt:{d['name']}")
+        elif kind == "money_removed":
+            if d["container"] == "hopper":
+                agree("coins", int(d["coins"]), acc.take_from_hopper(int(d["coins"])))
+            elif d["container"] == "drop_bucket":
+                acc.empty_drop_bucket()
+            elif d["container"] == "cash_box":
+                acc.empty_cash_box()
 
     def _exception(self, code: int, name: str, acc: SlotAccounts) -> None:
         if code in _DOOR_OPENED:

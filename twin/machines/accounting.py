@@ -41,6 +41,9 @@ class SlotAccounts:
     bills: dict[int, int] = field(default_factory=dict)
     hopper_fills: int = 0  # coins added by fills, ever
     hopper_initial: int = 0
+    hopper_removed: int = 0  # coins taken out of the hopper other than by paying, ever
+    drop_bucket_coins: int = 0  # coins in the drop bucket now (emptied by a drop collection)
+    cash_box: dict[int, int] = field(default_factory=dict)  # bills in the stacker now, by cents
     doors_open: set[Door] = field(default_factory=set)
     games_won_credits: int = 0  # total won = coin out + jackpot (kept to check the meters)
 
@@ -94,6 +97,7 @@ class SlotAccounts:
         m[M.COINS_TO_DROP_CREDITS] += to_drop
         m[M.TOTAL_DROP] += to_drop
         m[M.CURRENT_CREDITS] += coins
+        self.drop_bucket_coins += to_drop
         return CoinsIn(to_hopper, to_drop)
 
     def insert_bill(self, cents: int) -> int:
@@ -102,6 +106,7 @@ class SlotAccounts:
         credits, rest = divmod(cents, self.denomination_cents)
         self._need(rest == 0, "bill is not a whole number of credits")
         self.bills[cents] += 1
+        self.cash_box[cents] = self.cash_box.get(cents, 0) + 1
         m = self.meters
         m[M.BILL_CREDITS] += credits
         m[M.TOTAL_DROP] += credits
@@ -129,7 +134,11 @@ class SlotAccounts:
         self.games_won_credits += won
 
     def record_jackpot(self, credits: int) -> None:
-        """A win paid by hand (jackpot lock-up or progressive): never on the credit meter."""
+        """A win paid by hand (jackpot lock-up or progressive): never on the credit meter.
+
+        Counted when the hand pay is made (item 4(b): the jackpot meter counts the coins paid
+        by means of a hand pay), not when the machine locks.
+        """
         self._need(credits > 0, "jackpot must be positive")
         self.meters[M.TOTAL_JACKPOT] += credits
         self.games_won_credits += credits
@@ -160,6 +169,26 @@ class SlotAccounts:
         self.hopper_level += coins
         self.hopper_fills += coins
 
+    # -- containers emptied (reg 36: only the licensee's people) --------------------------------
+    def empty_drop_bucket(self) -> int:
+        """Take every coin out of the drop bucket; returns how many."""
+        coins, self.drop_bucket_coins = self.drop_bucket_coins, 0
+        return coins
+
+    def empty_cash_box(self) -> int:
+        """Take every bill out of the stacker; returns their value in cents."""
+        cents = sum(c * n for c, n in self.cash_box.items())
+        self.cash_box = {}
+        return cents
+
+    def take_from_hopper(self, coins: int) -> int:
+        """Take up to ``coins`` coins out of the hopper by hand; returns how many."""
+        self._need(coins >= 0, "coins must be non-negative")
+        took = min(coins, self.hopper_level)
+        self.hopper_level -= took
+        self.hopper_removed += took
+        return took
+
     # -- doors and power -------------------------------------------------------------------
     def open_door(self, door: Door) -> None:
         self._need(door not in self.doors_open, f"{door.name} door already open")
@@ -178,9 +207,12 @@ class SlotAccounts:
     def tamper_meter(self, code: MeterCode, delta: int) -> None:
         """A meter changed by ``delta`` with nothing behind it: wound back or skewed.
 
-        Breaks the invariants on purpose; only violation injection calls it.
+        Breaks the invariants on purpose; only violation injection calls it. The credit meter
+        is a count of credits the machine holds: wound back below zero it shows zero.
         """
         self.meters[code] += delta
+        if code is M.CURRENT_CREDITS and self.meters[code] < 0:
+            self.meters[code] = 0
 
     def tamper_bill_meter(self, cents: int, delta: int) -> None:
         """The bill meter of ``cents`` bills changed by ``delta`` (violation injection only)."""
@@ -209,8 +241,12 @@ class SlotAccounts:
         check(coins_to_hopper >= 0, "coins to drop <= coins accepted")
         check(
             self.hopper_level
-            == self.hopper_initial + self.hopper_fills + coins_to_hopper - m[M.HOPPER_PAID_CREDITS],
-            "hopper = initial + fills + coins in - coins paid",
+            == self.hopper_initial
+            + self.hopper_fills
+            + coins_to_hopper
+            - m[M.HOPPER_PAID_CREDITS]
+            - self.hopper_removed,
+            "hopper = initial + fills + coins in - coins paid - coins removed",
         )
         check(0 <= self.hopper_level <= self.hopper_capacity, "0 <= hopper <= capacity")
         bill_credits = sum(c * n for c, n in self.bills.items()) // self.denomination_cents

@@ -194,3 +194,22 @@ class OutcomeTally(Record):
     stop_counts: tuple[tuple[int, ...], ...]
     transitions: tuple[int, int, int, int]
     by_bet: tuple[tuple[int, int, int], ...]
+
+
+@record("money_removed", roles=("machine", "staff", "witness"))
+class MoneyRemoved(Record):
+    """Money taken out of one of a machine's containers by a person (reg 36).
+
+    ``container``: "drop_bucket" (coins diverted to the drop), "cash_box" (the bill stacker)
+    or "hopper"; ``coins`` taken (0 for bills) and their value in ``cents``; ``staff`` who took
+    it, ``witness`` who watched (a Board inspector, or ``""``); ``reason``: "drop_collection",
+    "hopper_emptied" (the machine leaves the floor), ...
+    """
+
+    machine: str
+    container: str
+    coins: int
+    cents: int
+    staff: str
+    witness: str
+    reason: str

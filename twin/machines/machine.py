@@ -23,6 +23,7 @@ import simpy
 
 from twin.jobs import (
     DOOR_CHECK,
+    DROP_COLLECTION,
     HAND_PAY,
     HOPPER_FILL,
     JOB_ROLES,
@@ -53,6 +54,7 @@ from twin.machines.events import (
     MachineInstalled,
     MachineLocked,
     MetersRead,
+    MoneyRemoved,
     OutcomeTally,
     ProgressiveHit,
     ShortPayCompleted,
@@ -62,7 +64,7 @@ from twin.machines.identity import ManufacturerCertificate
 from twin.machines.misconduct import Misconduct
 from twin.machines.par import Game
 from twin.machines.progressive import ProgressiveLink
-from twin.machines.sas import Door, ExceptionCode
+from twin.machines.sas import Door, ExceptionCode, MeterCode
 from twin.monitor import LevelMonitor
 from twin.records import Record
 from twin.world import LateTimeout, World, quantize
@@ -448,6 +450,11 @@ class SlotMachine:
         if hidden > 0 and r.games_won - locked > 0 and self.take(Misconduct.SECONDARY_DECISION):
             # injected: after the outcome was selected, a winning game is shown as a loss
             r = replace(r, won=r.won - hidden, games_won=r.games_won - 1)
+        lacking = r.wagered - r.won - self.accounts.credits
+        if lacking > 0:
+            # the credit meter was wound back under this stretch (an injection): the games
+            # were played, and the meter cannot show fewer than zero credits after them
+            self.accounts.tamper_meter(MeterCode.CURRENT_CREDITS, lacking)
         self.accounts.record_play(r.games, r.wagered, r.won, r.games_won)
         bet_units = r.wagered // (r.games * self.game.cost)
         level = self.by_bet.setdefault(bet_units, [0, 0])
@@ -507,7 +514,6 @@ class SlotMachine:
             win=credits,
             prize_cents=credits * self.spec.denomination_cents,
         )
-        self.accounts.record_jackpot(credits)
         yield from self.pay_by_hand(patron, reason, credits)
         return credits
 
@@ -527,17 +533,24 @@ class SlotMachine:
         )
         yield env.timeout(self._minutes(crew.timing.walk) + self._minutes(crew.timing.hand_pay))
         if reason == "credit_payout":
-            self.accounts.pay_by_hand(credits)
-        self.emit(
-            HandPaid,
-            patron=patron,
-            reason=reason,
-            credits=credits,
-            cents=credits * self.spec.denomination_cents,
-            attendant=attendant,
-            inspector=inspector,
-            requested_t=requested,
-        )
+            # the machine pays what its credit meter holds (less, if it was wound back)
+            credits = min(credits, self.accounts.credits)
+            if credits:
+                self.accounts.pay_by_hand(credits)
+        else:
+            # the jackpot (hand pay) meter counts the coins paid by hand pay, when paid
+            self.accounts.record_jackpot(credits)
+        if credits:
+            self.emit(
+                HandPaid,
+                patron=patron,
+                reason=reason,
+                credits=credits,
+                cents=credits * self.spec.denomination_cents,
+                attendant=attendant,
+                inspector=inspector,
+                requested_t=requested,
+            )
         self.exception(ExceptionCode.HANDPAY_RESET, patron=patron)
         crew.service.complete(job)
         self.mark_up("hand_pay")
@@ -586,12 +599,15 @@ class SlotMachine:
             self.emit(ShortPayCompleted, patron=patron, coins=0, short_coins=owed)
             by_hand += owed  # paid with the credit payout below
             owed = short = 0
+        after_fill = 0
         while owed:
             # the hopper ran dry mid-payout: tilt, wait for a fill, then finish the payout
             self.exception(ExceptionCode.HOPPER_EMPTY, patron=patron)
             self.mark_down("hopper_empty")
             yield from self.fill_hopper("empty", patron)
+            owed = min(owed, self.accounts.credits)  # no more than the meter holds now
             got = self.accounts.pay_from_hopper(owed)
+            after_fill += got
             yield env.timeout(quantize(got * self.spec.coin_pay_seconds))
             owed -= got
             if owed:
@@ -603,7 +619,7 @@ class SlotMachine:
                     hopper_level=self.accounts.hopper_level,
                 )
         if short:
-            self.emit(ShortPayCompleted, patron=patron, coins=short, short_coins=short)
+            self.emit(ShortPayCompleted, patron=patron, coins=after_fill, short_coins=short)
             self.mark_up("hopper_empty")
         if by_hand:
             yield from self.pay_by_hand(patron, "credit_payout", by_hand)
@@ -646,6 +662,51 @@ class SlotMachine:
         )
         crew.service.complete(job)
 
+    # -- the drop (reg 36: only the licensee's people remove money) ----------------------------
+    def collect_drop(self) -> Proc:
+        """The drop team empties the drop bucket and the bill stacker, an inspector witnessing.
+
+        Each container emptied is a ``MoneyRemoved`` record naming who took what; the doors
+        are opened and closed by the same person (SAS door exceptions).
+        """
+        env = self.env
+        job: JobHandle | None = None
+        if self.take(Misconduct.DROP_BY_OUTSIDER):
+            staff, witness = OUTSIDER, ""  # injected: someone not acting for the licensee
+        else:
+            job = self.crew.service.request(
+                JobSpec(DROP_COLLECTION, self.id, JOB_ROLES[DROP_COLLECTION])
+            )
+            got: dict[str, str] = yield job.assigned
+            staff, witness = got["attendant"], got.get("inspector", "")
+        yield env.timeout(self._minutes(self.crew.timing.walk))
+        acc = self.accounts
+        containers = (
+            (Door.DROP, "drop_bucket", self.spec.coin_acceptor),
+            (Door.CASHBOX, "cash_box", self.spec.bill_acceptor),
+        )
+        for door, container, fitted in containers:
+            if not fitted or door in acc.doors_open:
+                continue
+            self.open_door(door, staff)
+            if door is Door.DROP:
+                coins = acc.empty_drop_bucket()
+                cents = coins * self.spec.denomination_cents
+            else:
+                coins, cents = 0, acc.empty_cash_box()
+            self.emit(
+                MoneyRemoved,
+                container=container,
+                coins=coins,
+                cents=cents,
+                staff=staff,
+                witness=witness,
+                reason="drop_collection",
+            )
+            self.close_door(door, staff)
+        if job is not None:
+            self.crew.service.complete(job)
+
     # -- doors, tilts and repairs --------------------------------------------------------------
     def interrupt_play(self) -> None:
         if self._player is not None and self._player.is_alive:
@@ -671,6 +732,8 @@ class SlotMachine:
 
     def tilt(self, code: ExceptionCode) -> None:
         self.exception(code)
+        if self.take(Misconduct.PLAY_THROUGH_TILT):
+            return  # injected: the machine reports the tilt but goes on taking wagers
         self.mark_down(f"tilt:{code.name.lower()}")
         if code is ExceptionCode.AC_POWER_LOST:
             self.accounts.power_reset()
@@ -711,6 +774,9 @@ class SlotMachine:
         tech = got["technician"]
         yield env.timeout(self._minutes(crew.timing.walk))
         self.open_door(Door.SLOT, tech)
+        stolen = self.armed.pop(Misconduct.TECHNICIAN_TAKES_COINS, None)
+        if stolen:
+            self.accounts.take_from_hopper(stolen)  # injected: pocketed, no record of it
         yield env.timeout(max(quantize(self._minutes(crew.timing.repair) * share), 1 / 64))
         if done is not None:
             done(tech)

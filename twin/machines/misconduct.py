@@ -21,6 +21,9 @@ class Misconduct(Enum):
     SECONDARY_DECISION = "secondary_decision"  # a selected win is shown as a loss
     UNDOCUMENTED_PAYOUT = "undocumented_payout"  # next cash-out leaves no record
     SHORT_PAY_WITHOUT_FILL = "short_pay_without_fill"  # next short pay settled by hand, no fill
+    DROP_BY_OUTSIDER = "drop_by_outsider"  # next drop: emptied by someone not the licensee's
+    TECHNICIAN_TAKES_COINS = "technician_takes_coins"  # next slot-door job: ``amount`` coins
+    PLAY_THROUGH_TILT = "play_through_tilt"  # next tilt: play goes on until it is repaired
 
 
 #: What each misconduct waits for: "the machine never <awaits> before the run ended" is the

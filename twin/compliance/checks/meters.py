@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from twin.compliance.checks.book import MoneyBook, reads_with_book
 from twin.compliance.registry import Checker, Kind, control
 from twin.machines.events import (
     BillAccepted,
     CoinsAccepted,
     GamesPlayed,
+    HandPaid,
     MachineException,
     MachineInstalled,
-    MachineLocked,
     MetersRead,
     TiltRepaired,
 )
@@ -23,13 +24,30 @@ from twin.machines.sas import ExceptionCode
 from twin.records import Record
 
 T = "tests/test_controls.py::test_injected_violation_is_found"
+TC = "tests/test_controls.py::test_injected_violation_is_found"
+TM = "tests/test_controls_money.py::"
 
-#: The meters item 4 names ("in", "out", "drop", "jackpot") and games played.
+#: The meters item 4 names and what defines each (4(b)): "in" = total_coin_in (credits
+#: wagered), "out" = total_coin_out (credits won by games), "drop" = coins_to_drop_credits
+#: (coins diverted to the drop bucket; total_drop adds the bills, the cash box), "jackpot" =
+#: total_jackpot (jackpots paid by hand pay) with handpaid_cancelled_credits (credit payouts
+#: paid by hand pay): together the hand pay meter; and games played.
 ACCOUNTING_METERS = (
     "total_coin_in",
     "total_coin_out",
     "total_drop",
+    "coins_to_drop_credits",
     "total_jackpot",
+    "handpaid_cancelled_credits",
+    "games_played",
+)
+#: 20(d): coin-in, coin-out, drop (cash box), jackpot-credit win (hand pay), games played.
+REQUIRED_METERS = (
+    "total_coin_in",
+    "total_coin_out",
+    "total_drop",
+    "total_jackpot",
+    "handpaid_cancelled_credits",
     "games_played",
 )
 PLAY_METERS = ("games_since_power_reset", "games_since_door_closed")
@@ -63,10 +81,14 @@ class ExpectedMeters:
             t["games_played"] += rec.games
             t["games_since_power_reset"] += rec.games
             t["games_since_door_closed"] += rec.games
-        elif isinstance(rec, MachineLocked):
-            t["total_jackpot"] += rec.win
+        elif isinstance(rec, HandPaid):
+            if rec.reason == "credit_payout":
+                t["handpaid_cancelled_credits"] += rec.credits
+            else:
+                t["total_jackpot"] += rec.credits
         elif isinstance(rec, CoinsAccepted):
             t["total_drop"] += rec.to_drop
+            t["coins_to_drop_credits"] += rec.to_drop
         elif isinstance(rec, BillAccepted):
             t["total_drop"] += rec.credits
             t[f"bills_{rec.bill_cents}"] += 1
@@ -82,7 +104,7 @@ class ExpectedMeters:
 
 OBSERVED = (
     "games_played",
-    "machine_locked",
+    "hand_paid",
     "coins_accepted",
     "bill_accepted",
     "machine_exception",
@@ -155,6 +177,18 @@ class _MeterChecker(Checker):
     reads=("machine_installed", "meters_read", *OBSERVED),
     params=("min_meter_digits",),
     test=T,
+    checks={
+        "in/out/drop/jackpot meters are not reset or wound back (a reading below what the "
+        "records give, modulo rollover)": TC + "[S1.4a]",
+        "the meters have at least min_meter_digits digits": TC + "[S1.4a.digits]",
+    },
+    unchecked=(
+        "'in units equal to the denomination': every meter counts credits of the machine's "
+        "denomination by construction (one coin is one credit); not checked separately",
+        "a note acceptor's total-value meter is allowed, not required: nothing to check",
+        "'electronic digital storage ... on-demand display': the readings are the display; a "
+        "machine that does not report a meter is 20(d)'s finding",
+    ),
 )
 class NonResettableMeters(_MeterChecker):
     digits_of = "in/out/drop/jackpot meters"
@@ -181,6 +215,22 @@ class NonResettableMeters(_MeterChecker):
     title="Meter semantics: what each meter must count",
     reads=("meters_read", *OBSERVED),
     test=T,
+    checks={
+        "'out' counts the credits paid for winning combinations": TC + "[S1.4b]",
+        "'in' counts the credits wagered (a wound-back in meter is off)": TC + "[S1.4a]",
+        "'drop' counts the coins diverted into the drop bucket": TM
+        + "test_skewed_meter_is_found[coins_to_drop_credits]",
+        "the jackpot meter counts the coins paid by hand pay (jackpots)": TM
+        + "test_skewed_meter_is_found[total_jackpot]",
+        "... and the credit payouts paid by hand pay (the hand pay meter)": TM
+        + "test_skewed_meter_is_found[handpaid_cancelled_credits]",
+        "the cash box (total drop) counts the coins to the drop and the bills": TM
+        + "test_skewed_meter_is_found[total_drop]",
+    },
+    unchecked=(
+        "a meter short by an amount that is a whole multiple of its rollover (10**digits) "
+        "reads the same and cannot be told from the records",
+    ),
 )
 class MeterSemantics(_MeterChecker):
     def on_reading(self, rec: MetersRead, previous: MetersRead | None) -> None:
@@ -202,6 +252,16 @@ class MeterSemantics(_MeterChecker):
     reads=("machine_installed", "meters_read", *OBSERVED),
     params=("min_meter_digits",),
     test=T,
+    checks={
+        "plays since door closure restart at the door's closing and count every play after it": TC
+        + "[S1.4c]",
+        "both meters have at least min_meter_digits digits": TC + "[S1.4a.digits]",
+        "both meters are reported (on-demand display)": TM + "test_play_meters_must_be_reported",
+    },
+    unchecked=(
+        "plays since power on: checked the same way (reset only by a recorded power loss) but "
+        "no injection resets it alone",
+    ),
 )
 class PlayMeters(_MeterChecker):
     digits_of = "games-since meters"
@@ -226,25 +286,46 @@ class PlayMeters(_MeterChecker):
     "MT98.S1.4d",
     kind=Kind.RUNTIME,
     title="Tilt and malfunction handling",
-    reads=("machine_exception", "tilt_repaired"),
+    reads=reads_with_book("machine_exception", "tilt_repaired"),
     params=("tilt_repair_max_hours",),
     test=T,
+    checks={
+        "every tilt or malfunction is remedied (repaired within tilt_repair_max_hours)": TC
+        + "[S1.4d]",
+        "no play while the machine is tilted: no game after a tilt until it is repaired": TC
+        + "[S1.4d.play]",
+        "no credits lost: the credit meter never shows fewer credits than play and money "
+        "in give (a wound-back credit meter, credits lost over a tilt or reset)": TM
+        + "test_credit_rollback_mid_session_runs_to_the_end_and_is_found",
+    },
+    unchecked=(
+        "'adequately equipped': the machine's equipment itself is not modelled, only what it "
+        "does with a tilt",
+        "meter data kept across a tilt is 4(a)/4(b)'s finding when a reading is off",
+    ),
 )
 class TiltsRemedied(Checker):
-    """Every tilt or malfunction is repaired within the deadline (a timer per tilt)."""
+    """Every tilt or malfunction is repaired within the deadline (a timer per tilt); no game
+    is played while a tilt is open; no credits are lost."""
 
     def setup(self) -> None:
         self.open: dict[tuple[str, int], int] = {}
+        self.open_at: dict[tuple[str, int], float] = {}
+        self.book = MoneyBook.of(self.ctx)
 
     def on_record(self, rec: Record) -> None:
         if isinstance(rec, TiltRepaired):
             self.open.pop((rec.machine, rec.code), None)
+            self.open_at.pop((rec.machine, rec.code), None)
             return
-        assert isinstance(rec, MachineException)
+        if not isinstance(rec, MachineException):
+            self.on_money(rec)
+            return
         if rec.code not in TILTS:
             return
         key = (rec.machine, rec.code)
         self.open[key] = rec.seq
+        self.open_at[key] = rec.t
         hours = float(self.ctx.param("tilt_repair_max_hours"))
 
         def overdue(seq: int = rec.seq, name: str = rec.name) -> None:
@@ -257,6 +338,28 @@ class TiltsRemedied(Checker):
 
         self.ctx.after(hours * 3600.0, overdue)
 
+    def on_money(self, rec: Record) -> None:
+        a = self.book.observe(rec)
+        m = rec.entity("machine")
+        if isinstance(rec, GamesPlayed):
+            for (mm, code), at in self.open_at.items():
+                if mm == m and rec.t > at:
+                    seq = self.open[(mm, code)]
+                    self.report_once(
+                        ("play", seq),
+                        (m, rec.patron),
+                        f"machine {m} played {rec.games} games while tilted (tilt at record "
+                        f"#{seq}, not yet repaired)",
+                        (seq, rec.seq),
+                    )
+        if a is not None and a.lost:
+            self.report(
+                (m,),
+                f"machine {m}'s credit meter shows {a.lost} credits fewer than the play and "
+                "money in recorded give: credits were lost",
+                (*a.session[-20:], a.shown_by),
+            )
+
 
 @control(
     "MT98.S1.20d",
@@ -264,13 +367,21 @@ class TiltsRemedied(Checker):
     title="Required functioning meters",
     reads=("meters_read",),
     test=T,
+    checks={
+        "the machine reports coin-in, coin-out, drop (cash box), jackpot-credit win (hand "
+        "pay: total_jackpot and handpaid_cancelled_credits) and games played": TC + "[S1.20d]",
+    },
+    unchecked=(
+        "'functioning': a meter that is reported but counts wrongly is 4(a)/4(b)'s finding",
+        "the penny-pusher exemption: the twin has no penny-pushers",
+    ),
 )
 class RequiredMeters(Checker):
     def on_record(self, rec: Record) -> None:
         assert isinstance(rec, MetersRead)
         m = rec.machine
         shown = dict(rec.meters)
-        missing = [n for n in (*ACCOUNTING_METERS, *PLAY_METERS) if n not in shown]
+        missing = [n for n in (*REQUIRED_METERS, *PLAY_METERS) if n not in shown]
         if missing:
             self.report_once(
                 m,
@@ -286,6 +397,10 @@ class RequiredMeters(Checker):
     title="Bill-in meters by denomination",
     reads=("meters_read", *OBSERVED),
     test=T,
+    checks={
+        "a bill meter for each denomination the acceptor takes, counting the bills accepted": TC
+        + "[S1.20e]",
+    },
 )
 class BillMeters(_MeterChecker):
     def on_reading(self, rec: MetersRead, previous: MetersRead | None) -> None:
