@@ -119,17 +119,17 @@ CASES: dict[str, Case] = {
         game="low-return",
     ),
     "S1.1b.i": Case(
-        frozenset({"MT98.S1.1b", "MT98.S1.1b.i", "MT98.S1.1b.ii"}),
+        frozenset({"MT98.S1.1b", "MT98.S1.1b.i", "MT98.S1.1b.ii", "MT98.S1.3a"}),
         {"kind": "tampered_game", "machine": "B-004"},
         game="dead-seven",
     ),
     "S1.1b.ii": Case(
-        frozenset({"MT98.S1.1b", "MT98.S1.1b.ii"}),
+        frozenset({"MT98.S1.1b", "MT98.S1.1b.ii", "MT98.S1.3a"}),
         {"kind": "tampered_game", "machine": "B-004"},
         game="biased",
     ),
     "S1.1b.iii": Case(
-        frozenset({"MT98.S1.1b", "MT98.S1.1b.iii"}),
+        frozenset({"MT98.S1.1b", "MT98.S1.1b.iii", "MT98.S1.3a"}),
         {"kind": "wager_dependent", "machine": "B-001", "amount": 3},
         game="no-single-cherry",
     ),
@@ -222,7 +222,9 @@ CASES: dict[str, Case] = {
         {"kind": "bill_meter_skew", "machine": "A-002", "meter": "bills_500", "amount": 2},
     ),
     "S1.20f": Case(
-        frozenset({"MT98.S1.20f"}), {"kind": "tampered_game", "machine": "B-002"}, game="halved"
+        frozenset({"MT98.S1.1a", "MT98.S1.3a", "MT98.S1.20f"}),
+        {"kind": "tampered_game", "machine": "B-002"},
+        game="halved",
     ),
 }
 

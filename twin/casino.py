@@ -38,6 +38,7 @@ from twin.machines.machine import (
 from twin.machines.par import Game, load_game
 from twin.machines.progressive import ProgressiveLink
 from twin.machines.sas import ExceptionCode
+from twin.machines.verification import ConvertProgram, ProgramConverted, ProgramVerifier
 from twin.patrons.patron import Arrivals
 from twin.patrons.population import Population
 from twin.records import RecordBus, Sink
@@ -84,6 +85,9 @@ class Casino:
         for bank in scenario.floor.banks:
             if bank.game not in self.games:
                 self.games[bank.game] = load_game(bank.game)
+        for conv in scenario.conversions:  # programs approved for conversions
+            if conv.game not in self.games:
+                self.games[conv.game] = load_game(conv.game)
         self.facts = FloorFacts()
         for game in self.games.values():
             self.facts.worksheets[game.signature] = game
@@ -155,6 +159,12 @@ class Casino:
                     SlotMachine(self.world, spec, self.crew, engine=engine, link=link)
                 )
         self.floor = SlotFloor(env, self.machines)
+        hours = (
+            self.ruleset.get("program_verification_hours")
+            if ("program_verification_hours" in self.ruleset)
+            else 0
+        )
+        self.verifier = ProgramVerifier(self.world, self.staff, self.machines, hours)
         self.population = Population.build(scenario.patrons, self.world.streams)
         self.arrivals = Arrivals(self.world, self, scenario.patrons, self.population)
         f = scenario.faults
@@ -195,6 +205,30 @@ class Casino:
             cost=game.cost,
             increment_bp=link[1] if link else None,
         )
+
+    def approved_game(self, path: Path) -> Game | None:
+        """The program of game file ``path`` if the Board approved it for this floor."""
+        for known, game in self.games.items():
+            if known.resolve() == path.resolve() and game.signature in self.facts.worksheets:
+                return game
+        return None
+
+    def convert(self, m: SlotMachine, game: Game) -> simpy.events.ProcessGenerator:
+        """An approved conversion: the program changes, the Board's register follows, and the
+        new program is verified."""
+        before = self.facts.register.get(m.spec.registration, m.game.signature)
+
+        def done(tech: str) -> None:
+            self.facts.register[m.spec.registration] = game.signature
+            inspectors = self.staff.on_duty("inspector")
+            self.world.bus.emit(
+                ProgramConverted, machine=m.id, from_signature=before,
+                to_signature=game.signature, game_id=game.id, technician=tech,
+                inspector=inspectors[0] if inspectors else "",
+            )  # fmt: skip
+
+        yield from m.convert_program(game, done)
+        self.verifier.verify(m, "conversion")
 
     def machine(self, machine_id: str) -> SlotMachine:
         return self._by_id[machine_id]
@@ -255,6 +289,9 @@ class Casino:
                 self.inbox.deliver_now(cmd, source="scenario")
             else:
                 self.inbox.schedule(quantize(inj.at_hours * 3600.0), cmd, source="scenario")
+        for conv in self.scenario.conversions:
+            at = quantize(conv.at_hours * 3600.0)
+            self.inbox.schedule(at, ConvertProgram(conv.machine, conv.game), source="scenario")
         env.process(self.open_floor())
 
     def advance(self, until: float) -> None:
@@ -278,6 +315,7 @@ class Casino:
         self.inbox.deliver_pending()  # nothing that came in is lost
         for m in self.machines:
             m.read_meters()
+        self.verifier.verify_all("closing")
         if self.compliance is not None:
             self.compliance.finish()
         self.wall_seconds += wall.perf_counter() - t0
@@ -331,6 +369,8 @@ class Casino:
             )
         env.process(self.arrivals.arrive())
         env.process(self.read_meters_daily())
+        self.verifier.verify_all("install")
+        env.process(self.verifier.verify_programs())
 
     def _installers(self) -> tuple[str, str] | None:
         """An attendant and an inspector on duty at opening: they make the first fills."""

@@ -590,6 +590,15 @@ class Inject(_Model):
     amount: int = 0
 
 
+class Conversion(_Model):
+    """An approved conversion (``[[conversions]]``): at ``at_hours`` a technician changes
+    ``machine``'s program to ``game``, which the Board approved with the floor."""
+
+    machine: Ident
+    at_hours: NonNegativeFloat = 0.0
+    game: Annotated[Path, BeforeValidator(_resolve_game)]
+
+
 class FaultsConfig(_Model):
     """Mean time between faults per machine in hours (0 disables); door checks per day."""
 
@@ -616,6 +625,7 @@ class Scenario(_Model):
     staff: StaffConfig
     faults: FaultsConfig = FaultsConfig()
     inject: tuple[Inject, ...] = Field(default=(), strict=False)
+    conversions: tuple[Conversion, ...] = Field(default=(), strict=False)
 
     _source_path: Path | None = PrivateAttr(default=None)
     _source_sha256: str | None = PrivateAttr(default=None)
@@ -631,6 +641,12 @@ class Scenario(_Model):
                     key=f"inject[{i}].machine",
                     found=inj.machine,
                 )
+        for i, conv in enumerate(self.conversions):
+            if conv.machine not in machine_ids:
+                raise invalid(
+                    "the id of a machine on the floor", key=f"conversions[{i}].machine",
+                    found=conv.machine,
+                )  # fmt: skip
         if machine_ids:
             for role, jobs in ROLES_NEEDED.items():
                 if self.staff.head_count(role) == 0:

@@ -17,28 +17,58 @@ from twin.machines.events import (
     OutcomeTally,
     ProgressiveHit,
 )
+from twin.machines.verification import ProgramConverted, ProgramVerified, rom_signature
 from twin.records import Record
 
 T = "tests/test_controls.py::test_injected_violation_is_found"
+
+
+class _ApprovedProgram(Checker):
+    """Follows the program each machine is approved to run: the Board's register at
+    installation, then each approved conversion (a recorded software change)."""
+
+    def setup(self) -> None:
+        self.approved: dict[str, str] = {}
+
+    def follow(self, rec: Record) -> None:
+        if isinstance(rec, MachineInstalled):
+            sig = self.ctx.facts.register.get(rec.registration, rec.game_signature)
+            self.approved[rec.machine] = sig
+        elif isinstance(rec, ProgramConverted) and rec.to_signature in self.ctx.facts.worksheets:
+            self.approved[rec.machine] = rec.to_signature
+
+    def running(self, rec: ProgramVerified) -> str | None:
+        """The signature of the program the machine's answer shows it runs (None if the
+        answer fits no program the Board holds)."""
+        approved = self.approved.get(rec.machine)
+        if approved is not None and rom_signature(rec.seed, approved) == rec.response:
+            return approved
+        for sig in self.ctx.facts.programs:
+            if rom_signature(rec.seed, sig) == rec.response:
+                return sig
+        return None
 
 
 @control(
     "MT98.S1.1a",
     kind=Kind.STATISTICAL,
     title="Minimum theoretical payout of 85%",
-    reads=("machine_installed", "meters_read"),
+    reads=("machine_installed", "program_converted", "program_verified"),
     params=("min_rtp",),
     test=T,
 )
-class MinimumReturn(Checker):
-    """The exact designed return of each machine configuration, from its PAR sheet.
+class MinimumReturn(_ApprovedProgram):
+    """The exact designed return of the program each machine actually runs, from its PAR sheet.
 
-    A linked machine's return includes the link's increment (item 2(a): the progression
-    "raises the basic theoretical percentage"). Checked at installation and whenever a
-    meter reading shows another program.
+    What a machine runs is what its installation and approved conversions put in, as long
+    as its signature challenges (``program_verified``) answer for that program; an answer
+    for another program means that program runs, and its return is checked. A linked
+    machine's return includes the link's increment (item 2(a): the progression "raises the
+    basic theoretical percentage").
     """
 
     def setup(self) -> None:
+        super().setup()
         self.checked: set[tuple[str, str]] = set()
 
     def _check(self, m: str, signature: str, rec: Record) -> None:
@@ -64,10 +94,62 @@ class MinimumReturn(Checker):
             )
 
     def on_record(self, rec: Record) -> None:
+        self.follow(rec)
         if isinstance(rec, MachineInstalled):
-            self._check(rec.machine, rec.game_signature, rec)
-        elif isinstance(rec, MetersRead):
-            self._check(rec.machine, rec.program_signature, rec)
+            self._check(rec.machine, self.approved[rec.machine], rec)
+        elif isinstance(rec, ProgramConverted):
+            self._check(rec.machine, rec.to_signature, rec)
+        elif isinstance(rec, ProgramVerified) and rec.machine in self.ctx.installed:
+            running = self.running(rec)
+            if running is not None:
+                self._check(rec.machine, running, rec)
+
+
+@control(
+    "MT98.S1.3a",
+    kind=Kind.RUNTIME,
+    title="Payback changes only by a hardware or software change",
+    reads=("machine_installed", "program_converted", "program_verified", "meters_read"),
+    test=T,
+)
+class PaybackChangedOnlyByConversion(_ApprovedProgram):
+    """A machine must run the program it was installed with or approved-converted to.
+
+    Its signature challenges show what it really runs, whatever it reports; a meter reading
+    that reports another program shows it too. Either, with no recorded conversion, means the
+    payback changed without a hardware or software change the Board knows of.
+    """
+
+    def on_record(self, rec: Record) -> None:
+        self.follow(rec)
+        m = rec.entity("machine")
+        approved = self.approved.get(m)
+        if approved is None:
+            return
+        if isinstance(rec, ProgramVerified):
+            if rom_signature(rec.seed, approved) == rec.response:
+                return
+            running = self.running(rec)
+            what = (
+                f"program {running[:12]}"
+                if running is not None
+                else "a program the Board does not hold"
+            )
+            self.report_once(
+                m,
+                (m,),
+                f"machine {m}'s signature challenge shows it runs {what}, not its approved "
+                f"program {approved[:12]}, without a recorded hardware or software change",
+                (rec.seq,),
+            )
+        elif isinstance(rec, MetersRead) and rec.program_signature != approved:
+            self.report_once(
+                m,
+                (m,),
+                f"machine {m} reports program {rec.program_signature[:12]}, not its approved "
+                f"program {approved[:12]}, without a recorded hardware or software change",
+                (rec.seq,),
+            )
 
 
 class _ProgramChange(ReadingDiffersFromInstall):
@@ -92,17 +174,6 @@ class _ProgramChange(ReadingDiffersFromInstall):
 )
 class NoAdaptivePayTables(_ProgramChange):
     consequence = "with no recorded change: its pay table was altered"
-
-
-@control(
-    "MT98.S1.3a",
-    kind=Kind.RUNTIME,
-    title="Payback changes only by a hardware or software change",
-    reads=("meters_read",),
-    test=T,
-)
-class PaybackChangedOnlyByConversion(_ProgramChange):
-    consequence = "without a recorded hardware or software change"
 
 
 class _LinkApproved(Checker):
