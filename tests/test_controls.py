@@ -210,8 +210,12 @@ CASES: dict[str, Case] = {
         {"kind": "certificate_overstates_payout", "machine": "A-002", "amount": 100},
     ),
     "S1.20c": Case(
-        frozenset({"MT98.S1.20c", "MT98.S1.20c.asset"}),
+        frozenset({"MT98.S1.20c"}),
         {"kind": "renumber", "machine": "A-002", "at_hours": 2.0},
+    ),
+    "S1.20c.asset": Case(
+        frozenset({"MT98.S1.20c", "MT98.S1.20c.asset"}),
+        {"kind": "retag_asset", "machine": "A-002", "at_hours": 2.0},
     ),
     "S1.20d": Case(
         frozenset({"MT98.S1.20d"}),

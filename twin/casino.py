@@ -152,6 +152,7 @@ class Casino:
                     manufactured=bank.manufactured.isoformat(),
                     certificate=self._certificate(bank, game, f"{bank.model}-{bank.id}{n:05d}"),
                     promotional=bank.promotional,
+                    asset_number=f"{bank.asset_prefix}-{mid}",
                 )
                 self.facts.register[spec.registration] = game.signature
                 link = self.links[bank.progressive] if bank.progressive else None

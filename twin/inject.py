@@ -281,6 +281,12 @@ def _renumber(casino: Casino, inj: InjectViolation) -> None:
     m.spec = replace(m.spec, registration=m.spec.registration + "-X")
 
 
+@injection("retag_asset", "the machine's asset number is changed (re-tagged), with no record")
+def _retag_asset(casino: Casino, inj: InjectViolation) -> None:
+    m = _machine(casino, inj)
+    m.spec = replace(m.spec, asset_number=m.spec.asset_number + "-R")
+
+
 @injection("unapproved_link", "the machine's progressive link was never approved", static=True)
 def _unapproved_link(casino: Casino, inj: InjectViolation) -> None:
     link = _machine(casino, inj).spec.progressive

@@ -247,6 +247,7 @@ class Bank(_Model):
     model: NonEmptyStr = "AX-100"
     manufactured: date = date(2025, 1, 1)
     promotional: bool = False  # an approved promotional/tournament machine (Sched. 1 item 15)
+    asset_prefix: Ident = "AN"  # each machine's asset number is <asset_prefix>-<machine id>
 
     @model_validator(mode="before")
     @classmethod

@@ -107,6 +107,7 @@ class MachineSpec:
     certificate: ManufacturerCertificate | None = None
     paytable_displayed: bool = True
     promotional: bool = False
+    asset_number: str = ""  # the licensee's asset number (First Schedule item 20(c))
 
     @property
     def certified_min_payout_bp(self) -> int:
@@ -289,6 +290,7 @@ class SlotMachine:
             certificate=s.certificate.particulars() if s.certificate is not None else (),
             paytable_displayed=s.paytable_displayed,
             promotional=s.promotional,
+            asset_number=s.asset_number,
             bill_denominations_cents=s.bill_denominations_cents if s.bill_acceptor else (),
         )
         self.read_meters()  # the opening reading: every meter at zero
@@ -319,6 +321,7 @@ class SlotMachine:
             hopper_level=self.accounts.hopper_level,
             registration=self.spec.registration,
             serial=self.spec.serial,
+            asset_number=self.spec.asset_number,
             program_signature=self.reported_signature,
         )
         t = self.tally

@@ -329,13 +329,22 @@ class HoldWithinManufacturerStandard(Checker):
             )
 
 
-class _IdentityChange(ReadingDiffersFromInstall):
+class _Renumbered(ReadingDiffersFromInstall):
+    """A reading whose machine numbers or designations (registration, serial, asset number)
+    differ from those the machine was installed with; the model records no renumbering, so
+    any difference is an unrecorded one."""
+
     def difference(self, inst: MachineInstalled, rec: MetersRead) -> str | None:
-        if (rec.registration, rec.serial) == (inst.registration, inst.serial):
+        now = (rec.registration, rec.serial, rec.asset_number)
+        then = (inst.registration, inst.serial, inst.asset_number)
+        if now == then:
             return None
         return (
-            f"now reports registration {rec.registration or '(none)'} and serial "
-            f"{rec.serial or '(none)'} (installed as {inst.registration} / {inst.serial})"
+            "now reports registration / serial / asset number "
+            + " / ".join(v or "(none)" for v in now)
+            + " (installed as "
+            + " / ".join(v or "(none)" for v in then)
+            + ")"
         )
 
 
@@ -346,8 +355,8 @@ class _IdentityChange(ReadingDiffersFromInstall):
     reads=("meters_read",),
     test=T,
 )
-class RenumberingRecorded(_IdentityChange):
-    consequence = "with no record of the renumbering"
+class RenumberingRecorded(_Renumbered):
+    consequence = "with no record of the change in machine numbers and designations"
 
 
 @control(
@@ -357,5 +366,13 @@ class RenumberingRecorded(_IdentityChange):
     reads=("meters_read",),
     test=T,
 )
-class AssetNumberFixed(_IdentityChange):
-    consequence = "although an asset number is fixed for the period of ownership"
+class AssetNumberFixed(ReadingDiffersFromInstall):
+    """The asset number a machine reports must stay the one it was installed with for as
+    long as the licensee owns it (on the floor, every machine is owned)."""
+
+    consequence = "although a machine keeps its asset number while the licensee owns it"
+
+    def difference(self, inst: MachineInstalled, rec: MetersRead) -> str | None:
+        if rec.asset_number == inst.asset_number:
+            return None
+        return f"now carries asset number {rec.asset_number or '(none)'} (was {inst.asset_number})"
