@@ -90,6 +90,7 @@ class Case:
 
 
 LINK = frozenset({"P-001", "P-002", "P-003", "P-004"})
+VIDEO = frozenset({"A-001", "A-002", "A-003", "A-004"})
 
 
 CASES: dict[str, Case] = {
@@ -99,16 +100,24 @@ CASES: dict[str, Case] = {
     "R28.3b": Case(
         frozenset({"MT98.R28.3a", "MT98.R28.3b"}), {"kind": "no_registration", "machine": "B-002"}
     ),
-    "R28.3c": Case(frozenset({"MT98.R28.3c"}), {"kind": "no_serial", "machine": "B-002"}),
+    "R28.3c": Case(
+        frozenset({"MT98.R28.3c", "MT98.R28.3f"}), {"kind": "no_serial", "machine": "B-002"}
+    ),
     "R28.3d": Case(
-        frozenset({"MT98.R28.3d"}),
+        frozenset({"MT98.R28.3d", "MT98.R28.3f"}),
         {"kind": "stake_above_max", "machine": "B-001", "amount": 30},
         overrides={"max_stake_cents": 760},
     ),
     "R28.3e": Case(
-        frozenset({"MT98.R28.3e"}), None, overrides={"max_prize_cents": 500000}, targets=LINK
+        frozenset({"MT98.R28.3e"}),
+        None,
+        overrides={"max_prize_cents": 500000},
+        targets=LINK | VIDEO,
     ),
     "R28.3f": Case(frozenset({"MT98.R28.3f"}), {"kind": "no_certificate", "machine": "A-001"}),
+    "R28.3f.match": Case(
+        frozenset({"MT98.R28.3f"}), {"kind": "foreign_certificate", "machine": "A-001"}
+    ),
     "R29": Case(
         frozenset({"MT98.R29", "MT98.S1.1d"}), {"kind": "no_prize_display", "machine": "A-003"}
     ),
@@ -206,7 +215,7 @@ CASES: dict[str, Case] = {
     ),
     "S1.16": Case(frozenset({"MT98.S1.16"}), {"kind": "undocumented_payout", "machine": "G-002"}),
     "S1.20b": Case(
-        frozenset({"MT98.S1.20b"}),
+        frozenset({"MT98.S1.20b", "MT98.R28.3f"}),
         {"kind": "certificate_overstates_payout", "machine": "A-002", "amount": 100},
     ),
     "S1.20c": Case(

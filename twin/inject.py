@@ -232,6 +232,12 @@ def _overstated(m: SlotMachine, bp: int) -> object:
     return replace(cert, minimum_payout_percent=f"{pct:.2f}")
 
 
+def _foreign(m: SlotMachine) -> object:
+    cert = m.spec.certificate
+    assert cert is not None
+    return replace(cert, serial=cert.serial + "-0")
+
+
 def _static_spec(
     kind: str, doc: str, change: Callable[[SlotMachine, InjectViolation], dict[str, object]]
 ) -> None:
@@ -262,6 +268,11 @@ _static_spec(
     "short_meters",
     "the machine's meters have `amount` digits",
     lambda m, i: {"meter_digits": i.amount},
+)
+_static_spec(
+    "foreign_certificate",
+    "the machine's certificate is another machine's (its serial differs)",
+    lambda m, i: {"certificate": _foreign(m)},
 )
 _static_spec(
     "certificate_overstates_payout",

@@ -5,6 +5,8 @@ Malta reg 28(3)(a)-(f), reg 29, First Schedule items 1(d), 15, 16 and 20(a)-(c).
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from twin.compliance.checks.common import ReadingDiffersFromInstall
 from twin.compliance.registry import Checker, Kind, control
 from twin.machines.events import (
@@ -13,6 +15,7 @@ from twin.machines.events import (
     MachineInstalled,
     MachineLocked,
     MetersRead,
+    ProgressiveHit,
 )
 from twin.patrons.events import PatronLeft
 from twin.records import Record
@@ -88,18 +91,35 @@ class UniqueSerial(Checker):
     "MT98.R28.3d",
     kind=Kind.RUNTIME,
     title="Per-game maximum stake within the prescribed limit",
-    reads=("games_played",),
+    reads=("machine_installed", "games_played"),
     params=("max_stake_cents",),
     test=T,
 )
 class MaximumStake(Checker):
+    """The stake the machine is configured to take at its maximum bet, and every stake it
+    took, against the licence's maximum stake for one game."""
+
     def on_record(self, rec: Record) -> None:
+        limit = int(self.ctx.param("max_stake_cents"))
+        if isinstance(rec, MachineInstalled):
+            game = self.ctx.facts.programs.get(rec.game_signature)
+            if game is None:
+                return
+            top = rec.max_bet_units * game.cost * rec.denomination_cents
+            if top > limit:
+                self.report_once(
+                    rec.machine,
+                    (rec.machine,),
+                    f"machine {rec.machine} is configured for stakes of up to {top} cents a "
+                    f"game, above the {limit}-cent maximum",
+                    (rec.seq,),
+                )
+            return
         assert isinstance(rec, GamesPlayed)
         m = rec.machine
         if rec.games == 0:
             return
         stake = rec.wagered // rec.games * self.ctx.denomination(m)
-        limit = int(self.ctx.param("max_stake_cents"))
         if stake > limit:
             self.report_once(
                 m,
@@ -113,12 +133,26 @@ class MaximumStake(Checker):
     "MT98.R28.3e",
     kind=Kind.RUNTIME,
     title="Per-game prize within the prescribed limit",
-    reads=("machine_installed", "machine_locked"),
+    reads=("machine_installed", "games_played", "progressive_hit", "machine_locked"),
     params=("max_prize_cents", "prize_cap_includes_progressive"),
     test=T,
 )
 class MaximumPrize(Checker):
-    """A machine whose program can pay one game more than the limit, or that did."""
+    """Every prize one game can win against the licence's maximum prize.
+
+    At installation: the program's largest win at the maximum bet, features included (the
+    PAR analysis's ``max_win``: the base maximum plus the largest free-spin win over the
+    feature length exceeded with probability below 1e-6), plus, on a link, the link's
+    approved reset. While the floor runs: each link's prize as it grows (rebuilt from the
+    bets and the approved increment, as an approved controller does), and every prize that
+    locked a machine.
+    """
+
+    def setup(self) -> None:
+        self.accrued: dict[str, int] = {}  # link -> 1/10,000 cents above its reset
+
+    def _progressive_counts(self) -> bool:
+        return bool(self.ctx.param("prize_cap_includes_progressive"))
 
     def on_record(self, rec: Record) -> None:
         limit = int(self.ctx.param("max_prize_cents"))
@@ -126,18 +160,43 @@ class MaximumPrize(Checker):
             a = self.ctx.facts.analysis(rec.game_signature)
             if a is None:
                 return
-            top = a.max_base_win * rec.max_bet_units * rec.denomination_cents
+            top = a.max_win * rec.max_bet_units * rec.denomination_cents
+            link = self.ctx.facts.approved_links.get(rec.progressive)
+            what = "features included"
+            if link is not None and self._progressive_counts():
+                top += link[0]
+                what += f", with the link's {link[0]}-cent reset"
             if top > limit:
                 self.report(
                     (rec.machine,),
                     f"machine {rec.machine} ({rec.game_id}) can pay {top} cents on one game "
-                    f"at its maximum bet, above the {limit}-cent maximum prize",
+                    f"at its maximum bet ({what}), above the {limit}-cent maximum prize",
                     (rec.seq,),
                 )
+        elif isinstance(rec, GamesPlayed) and self._progressive_counts():
+            inst = self.ctx.installed.get(rec.machine)
+            link = self.ctx.facts.approved_links.get(inst.progressive) if inst else None
+            if inst is None or link is None:
+                return
+            accrued = self.accrued.get(inst.progressive, 0)
+            accrued += rec.wagered * inst.denomination_cents * link[1]
+            self.accrued[inst.progressive] = accrued
+            prize = link[0] + accrued // 10_000
+            if prize > limit:
+                self.report_once(
+                    inst.progressive,
+                    (rec.machine,),
+                    f"link {inst.progressive}'s prize has grown to {prize} cents, above the "
+                    f"{limit}-cent maximum prize",
+                    (rec.seq,),
+                )
+        elif isinstance(rec, ProgressiveHit):
+            self.accrued[rec.link] = 0  # the link starts again from its reset
+            self._reported.discard(rec.link)
         elif (
             isinstance(rec, MachineLocked)
             and rec.prize_cents > limit
-            and (rec.reason != "progressive" or self.ctx.param("prize_cap_includes_progressive"))
+            and (rec.reason != "progressive" or self._progressive_counts())
         ):
             self.report(
                 rec.entities,
@@ -155,7 +214,8 @@ class MaximumPrize(Checker):
     test=T,
 )
 class ManufacturerCertificate(Checker):
-    """The certificate must exist and carry every particular of reg 28(4)(i)-(vii)."""
+    """The certificate must exist, carry every particular of reg 28(4)(i)-(vii), and its
+    particulars must be those of the machine installed and the program it runs."""
 
     def on_record(self, rec: Record) -> None:
         assert isinstance(rec, MachineInstalled)
@@ -171,6 +231,40 @@ class ManufacturerCertificate(Checker):
                 f"machine {m}'s manufacturer's certificate lacks: " + ", ".join(missing),
                 (rec.seq,),
             )
+        wrong = [
+            f"{name} {got!r} (the machine: {want!r})" for name, got, want in self._mismatches(rec)
+        ]
+        if wrong:
+            self.report(
+                (m,),
+                f"machine {m}'s manufacturer's certificate does not describe it: "
+                + "; ".join(wrong),
+                (rec.seq,),
+            )
+
+    def _mismatches(self, rec: MachineInstalled) -> list[tuple[str, str, str]]:
+        cert = dict(rec.certificate)
+        want = {
+            "manufacturer": rec.manufacturer,
+            "serial": rec.serial,
+            "model": rec.model,
+            "manufactured": rec.manufactured,
+            "program_serial": rec.game_signature,
+        }
+        game = self.ctx.facts.programs.get(rec.game_signature)
+        a = self.ctx.facts.analysis(rec.game_signature)
+        if game is not None and a is not None:
+            link = self.ctx.facts.approved_links.get(rec.progressive)
+            floor = Fraction(int(a.rtp * 10_000), 100)
+            want |= {
+                "minimum_payout_percent": f"{float(floor):.2f}",
+                "game_type": a.kind,
+                "game_theme": game.name,
+                "progressive_increment_bp": str(link[1]) if link else "",
+                "max_bet_credits": str(rec.max_bet_units * game.cost),
+                "highest_jackpot_credits": str(a.max_win * rec.max_bet_units),
+            }
+        return [(k, cert.get(k, ""), v) for k, v in want.items() if cert.get(k, "") != v]
 
 
 @control(
