@@ -6,6 +6,7 @@ change and asserts exactly what the clause says should, and should not, be found
 
 from __future__ import annotations
 
+import itertools
 import tomllib
 from collections.abc import Iterable
 from pathlib import Path
@@ -16,7 +17,7 @@ import pytest
 from twin.casino import Casino
 from twin.commands import CommandRejected
 from twin.errors import InputError
-from twin.machines.events import MetersRead
+from twin.machines.events import GamesPlayed, MetersRead, ProgressiveHit
 from twin.machines.verification import (
     ConvertProgram,
     ProgramConverted,
@@ -195,3 +196,115 @@ def test_a_conversion_of_an_unknown_machine_is_a_scenario_error() -> None:
     with pytest.raises(InputError) as err:
         parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent)
     assert "conversions[0].machine" in str(err.value) and "Z-999" in str(err.value)
+
+
+# -- reg 28(3)(d), (e), (f): configured limits, every prize, certificate particulars --------
+
+
+def test_the_configured_maximum_stake_is_checked_before_any_play() -> None:
+    """Max stake 300 cents: bank P is configured for 3 units x 5 credits x 25 cents = 375
+    cents a game; found at installation (nobody has played yet); 100 and 75 are not."""
+    data = floor_data(hours=1.0)
+    data["ruleset"]["overrides"]["max_stake_cents"] = 300
+    casino = Casino(
+        parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent), controls=["MT98.R28.3d"]
+    )
+    casino.run(until=1.0)
+    assert casino.compliance is not None
+    assert sorted(f.subjects[0] for f in casino.compliance.findings) == [
+        "P-001",
+        "P-002",
+        "P-003",
+        "P-004",
+    ]
+    assert all("configured" in f.message and "375" in f.message for f in casino.compliance.findings)
+
+
+def test_a_prize_won_in_the_feature_counts_toward_the_maximum_prize() -> None:
+    """Cap 1,000,000 cents: bank A's base game pays at most 4,785 x 5 = 23,925 cents, but with
+    its free-spin feature up to 674,685 x 5 = 3,373,425 cents; only bank A is found. Bank P
+    (3 x 5 x 204 x 25 / 5 + the 500,000-cent reset = 515,300) is within it."""
+    data = floor_data(hours=1.0)
+    data["ruleset"]["overrides"]["max_prize_cents"] = 1_000_000
+    casino = Casino(
+        parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent), controls=["MT98.R28.3e"]
+    )
+    casino.run(until=1.0)
+    assert casino.compliance is not None
+    found = casino.compliance.findings
+    assert sorted(f.subjects[0] for f in found) == ["A-001", "A-002", "A-003", "A-004"]
+    assert all("can pay 3373425 cents" in f.message for f in found)
+
+
+def grown_link_floor(includes_progressive: bool) -> dict[str, Any]:
+    data = floor_data(hours=8.0)
+    # bank A's feature can pay more than the cap at install: leave it out
+    data["floor"]["banks"] = [b for b in data["floor"]["banks"] if b["id"] != "A"]
+    data["floor"]["progressives"][0].update(reset_cents=480_000, increment_bp=1500)
+    data["ruleset"]["overrides"].update(
+        max_prize_cents=500_000, prize_cap_includes_progressive=includes_progressive
+    )
+    return data
+
+
+def test_a_link_whose_prize_grows_past_the_maximum_is_found_when_it_does() -> None:
+    """Reset 480,000 cents + 15 % of bets: at installation a P machine can pay 480,000 +
+    15,300 = 495,300 cents (within 500,000). The link's prize passes 500,000 while the floor
+    plays: found before any machine locks for it, once per climb (again only after a hit
+    has reset the link), citing the play that took it over."""
+    casino, sink, _ = run(grown_link_floor(True), ["MT98.R28.3e"])
+    assert casino.compliance is not None
+    findings = casino.compliance.findings
+    grown = [f for f in findings if "link link-P's prize has grown to" in f.message]
+    locked = [f for f in findings if "awarded a prize of" in f.message]
+    assert len(grown) + len(locked) == len(findings)
+    assert grown and locked and grown[0].seq < locked[0].seq
+    hits = [r.seq for r in sink.of(ProgressiveHit)]
+    for a, b in itertools.pairwise(grown):
+        assert any(a.seq < h < b.seq for h in hits)
+    for f in grown:
+        cited = sink.records[f.evidence[0]]
+        assert isinstance(cited, GamesPlayed) and cited.machine == f.subjects[0]
+
+
+def test_a_growing_link_is_not_capped_when_the_licence_exempts_progressives() -> None:
+    _, _, found = run(grown_link_floor(False), ["MT98.R28.3e"])
+    assert found == {}
+
+
+def test_a_certificate_that_names_another_serial_does_not_describe_the_machine() -> None:
+    data = floor_data(hours=1.0)
+    data["inject"] = [{"kind": "foreign_certificate", "machine": "B-002"}]
+    casino = Casino(
+        parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent), controls=["MT98.R28.3f"]
+    )
+    casino.run(until=1.0)
+    assert casino.compliance is not None
+    (f,) = casino.compliance.findings
+    assert f.message == (
+        "machine B-002's manufacturer's certificate does not describe it: serial "
+        "'AX-100-B00002-0' (the machine: 'AX-100-B00002')"
+    )
+
+
+# -- First Schedule 20(c): the asset number ------------------------------------------------
+
+
+def test_machines_carry_an_asset_number_distinct_from_their_id() -> None:
+    data = floor_data(hours=1.0)
+    data["floor"]["banks"][1]["asset_prefix"] = "MLT"
+    casino = Casino(parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent))
+    assert casino.machine("A-001").spec.asset_number == "AN-A-001"
+    assert casino.machine("B-003").spec.asset_number == "MLT-B-003"
+
+
+def test_a_retagged_asset_number_is_found_at_the_next_reading() -> None:
+    data = floor_data(hours=8.0)
+    data["inject"] = [{"kind": "retag_asset", "machine": "B-003", "at_hours": 1.0}]
+    casino, sink, found = run(data, ["MT98.S1.20c.asset", "MT98.S1.20c"])
+    assert found == {"MT98.S1.20c.asset": ["B-003"], "MT98.S1.20c": ["B-003"]}
+    assert casino.compliance is not None
+    f = next(f for f in casino.compliance.findings if f.control == "MT98.S1.20c.asset")
+    assert "now carries asset number AN-B-003-R (was AN-B-003)" in f.message
+    reading = sink.records[max(f.evidence)]
+    assert isinstance(reading, MetersRead) and reading.asset_number == "AN-B-003-R"
