@@ -213,7 +213,12 @@ CASES: dict[str, Case] = {
         {"kind": "swap_game", "machine": "G-001", "at_hours": 1.0},
         game="classic-3reel",
     ),
-    "S1.16": Case(frozenset({"MT98.S1.16"}), {"kind": "undocumented_payout", "machine": "G-002"}),
+    "S1.16": Case(
+        frozenset({"MT98.S1.16"}), {"kind": "unrecorded_promotional_payout", "machine": "G-002"}
+    ),
+    "S1.16.confirmed": Case(
+        frozenset({"MT98.S1.16"}), {"kind": "unconfirmed_promotional_payout", "machine": "G-001"}
+    ),
     "S1.20b": Case(
         frozenset({"MT98.S1.20b", "MT98.R28.3f"}),
         {"kind": "certificate_overstates_payout", "machine": "A-002", "amount": 100},

@@ -18,6 +18,7 @@ from twin.casino import Casino
 from twin.commands import CommandRejected
 from twin.errors import InputError
 from twin.machines.events import GamesPlayed, MetersRead, ProgressiveHit
+from twin.machines.promotions import PromotionalPayout, PromotionAwarded
 from twin.machines.verification import (
     ConvertProgram,
     ProgramConverted,
@@ -116,7 +117,7 @@ def test_verifications_at_install_on_schedule_and_at_closing() -> None:
     ]
     seeds = [r.seed for r in sink.of(ProgramVerified)]
     assert len(set(seeds)) == len(seeds)  # a fresh seed every time: no replayed answer
-    assert all(r.inspector.startswith("I") for r in sink.of(ProgramVerified))
+    assert all(r.inspector.startswith("INS-") for r in sink.of(ProgramVerified))
 
 
 def test_an_approved_conversion_raises_neither_3a_nor_1a() -> None:
@@ -308,3 +309,72 @@ def test_a_retagged_asset_number_is_found_at_the_next_reading() -> None:
     assert "now carries asset number AN-B-003-R (was AN-B-003)" in f.message
     reading = sink.records[max(f.evidence)]
     assert isinstance(reading, MetersRead) and reading.asset_number == "AN-B-003-R"
+
+
+# -- First Schedule 16: promotional payouts --------------------------------------------------
+
+
+def test_promotional_payouts_are_documented_with_every_particular() -> None:
+    """The floor's promotion on bank G: each award is paid and documented with the machine,
+    its denomination, the award, the type of promotion and an on-duty Board inspector."""
+    _, sink, found = run(floor_data(hours=12.0), ["MT98.S1.16"])
+    assert found == {}
+    awards = sink.of(PromotionAwarded)
+    payouts = sink.of(PromotionalPayout)
+    # every award is paid, but one made in the last minutes may still be under way at the end
+    assert awards and len(awards) - 1 <= len(payouts) <= len(awards)
+    assert {(p.machine, p.awarded_t) for p in payouts} >= {
+        (a.machine, a.t) for a in awards if a.t < 11 * 3600.0
+    }
+    by_award = {(a.machine, a.t): a for a in awards}
+    for p in payouts:
+        a = by_award[(p.machine, p.awarded_t)]
+        assert (p.patron, p.amount_cents, p.promotion) == (a.patron, 500, "four-of-a-kind bonus")
+        assert p.machine.startswith("G-") and p.denomination_cents == 1
+        assert p.award == "cash bonus for four of a kind on a promotional machine"
+        assert p.inspector.startswith("INS-") and p.attendant.startswith("ATT-")
+        assert p.t > p.awarded_t
+
+
+def test_an_unrecorded_promotional_payout_is_found_when_its_documentation_is_overdue() -> None:
+    data = floor_data(hours=12.0)
+    data["inject"] = [{"kind": "unrecorded_promotional_payout", "machine": "G-002"}]
+    casino, sink, found = run(data, ["MT98.S1.16"])
+    assert found == {"MT98.S1.16": ["G-002"]}
+    assert casino.compliance is not None
+    (f,) = casino.compliance.findings
+    (award,) = (sink.records[s] for s in f.evidence)
+    assert isinstance(award, PromotionAwarded) and award.machine == "G-002"
+    first = min(a.t for a in sink.of(PromotionAwarded) if a.machine == "G-002")
+    assert award.t == first
+    assert f.t == first + 4 * 3600.0
+
+
+def test_an_unconfirmed_promotional_payout_is_found() -> None:
+    data = floor_data(hours=12.0)
+    data["inject"] = [{"kind": "unconfirmed_promotional_payout", "machine": "G-001"}]
+    casino, sink, found = run(data, ["MT98.S1.16"])
+    assert found == {"MT98.S1.16": ["G-001"]}
+    assert casino.compliance is not None
+    (f,) = casino.compliance.findings
+    assert "not confirmed by a Board inspector" in f.message
+    cited = [sink.records[s] for s in f.evidence]
+    assert [type(r) for r in cited] == [PromotionAwarded, PromotionalPayout]
+    assert cited[1].inspector == ""
+
+
+def test_leaving_a_promotional_machine_without_a_cash_out_record_is_not_item_16() -> None:
+    """The old reading (a patron leaving a promotional machine with no cash-out record) is
+    not what item 16 says: a cash-out is no promotional payout."""
+    data = floor_data(hours=12.0)
+    data["inject"] = [{"kind": "undocumented_payout", "machine": "G-002"}]
+    _, _, found = run(data, ["MT98.S1.16"])
+    assert found == {}
+
+
+def test_a_promotion_on_a_bank_that_is_not_promotional_is_a_scenario_error() -> None:
+    data = floor_data()
+    data["promotions"][0]["bank"] = "B"
+    with pytest.raises(InputError) as err:
+        parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent)
+    assert "promotions[0].bank" in str(err.value) and "(G)" in str(err.value)

@@ -37,6 +37,7 @@ from twin.machines.machine import (
 )
 from twin.machines.par import Game, load_game
 from twin.machines.progressive import ProgressiveLink
+from twin.machines.promotions import PromotionDesk
 from twin.machines.sas import ExceptionCode
 from twin.machines.verification import ConvertProgram, ProgramConverted, ProgramVerifier
 from twin.patrons.patron import Arrivals
@@ -372,6 +373,11 @@ class Casino:
         env.process(self.read_meters_daily())
         self.verifier.verify_all("install")
         env.process(self.verifier.verify_programs())
+        desk = PromotionDesk(self.world)
+        for promo in self.scenario.promotions:
+            for m in self.machines:
+                if m.spec.bank == promo.bank:
+                    env.process(desk.run_promotion(m, promo))
 
     def _installers(self) -> tuple[str, str] | None:
         """An attendant and an inspector on duty at opening: they make the first fills."""

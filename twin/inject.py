@@ -147,6 +147,11 @@ _arm(M.FILL_MISCOUNTED, "the next fill's certified coins differ from the coins p
 _arm(M.SECONDARY_DECISION, "after selecting a winning outcome the machine shows a loss")
 _arm(M.UNDOCUMENTED_PAYOUT, "the next cash-out is paid but leaves no record")
 _arm(M.SHORT_PAY_WITHOUT_FILL, "the next hopper-empty short pay is settled by hand, no fill")
+_arm(M.UNRECORDED_PROMOTIONAL_PAYOUT, "the next promotional payout is paid but never documented")
+_arm(
+    M.UNCONFIRMED_PROMOTIONAL_PAYOUT,
+    "the next promotional payout is made with no Board inspector confirming it is due",
+)
 
 
 @injection(

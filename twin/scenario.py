@@ -600,6 +600,19 @@ class Conversion(_Model):
     game: Annotated[Path, BeforeValidator(_resolve_game)]
 
 
+class Promotion(_Model):
+    """A promotion (``[[promotions]]``) on the promotional machines of bank ``bank``: while a
+    patron plays one, it awards ``award_cents`` at random moments, ``mean_hours`` apart on
+    average, paid by an attendant and confirmed by a Board inspector (Sched. 1 item 16)."""
+
+    id: Ident
+    bank: Ident
+    type: NonEmptyStr  # the type of promotion: "double jackpots", "four-of-a-kind bonus"...
+    award: NonEmptyStr  # a description of the award
+    award_cents: PositiveInt
+    mean_hours: PositiveFloat
+
+
 class FaultsConfig(_Model):
     """Mean time between faults per machine in hours (0 disables); door checks per day."""
 
@@ -627,6 +640,7 @@ class Scenario(_Model):
     faults: FaultsConfig = FaultsConfig()
     inject: tuple[Inject, ...] = Field(default=(), strict=False)
     conversions: tuple[Conversion, ...] = Field(default=(), strict=False)
+    promotions: tuple[Promotion, ...] = Field(default=(), strict=False)
 
     _source_path: Path | None = PrivateAttr(default=None)
     _source_sha256: str | None = PrivateAttr(default=None)
@@ -642,6 +656,15 @@ class Scenario(_Model):
                     key=f"inject[{i}].machine",
                     found=inj.machine,
                 )
+        promotional = {b.id for b in self.floor.banks if b.promotional}
+        for i, promo in enumerate(self.promotions):
+            if promo.bank not in promotional:
+                raise invalid(
+                    f"the id of a bank with promotional = true ({', '.join(sorted(promotional))})"
+                    if promotional else "the id of a bank with promotional = true (none is)",
+                    key=f"promotions[{i}].bank",
+                    found=promo.bank,
+                )  # fmt: skip
         for i, conv in enumerate(self.conversions):
             if conv.machine not in machine_ids:
                 raise invalid(

@@ -21,6 +21,8 @@ class Misconduct(Enum):
     SECONDARY_DECISION = "secondary_decision"  # a selected win is shown as a loss
     UNDOCUMENTED_PAYOUT = "undocumented_payout"  # next cash-out leaves no record
     SHORT_PAY_WITHOUT_FILL = "short_pay_without_fill"  # next short pay settled by hand, no fill
+    UNRECORDED_PROMOTIONAL_PAYOUT = "unrecorded_promotional_payout"  # paid, never documented
+    UNCONFIRMED_PROMOTIONAL_PAYOUT = "unconfirmed_promotional_payout"  # no inspector confirms
 
 
 __all__ = ["Misconduct"]

@@ -10,14 +10,13 @@ from fractions import Fraction
 from twin.compliance.checks.common import ReadingDiffersFromInstall
 from twin.compliance.registry import Checker, Kind, control
 from twin.machines.events import (
-    CashedOut,
     GamesPlayed,
     MachineInstalled,
     MachineLocked,
     MetersRead,
     ProgressiveHit,
 )
-from twin.patrons.events import PatronLeft
+from twin.machines.promotions import PromotionalPayout, PromotionAwarded
 from twin.records import Record
 
 T = "tests/test_controls.py::test_injected_violation_is_found"
@@ -347,34 +346,68 @@ class PromotionalNeverLoses(Checker):
     "MT98.S1.16",
     kind=Kind.RECORD,
     title="Promotional payout documentation",
-    reads=("games_played", "cashed_out", "patron_left"),
+    reads=("promotion_awarded", "promotional_payout"),
+    params=("promotional_payout_record_max_hours",),
     test=T,
 )
 class PromotionalPayoutsDocumented(Checker):
-    """Every promotional session ends with a documented payout before the patron leaves."""
+    """Every promotional award is documented, in time, with item 16's particulars and the
+    confirmation of a Board inspector that it is due."""
 
     def setup(self) -> None:
-        self.open: dict[tuple[str, str], int] = {}
+        self.open: dict[tuple[str, float], PromotionAwarded] = {}
 
     def on_record(self, rec: Record) -> None:
-        if isinstance(rec, GamesPlayed):
-            inst = self.ctx.installed.get(rec.machine)
-            if inst is not None and inst.promotional and rec.credits > 0:
-                self.open[(rec.machine, rec.patron)] = rec.seq
-            elif inst is not None and inst.promotional:
-                self.open.pop((rec.machine, rec.patron), None)
-        elif isinstance(rec, CashedOut):
-            self.open.pop((rec.machine, rec.patron), None)
-        elif isinstance(rec, PatronLeft) and rec.machine:
-            key = (rec.machine, rec.patron)
-            seq = self.open.pop(key, None)
-            if seq is not None:
-                self.report(
-                    key,
-                    f"patron {key[1]} left promotional machine {key[0]} with credits and no "
-                    "documented payout",
-                    (seq, rec.seq),
-                )
+        if isinstance(rec, PromotionAwarded):
+            key = (rec.machine, rec.t)
+            self.open[key] = rec
+            hours = float(self.ctx.param("promotional_payout_record_max_hours"))
+            self.ctx.after(hours * 3600.0, lambda: self._overdue(key, hours))
+            return
+        assert isinstance(rec, PromotionalPayout)
+        m = rec.machine
+        award = self.open.pop((m, rec.awarded_t), None)
+        inst = self.ctx.installed.get(m)
+        lacking = [
+            name
+            for name, ok in (
+                ("machine number", bool(m)),
+                ("denomination", inst is None or rec.denomination_cents == inst.denomination_cents),
+                ("description of award", bool(rec.award.strip())),
+                ("type of promotion", bool(rec.promotion.strip())),
+            )
+            if not ok
+        ]
+        if lacking:
+            self.report(
+                rec.entities,
+                f"promotional payout at machine {m} is documented without: " + ", ".join(lacking),
+                (rec.seq,),
+            )
+        if not self.ctx.is_inspector(rec.inspector):
+            self.report(
+                rec.entities,
+                f"promotional payout of {rec.amount_cents} cents at machine {m} was not "
+                "confirmed by a Board inspector as due",
+                (rec.seq,) if award is None else (award.seq, rec.seq),
+            )
+        elif award is not None and award.amount_cents != rec.amount_cents:
+            self.report(
+                rec.entities,
+                f"promotional payout at machine {m} is documented as {rec.amount_cents} cents; "
+                f"the promotion awarded {award.amount_cents}",
+                (award.seq, rec.seq),
+            )
+
+    def _overdue(self, key: tuple[str, float], hours: float) -> None:
+        award = self.open.pop(key, None)
+        if award is not None:
+            self.report(
+                award.entities,
+                f"promotional award of {award.amount_cents} cents at machine {award.machine} "
+                f"({award.promotion}) has no payout documentation after {hours:g} hours",
+                (award.seq,),
+            )
 
 
 @control(
