@@ -128,17 +128,17 @@ CASES: dict[str, Case] = {
         game="low-return",
     ),
     "S1.1b.i": Case(
-        frozenset({"MT98.S1.1b", "MT98.S1.1b.i", "MT98.S1.1b.ii", "MT98.S1.3a"}),
+        frozenset({"MT98.S1.1b", "MT98.S1.1b.i", "MT98.S1.1b.ii", "MT98.S1.3a", "MT98.S1.20a"}),
         {"kind": "tampered_game", "machine": "B-004"},
         game="dead-seven",
     ),
     "S1.1b.ii": Case(
-        frozenset({"MT98.S1.1b", "MT98.S1.1b.ii", "MT98.S1.3a"}),
+        frozenset({"MT98.S1.1b", "MT98.S1.1b.ii", "MT98.S1.3a", "MT98.S1.20a"}),
         {"kind": "tampered_game", "machine": "B-004"},
         game="biased",
     ),
     "S1.1b.iii": Case(
-        frozenset({"MT98.S1.1b", "MT98.S1.1b.iii", "MT98.S1.3a"}),
+        frozenset({"MT98.S1.1b", "MT98.S1.1b.iii", "MT98.S1.3a", "MT98.S1.20a"}),
         {"kind": "wager_dependent", "machine": "B-001", "amount": 3},
         game="no-single-cherry",
     ),
@@ -224,8 +224,12 @@ CASES: dict[str, Case] = {
         {"kind": "certificate_overstates_payout", "machine": "A-002", "amount": 100},
     ),
     "S1.20c": Case(
-        frozenset({"MT98.S1.20c"}),
+        frozenset({"MT98.S1.20c", "MT98.R28.3b"}),
         {"kind": "renumber", "machine": "A-002", "at_hours": 2.0},
+    ),
+    "R28.3c.permanent": Case(
+        frozenset({"MT98.R28.3c", "MT98.S1.20c"}),
+        {"kind": "reserial", "machine": "B-001", "at_hours": 2.0},
     ),
     "S1.20c.asset": Case(
         frozenset({"MT98.S1.20c", "MT98.S1.20c.asset"}),
@@ -240,7 +244,7 @@ CASES: dict[str, Case] = {
         {"kind": "bill_meter_skew", "machine": "A-002", "meter": "bills_500", "amount": 2},
     ),
     "S1.20f": Case(
-        frozenset({"MT98.S1.1a", "MT98.S1.3a", "MT98.S1.20f"}),
+        frozenset({"MT98.S1.1a", "MT98.S1.3a", "MT98.S1.20a", "MT98.S1.20f"}),
         {"kind": "tampered_game", "machine": "B-002"},
         game="halved",
     ),
@@ -320,6 +324,7 @@ def test_min_rtp_override_flags_exactly_the_games_below_it(tmp_path: Path) -> No
         for i, g in enumerate(games)
     ]
     data["ruleset"]["overrides"]["min_rtp"] = 0.90
+    data.pop("promotions")  # the floor's promotion runs on bank G, which is replaced here
     sc = parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent)
     casino = Casino(sc, controls=["MT98.S1.1a"])
     casino.run(until=60.0)
@@ -341,6 +346,7 @@ def test_default_min_rtp_flags_only_the_low_return_game(tmp_path: Path) -> None:
         {**data["floor"]["banks"][1], "id": f"X{i}", "count": 1, "game": str(g)}
         for i, g in enumerate(games)
     ]
+    data.pop("promotions")  # the floor's promotion runs on bank G, which is replaced here
     sc = parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent)
     casino = Casino(sc, controls=["MT98.S1.1a"])
     casino.run(until=60.0)

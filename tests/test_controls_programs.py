@@ -378,3 +378,33 @@ def test_a_promotion_on_a_bank_that_is_not_promotional_is_a_scenario_error() -> 
     with pytest.raises(InputError) as err:
         parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent)
     assert "promotions[0].bank" in str(err.value) and "(G)" in str(err.value)
+
+
+# -- reg 28(3)(a)-(c) -------------------------------------------------------------------------
+
+
+def test_a_machine_installed_with_another_program_than_registered_is_found() -> None:
+    """Registration authorises one program: B-003's register entry names video-5reel while
+    the machine is installed with classic-3reel."""
+    data = floor_data(hours=1.0)
+    casino = Casino(
+        parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent), controls=["MT98.R28.3a"]
+    )
+    reg = casino.machine("B-003").spec.registration
+    casino.facts.register[reg] = casino.machine("A-001").spec.game.signature
+    casino.run(until=1.0)
+    assert casino.compliance is not None
+    (f,) = casino.compliance.findings
+    assert f.subjects == ("B-003",)
+    assert f"registration {reg} authorises" in f.message and "classic-3reel" in f.message
+
+
+def test_a_registration_number_that_changes_is_no_longer_the_one_allocated() -> None:
+    data = floor_data(hours=8.0)
+    data["inject"] = [{"kind": "renumber", "machine": "A-002", "at_hours": 2.0}]
+    casino, sink, found = run(data, ["MT98.R28.3b"])
+    assert found == {"MT98.R28.3b": ["A-002"]}
+    assert casino.compliance is not None
+    (f,) = casino.compliance.findings
+    assert "shows registration MGB-A-0002-X" in f.message
+    assert isinstance(sink.records[max(f.evidence)], MetersRead)

@@ -303,6 +303,12 @@ def _retag_asset(casino: Casino, inj: InjectViolation) -> None:
     m.spec = replace(m.spec, asset_number=m.spec.asset_number + "-R")
 
 
+@injection("reserial", "the machine's serial number is changed (re-stamped), with no record")
+def _reserial(casino: Casino, inj: InjectViolation) -> None:
+    m = _machine(casino, inj)
+    m.spec = replace(m.spec, serial=m.spec.serial + "-S")
+
+
 @injection("unapproved_link", "the machine's progressive link was never approved", static=True)
 def _unapproved_link(casino: Casino, inj: InjectViolation) -> None:
     link = _machine(casino, inj).spec.progressive

@@ -8,6 +8,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from twin.compliance.checks.common import ReadingDiffersFromInstall
+from twin.compliance.checks.programs import _ApprovedProgram
 from twin.compliance.registry import Checker, Kind, control
 from twin.machines.events import (
     GamesPlayed,
@@ -17,6 +18,7 @@ from twin.machines.events import (
     ProgressiveHit,
 )
 from twin.machines.promotions import PromotionalPayout, PromotionAwarded
+from twin.machines.verification import ProgramConverted, ProgramVerified
 from twin.records import Record
 
 T = "tests/test_controls.py::test_injected_violation_is_found"
@@ -30,13 +32,24 @@ T = "tests/test_controls.py::test_injected_violation_is_found"
     test=T,
 )
 class RegisteredMachinesOnly(Checker):
+    """The machine's registration is in the Board's register, for the program it runs."""
+
     def on_record(self, rec: Record) -> None:
         assert isinstance(rec, MachineInstalled)
-        if rec.registration not in self.ctx.facts.register:
+        registered = self.ctx.facts.register.get(rec.registration)
+        if registered is None:
             self.report(
                 (rec.machine,),
                 f"machine {rec.machine} is on the floor but registration "
                 f"{rec.registration or '(none)'} is not in the Board's register",
+                (rec.seq,),
+            )
+        elif registered != rec.game_signature:
+            self.report(
+                (rec.machine,),
+                f"machine {rec.machine} is installed with program {rec.game_signature[:12]} "
+                f"({rec.game_id}); registration {rec.registration} authorises "
+                f"{registered[:12]}",
                 (rec.seq,),
             )
 
@@ -45,11 +58,23 @@ class RegisteredMachinesOnly(Checker):
     "MT98.R28.3b",
     kind=Kind.PERIODIC,
     title="Board registration number displayed on the machine",
-    reads=("machine_installed",),
+    reads=("machine_installed", "meters_read"),
     test=T,
 )
-class RegistrationDisplayed(Checker):
+class RegistrationDisplayed(ReadingDiffersFromInstall):
+    """The number the Board allocated is shown at installation and stays shown."""
+
+    consequence = "instead of the registration number the Board allocated"
+
+    def difference(self, inst: MachineInstalled, rec: MetersRead) -> str | None:
+        if rec.registration == inst.registration or not inst.registration.strip():
+            return None
+        return f"shows registration {rec.registration or '(none)'}"
+
     def on_record(self, rec: Record) -> None:
+        if isinstance(rec, MetersRead):
+            super().on_record(rec)
+            return
         assert isinstance(rec, MachineInstalled)
         if not rec.registration.strip():
             self.report(
@@ -63,14 +88,27 @@ class RegistrationDisplayed(Checker):
     "MT98.R28.3c",
     kind=Kind.PERIODIC,
     title="Unique serial number permanently marked",
-    reads=("machine_installed",),
+    reads=("machine_installed", "meters_read"),
     test=T,
 )
-class UniqueSerial(Checker):
+class UniqueSerial(ReadingDiffersFromInstall):
+    """Every machine carries a serial no other machine carries, and it never changes
+    (permanently stamped or engraved)."""
+
+    consequence = "although a serial number is permanently stamped or engraved"
+
     def setup(self) -> None:
         self.seen: dict[str, MachineInstalled] = {}
 
+    def difference(self, inst: MachineInstalled, rec: MetersRead) -> str | None:
+        if rec.serial == inst.serial or not inst.serial.strip():
+            return None
+        return f"now carries serial {rec.serial or '(none)'} (installed as {inst.serial})"
+
     def on_record(self, rec: Record) -> None:
+        if isinstance(rec, MetersRead):
+            super().on_record(rec)
+            return
         assert isinstance(rec, MachineInstalled)
         m = rec.machine
         if not rec.serial.strip():
@@ -259,10 +297,11 @@ class ManufacturerCertificate(Checker):
                 "minimum_payout_percent": f"{float(floor):.2f}",
                 "game_type": a.kind,
                 "game_theme": game.name,
-                "progressive_increment_bp": str(link[1]) if link else "",
                 "max_bet_credits": str(rec.max_bet_units * game.cost),
                 "highest_jackpot_credits": str(a.max_win * rec.max_bet_units),
             }
+            if link is not None or not rec.progressive:  # an unapproved link: items 2(a), 3(b)
+                want["progressive_increment_bp"] = str(link[1]) if link else ""
         return [(k, cert.get(k, ""), v) for k, v in want.items() if cert.get(k, "") != v]
 
 
@@ -414,21 +453,32 @@ class PromotionalPayoutsDocumented(Checker):
     "MT98.S1.20a",
     kind=Kind.RECORD,
     title="Current theoretical hold worksheet for every machine",
-    reads=("machine_installed", "meters_read"),
+    reads=("machine_installed", "meters_read", "program_converted", "program_verified"),
     test=T,
 )
-class HoldWorksheet(Checker):
+class HoldWorksheet(_ApprovedProgram):
+    """The program a machine is installed with, reports, is converted to, or is shown by a
+    signature challenge to run must have a theoretical hold worksheet on file."""
+
     def on_record(self, rec: Record) -> None:
+        self.follow(rec)
         m = rec.entity("machine")
-        sig = rec.game_signature if isinstance(rec, MachineInstalled) else None
-        if isinstance(rec, MetersRead):
+        sig: str | None = None
+        if isinstance(rec, MachineInstalled):
+            sig = rec.game_signature
+        elif isinstance(rec, MetersRead):
             sig = rec.program_signature
+        elif isinstance(rec, ProgramConverted):
+            sig = rec.to_signature
+        elif isinstance(rec, ProgramVerified) and m in self.approved:
+            sig = self.running(rec) or ""
         if sig is None or sig in self.ctx.facts.worksheets:
             return
+        what = f"program {sig[:12]}" if sig else "a program the Board does not hold"
         self.report_once(
             (m, sig),
             (m,),
-            f"machine {m} runs program {sig[:12]}, which has no theoretical hold worksheet",
+            f"machine {m} runs {what}, which has no theoretical hold worksheet",
             (rec.seq,),
         )
 
