@@ -9,18 +9,19 @@ from __future__ import annotations
 import itertools
 import tomllib
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from twin.actions import ConvertProgram
 from twin.casino import Casino
 from twin.commands import CommandRejected
 from twin.errors import InputError
 from twin.machines.events import GamesPlayed, MetersRead, ProgressiveHit
 from twin.machines.promotions import PromotionalPayout, PromotionAwarded
 from twin.machines.verification import (
-    ConvertProgram,
     ProgramConverted,
     ProgramVerified,
     rom_signature,
@@ -408,3 +409,32 @@ def test_a_registration_number_that_changes_is_no_longer_the_one_allocated() -> 
     (f,) = casino.compliance.findings
     assert "shows registration MGB-A-0002-X" in f.message
     assert isinstance(sink.records[max(f.evidence)], MetersRead)
+
+
+def test_two_machines_with_the_same_serial_are_found() -> None:
+    data = floor_data(hours=1.0)
+    casino = Casino(
+        parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent), controls=["MT98.R28.3c"]
+    )
+    b1, b2 = casino.machine("B-001"), casino.machine("B-002")
+    b2.spec = replace(b2.spec, serial=b1.spec.serial)
+    casino.run(until=1.0)
+    assert casino.compliance is not None
+    (f,) = casino.compliance.findings
+    assert f.subjects == ("B-002", "B-001")
+    assert f.message == "machines B-001 and B-002 carry the same serial AX-100-B00001"
+
+
+def test_a_certificate_lacking_a_particular_is_found() -> None:
+    data = floor_data(hours=1.0)
+    casino = Casino(
+        parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent), controls=["MT98.R28.3f"]
+    )
+    m = casino.machine("B-002")
+    assert m.spec.certificate is not None
+    m.spec = replace(m.spec, certificate=replace(m.spec.certificate, brand=""))
+    casino.run(until=1.0)
+    assert casino.compliance is not None
+    assert [f.message for f in casino.compliance.findings] == [
+        "machine B-002's manufacturer's certificate lacks: brand"
+    ]

@@ -20,6 +20,7 @@ from pathlib import Path
 import simpy
 
 from twin import inject
+from twin.actions import ConvertProgram
 from twin.commands import Command, CommandAccepted, CommandRejected
 from twin.compliance.engine import ComplianceEngine, FloorFacts
 from twin.compliance.ruleset import load_ruleset
@@ -39,7 +40,7 @@ from twin.machines.par import Game, load_game
 from twin.machines.progressive import ProgressiveLink
 from twin.machines.promotions import PromotionDesk
 from twin.machines.sas import ExceptionCode
-from twin.machines.verification import ConvertProgram, ProgramConverted, ProgramVerifier
+from twin.machines.verification import ProgramConverted, ProgramVerifier
 from twin.patrons.patron import Arrivals
 from twin.patrons.population import Population
 from twin.records import RecordBus, Sink
@@ -166,7 +167,9 @@ class Casino:
             if ("program_verification_hours" in self.ruleset)
             else 0
         )
-        self.verifier = ProgramVerifier(self.world, self.staff, self.machines, hours)
+        self.verifier = ProgramVerifier(
+            self.world, lambda: self.staff.on_duty("inspector"), self.machines, hours
+        )
         self.population = Population.build(scenario.patrons, self.world.streams)
         self.arrivals = Arrivals(self.world, self, scenario.patrons, self.population)
         f = scenario.faults

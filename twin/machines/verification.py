@@ -11,27 +11,24 @@ has seen (``FloorFacts.programs``), computes the expected answer itself; so can 
 
 ``ProgramVerifier.verify_programs`` is the activity: every machine is verified at
 installation, after a conversion, every ``program_verification_hours`` (ruleset) and at the
-end of the run. ``ConvertProgram`` is an approved conversion (First Schedule item 3(a): "a
-hardware or software change in the machine"): a technician changes the program to another
-program the Board approved, with an inspector present, and the Board's register follows.
+end of the run. ``ProgramConverted`` records an approved conversion (First Schedule item
+3(a): "a hardware or software change in the machine"): a technician changes the program to
+another program the Board approved, with an inspector present, and the Board's register
+follows (``Casino.convert``; the ``convert_program`` command in ``twin.actions``).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Generator, Iterable
-from pathlib import Path
+from collections.abc import Callable, Generator, Iterable
 from typing import TYPE_CHECKING, Any
 
 import simpy
 
-from twin.commands import Command, command
 from twin.records import Record, record
 
 if TYPE_CHECKING:
-    from twin.casino import Casino
     from twin.machines.machine import SlotMachine
-    from twin.staff.dispatch import Dispatcher
     from twin.world import World
 
 
@@ -72,10 +69,14 @@ class ProgramVerifier:
     """Challenges machines for the signature of the program they run, and records the answer."""
 
     def __init__(
-        self, world: World, staff: Dispatcher, machines: Iterable[SlotMachine], hours: float
+        self,
+        world: World,
+        inspectors: Callable[[], list[str]],
+        machines: Iterable[SlotMachine],
+        hours: float,
     ) -> None:
         self.world = world
-        self.staff = staff
+        self.inspectors = inspectors  # the Board inspectors on duty now
         self.machines = list(machines)
         self.hours = hours
 
@@ -83,7 +84,7 @@ class ProgramVerifier:
         """Send a fresh random seed to ``m`` and record its answer."""
         rng = self.world.streams.stream(m.id, "verification")
         seed = int(rng.integers(0, 2**63))
-        inspectors = self.staff.on_duty("inspector")
+        inspectors = self.inspectors()
         self.world.bus.emit(
             ProgramVerified,
             machine=m.id,
@@ -107,31 +108,4 @@ class ProgramVerifier:
             self.verify_all("scheduled")
 
 
-@command("convert_program")
-class ConvertProgram(Command):
-    """Convert ``machine`` to the approved program of the game file ``game``."""
-
-    machine: str
-    game: Path
-
-    def check(self, casino: Casino) -> str | None:
-        if self.machine not in casino.machine_ids:
-            return f"no machine {self.machine!r} on the floor"
-        game = casino.approved_game(Path(self.game))
-        if game is None:
-            return f"{self.game} is not a program the Board approved for this floor"
-        if game.signature == casino.machine(self.machine).game.signature:
-            return f"{self.machine} already runs {game.id}"
-        return None
-
-    def apply(self, casino: Casino) -> None:
-        game = casino.approved_game(Path(self.game))
-        assert game is not None
-        casino.env.process(casino.convert(casino.machine(self.machine), game))
-
-
-def is_conversion(rec: Record) -> bool:
-    return isinstance(rec, ProgramConverted)
-
-
-__all__ = ["ConvertProgram", "ProgramConverted", "ProgramVerified", "ProgramVerifier"]
+__all__ = ["ProgramConverted", "ProgramVerified", "ProgramVerifier", "rom_signature"]

@@ -22,6 +22,9 @@ from twin.machines.verification import ProgramConverted, ProgramVerified
 from twin.records import Record
 
 T = "tests/test_controls.py::test_injected_violation_is_found"
+C = T + "["  # one case of T
+TC = "tests/test_controls.py::"
+P = "tests/test_controls_programs.py::"
 
 
 @control(
@@ -30,6 +33,12 @@ T = "tests/test_controls.py::test_injected_violation_is_found"
     title="Only authorised and registered machines operate",
     reads=("machine_installed",),
     test=T,
+    checks={
+        "the machine's registration is in the Board's register": C + "R28.3a]",
+        "the program installed is the one its registration authorises": P
+        + "test_a_machine_installed_with_another_program_than_registered_is_found",
+    },
+    unchecked=("authorisation as an act separate from registration: the twin's register is both",),
 )
 class RegisteredMachinesOnly(Checker):
     """The machine's registration is in the Board's register, for the program it runs."""
@@ -60,6 +69,12 @@ class RegisteredMachinesOnly(Checker):
     title="Board registration number displayed on the machine",
     reads=("machine_installed", "meters_read"),
     test=T,
+    checks={
+        "the machine shows a registration number": C + "R28.3b]",
+        "the number shown stays the one the Board allocated": P
+        + "test_a_registration_number_that_changes_is_no_longer_the_one_allocated",
+    },
+    unchecked=("'affixed in a visible place': the twin has no machine geometry",),
 )
 class RegistrationDisplayed(ReadingDiffersFromInstall):
     """The number the Board allocated is shown at installation and stays shown."""
@@ -90,6 +105,13 @@ class RegistrationDisplayed(ReadingDiffersFromInstall):
     title="Unique serial number permanently marked",
     reads=("machine_installed", "meters_read"),
     test=T,
+    checks={
+        "every machine carries a serial number": C + "R28.3c]",
+        "no two machines carry the same serial": P
+        + "test_two_machines_with_the_same_serial_are_found",
+        "the serial never changes (permanently stamped or engraved)": C + "R28.3c.permanent]",
+    },
+    unchecked=("'stamped or engraved in a visible place': the twin has no machine geometry",),
 )
 class UniqueSerial(ReadingDiffersFromInstall):
     """Every machine carries a serial no other machine carries, and it never changes
@@ -131,6 +153,19 @@ class UniqueSerial(ReadingDiffersFromInstall):
     reads=("machine_installed", "games_played"),
     params=("max_stake_cents",),
     test=T,
+    checks={
+        (
+            "the configured maximum stake (maximum bet x credits a unit x denomination), before "
+            "any play"
+        ): P + "test_the_configured_maximum_stake_is_checked_before_any_play",
+        "every stake the machine took": C + "R28.3d]",
+    },
+    unchecked=(
+        (
+            "several stakes on one game 'in the aggregate' (side bets): the twin's games have one "
+            "stake"
+        ),
+    ),
 )
 class MaximumStake(Checker):
     """The stake the machine is configured to take at its maximum bet, and every stake it
@@ -173,6 +208,27 @@ class MaximumStake(Checker):
     reads=("machine_installed", "games_played", "progressive_hit", "machine_locked"),
     params=("max_prize_cents", "prize_cap_includes_progressive"),
     test=T,
+    checks={
+        "the largest prize of one game at the maximum bet, features included": P
+        + "test_a_prize_won_in_the_feature_counts_toward_the_maximum_prize",
+        "a link's prize, at its reset and as it grows": P
+        + "test_a_link_whose_prize_grows_past_the_maximum_is_found_when_it_does",
+        (
+            "progressive prizes are exempt when the licence says so "
+            "(prize_cap_includes_progressive)"
+        ): P + "test_a_growing_link_is_not_capped_when_the_licence_exempts_progressives",
+        "every prize that locked a machine": C + "R28.3e]",
+    },
+    unchecked=(
+        (
+            "the feature maximum is the PAR bound exceeded with probability below 1e-6 per game "
+            "(retriggers make the true maximum unbounded)"
+        ),
+        (
+            "a base win paid with a progressive hit is added to the link's prize only when the hit"
+            " locks the machine"
+        ),
+    ),
 )
 class MaximumPrize(Checker):
     """Every prize one game can win against the licence's maximum prize.
@@ -249,6 +305,23 @@ class MaximumPrize(Checker):
     title="Manufacturer's certificate available with required contents",
     reads=("machine_installed",),
     test=T,
+    checks={
+        "a manufacturer's certificate exists": C + "R28.3f]",
+        "it carries every particular of reg 28(4)": P
+        + "test_a_certificate_lacking_a_particular_is_found",
+        (
+            "its particulars are the machine's (manufacturer, model, serial, date, program, game "
+            "type and theme, increment, maximum bet, top jackpot)"
+        ): C + "R28.3f.match]",
+        "its minimum payout is the installed program's": C + "S1.20b]",
+    },
+    unchecked=(
+        "the Board's power to dispense with the certificate: the twin has no dispensation",
+        (
+            "'available for inspection' beyond existing, and the brand name beyond being present "
+            "(nothing to compare it with)"
+        ),
+    ),
 )
 class ManufacturerCertificate(Checker):
     """The certificate must exist, carry every particular of reg 28(4)(i)-(vii), and its
@@ -311,6 +384,16 @@ class ManufacturerCertificate(Checker):
     title="Prize statements displayed on the machine",
     reads=("machine_installed",),
     test=T,
+    checks={
+        "the machine displays the value of its prizes": C + "R29]",
+    },
+    unchecked=(
+        (
+            "the statement's contents (each prize's value) and the circumstances in which a prize "
+            "cannot be won: the twin's display is one flag"
+        ),
+        "the manner of display a licence or the Board may prescribe",
+    ),
 )
 class PrizesDisplayed(Checker):
     def on_record(self, rec: Record) -> None:
@@ -329,6 +412,10 @@ class PrizesDisplayed(Checker):
     title="Display rules of play and the pay table",
     reads=("machine_installed",),
     test=T,
+    checks={
+        "the machine displays its rules of play and payoff schedule": C + "R29]",
+    },
+    unchecked=("the content and accuracy of what is displayed: the twin's display is one flag",),
 )
 class RulesDisplayed(Checker):
     def on_record(self, rec: Record) -> None:
@@ -347,6 +434,15 @@ class RulesDisplayed(Checker):
     title="Promotional and tournament machines: approval; never pay less than the wager",
     reads=("machine_installed", "meters_read", "games_played"),
     test=T,
+    checks={
+        "a promotional machine's program, installed or reported, never pays less than the wager": C
+        + "S1.15]",
+        "no game played on a promotional machine paid less than the wager": C + "S1.15]",
+    },
+    unchecked=(
+        "the Board's approval of the machine: the bank's promotional flag is that approval",
+        "items (i) and (iii)-(vii) are permissions ('may'): nothing to check",
+    ),
 )
 class PromotionalNeverLoses(Checker):
     def _check_program(self, m: str, signature: str, rec: Record) -> None:
@@ -388,6 +484,24 @@ class PromotionalNeverLoses(Checker):
     reads=("promotion_awarded", "promotional_payout"),
     params=("promotional_payout_record_max_hours",),
     test=T,
+    checks={
+        "every promotional award is documented within promotional_payout_record_max_hours": P
+        + "test_an_unrecorded_promotional_payout_is_found_when_its_documentation_is_overdue",
+        "a Board inspector confirmed the payout is due": P
+        + "test_an_unconfirmed_promotional_payout_is_found",
+        "a cash-out is no promotional payout": P
+        + "test_leaving_a_promotional_machine_without_a_cash_out_record_is_not_item_16",
+    },
+    unchecked=(
+        (
+            "particulars (i)-(iv) present and the documented amount equal to the award: checked, "
+            "but the twin always documents them, so no test makes them fail"
+        ),
+        (
+            "'not reflected in the machine pay table': the twin's promotions pay outside the "
+            "machine by construction"
+        ),
+    ),
 )
 class PromotionalPayoutsDocumented(Checker):
     """Every promotional award is documented, in time, with item 16's particulars and the
@@ -455,6 +569,17 @@ class PromotionalPayoutsDocumented(Checker):
     title="Current theoretical hold worksheet for every machine",
     reads=("machine_installed", "meters_read", "program_converted", "program_verified"),
     test=T,
+    checks={
+        "the program installed or reported has a worksheet": C + "S1.1a]",
+        "the program a signature challenge shows running has a worksheet": C + "S1.1b.iii]",
+    },
+    unchecked=(
+        (
+            "'accurate and current': the worksheet is the PAR sheet the program is analysed from, "
+            "so it cannot be inaccurate in the twin"
+        ),
+        "machines in inventory: the twin has none",
+    ),
 )
 class HoldWorksheet(_ApprovedProgram):
     """The program a machine is installed with, reports, is converted to, or is shown by a
@@ -489,6 +614,15 @@ class HoldWorksheet(_ApprovedProgram):
     title="Theoretical hold in reports within manufacturer standards",
     reads=("machine_installed",),
     test=T,
+    checks={
+        "the theoretical return is not below the manufacturer's certified minimum": C + "S1.20b]",
+    },
+    unchecked=(
+        (
+            "reporting a discrepancy to the manufacturer, resolving it and lodging the "
+            "documentation: no such workflow"
+        ),
+    ),
 )
 class HoldWithinManufacturerStandard(Checker):
     def on_record(self, rec: Record) -> None:
@@ -531,6 +665,21 @@ class _Renumbered(ReadingDiffersFromInstall):
     title="Record removals, returns and renumbering",
     reads=("meters_read",),
     test=T,
+    checks={
+        "an unrecorded change of registration number": C + "S1.20c]",
+        "an unrecorded change of serial number": C + "R28.3c.permanent]",
+        "an unrecorded change of asset number": C + "S1.20c.asset]",
+    },
+    unchecked=(
+        (
+            "records of the dates a machine is removed from and placed back into operation: the "
+            "twin has no removals"
+        ),
+        (
+            "a recorded renumbering: the twin has no renumbering workflow, so every change is an "
+            "unrecorded one"
+        ),
+    ),
 )
 class RenumberingRecorded(_Renumbered):
     consequence = "with no record of the change in machine numbers and designations"
@@ -542,6 +691,16 @@ class RenumberingRecorded(_Renumbered):
     title="Asset number fixed for the whole period of ownership",
     reads=("meters_read",),
     test=T,
+    checks={
+        "the asset number never changes while the machine is on the floor": P
+        + "test_a_retagged_asset_number_is_found_at_the_next_reading",
+    },
+    unchecked=(
+        (
+            "the end of ownership (a machine leaving the floor): the twin has no removals, so "
+            "every machine is owned for the whole run"
+        ),
+    ),
 )
 class AssetNumberFixed(ReadingDiffersFromInstall):
     """The asset number a machine reports must stay the one it was installed with for as

@@ -21,6 +21,9 @@ from twin.machines.verification import ProgramConverted, ProgramVerified, rom_si
 from twin.records import Record
 
 T = "tests/test_controls.py::test_injected_violation_is_found"
+C = T + "["  # one case of T
+TC = "tests/test_controls.py::"
+P = "tests/test_controls_programs.py::"
 
 
 class _ApprovedProgram(Checker):
@@ -56,6 +59,31 @@ class _ApprovedProgram(Checker):
     reads=("machine_installed", "program_converted", "program_verified"),
     params=("min_rtp",),
     test=T,
+    checks={
+        (
+            "the designed (PAR) return of the program installed, with its link's increment, is at "
+            "least min_rtp"
+        ): TC + "test_min_rtp_override_flags_exactly_the_games_below_it",
+        "a program at or above the minimum is not found": TC
+        + "test_default_min_rtp_flags_only_the_low_return_game",
+        (
+            "the program a machine actually runs (shown by a signature challenge), whatever it "
+            "reports"
+        ): P + "test_tampered_low_return_program_raises_3a_and_1a_from_the_verification",
+        "the program an approved conversion puts in": P
+        + "test_an_approved_conversion_to_a_low_return_program_raises_1a_only",
+    },
+    unchecked=(
+        "games of skill (the greatest return over continuous play): the twin has no skill games",
+        (
+            "a program whose image the Board does not hold cannot be analysed: 3(a) and 20(a) find"
+            " that machine, 1(a) cannot"
+        ),
+        (
+            "a program changed between two verifications runs unseen until the next one "
+            "(program_verification_hours)"
+        ),
+    ),
 )
 class MinimumReturn(_ApprovedProgram):
     """The exact designed return of the program each machine actually runs, from its PAR sheet.
@@ -111,6 +139,29 @@ class MinimumReturn(_ApprovedProgram):
     title="Payback changes only by a hardware or software change",
     reads=("machine_installed", "program_converted", "program_verified", "meters_read"),
     test=T,
+    checks={
+        (
+            "a machine running another program than approved (signature challenge), with no "
+            "recorded change"
+        ): P + "test_tampered_low_return_program_raises_3a_and_1a_from_the_verification",
+        "a machine reporting another program than approved, with no recorded change": P
+        + "test_the_same_program_swap_without_a_conversion_record_raises_3a",
+        "an approved conversion (a recorded software change) is no finding": P
+        + "test_an_approved_conversion_raises_neither_3a_nor_1a",
+        "found at the first verification after the change": P
+        + "test_tampering_is_found_at_the_first_verification_after_it",
+    },
+    unchecked=(
+        (
+            "whether the payback is capable of being changed without a hardware or software change"
+            " is a design property; the twin observes only its effect, a program other than the "
+            "approved one"
+        ),
+        (
+            "a tampered machine that keeps the approved image and answers challenges from it "
+            "cannot be told apart (the limit of ROM-signature verification)"
+        ),
+    ),
 )
 class PaybackChangedOnlyByConversion(_ApprovedProgram):
     """A machine must run the program it was installed with or approved-converted to.
@@ -195,6 +246,13 @@ class _LinkApproved(Checker):
     title="Linked progressives need Board approval",
     reads=("machine_installed",),
     test=T,
+    checks={
+        "every linked machine's link is approved by the Board": C + "S1.2a]",
+    },
+    unchecked=(
+        "that the progression corresponds to the increment percentage is MT98.S1.2a.inc",
+        "when the approval was given: approvals are facts of the floor, fixed before it opens",
+    ),
 )
 class LinkedProgressivesApproved(_LinkApproved):
     pass
@@ -206,6 +264,16 @@ class LinkedProgressivesApproved(_LinkApproved):
     title="Bonus and progressive schemes need prior Board approval",
     reads=("machine_installed",),
     test=T,
+    checks={
+        "a progressive scheme (link) on a machine has the Board's prior approval": C + "S1.2a]",
+    },
+    unchecked=(
+        (
+            "attendant-paid bonus schemes: the scenario accepts promotions only on approved "
+            "promotional banks, so an unapproved one is refused as input and never observed"
+        ),
+        "a change in the rate of progression without approval: MT98.S1.2a.inc",
+    ),
 )
 class ProgressiveSchemesApproved(_LinkApproved):
     pass
@@ -217,6 +285,18 @@ class ProgressiveSchemesApproved(_LinkApproved):
     title="Progressive meter grows by the approved increment",
     reads=("games_played", "progressive_hit"),
     test=T,
+    checks={
+        (
+            "each hit pays the approved reset plus the approved increment of every bet since the "
+            "last hit"
+        ): C + "S1.2a.inc]",
+    },
+    unchecked=(
+        (
+            "the progressive meter between hits: the twin records no progressive meter readings, "
+            "so a wrong increment shows at the next hit"
+        ),
+    ),
 )
 class ProgressiveIncrement(Checker):
     """Rebuilds each link's prize from the bets and the approved increment, exactly.
@@ -270,6 +350,19 @@ class ProgressiveIncrement(Checker):
     title="Changes to progressive options, amounts or rates need approval",
     reads=("progressive_hit",),
     test=T,
+    checks={
+        "the link resets to its approved amount after a hit": C + "S1.2b]",
+    },
+    unchecked=(
+        (
+            "a change of the increment percentage without approval is found by MT98.S1.2a.inc, not"
+            " here"
+        ),
+        (
+            "wider winning options without approval: a pay-table change shows as a program change "
+            "(MT98.S1.3a)"
+        ),
+    ),
 )
 class ProgressiveChangesApproved(Checker):
     def on_record(self, rec: Record) -> None:
