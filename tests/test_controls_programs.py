@@ -438,3 +438,26 @@ def test_a_certificate_lacking_a_particular_is_found() -> None:
     assert [f.message for f in casino.compliance.findings] == [
         "machine B-002's manufacturer's certificate lacks: brand"
     ]
+
+
+def test_a_promotional_machine_secretly_running_a_losing_program_is_found() -> None:
+    """G-001 runs classic-3reel (which can pay less than the wager) while reporting its
+    approved promotional program; before anyone plays, only the signature challenge shows it."""
+    data = floor_data(hours=1.0)
+    data["inject"] = [
+        {"kind": "tampered_game", "machine": "G-001", "game": str(GAMES / "classic-3reel.toml")}
+    ]
+    casino = Casino(
+        parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent),
+        sinks=[sink := MemorySink()],
+        controls=["MT98.S1.15"],
+    )
+    casino.run(until=1.0)
+    assert casino.compliance is not None
+    (f,) = casino.compliance.findings
+    assert (
+        f.message
+        == "promotional machine G-001 runs classic-3reel, which can pay less than the wager"
+    )
+    assert isinstance(sink.records[f.evidence[0]], ProgramVerified)
+    assert sink.of(GamesPlayed) == []

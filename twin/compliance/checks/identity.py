@@ -432,19 +432,32 @@ class RulesDisplayed(Checker):
     "MT98.S1.15",
     kind=Kind.RUNTIME,
     title="Promotional and tournament machines: approval; never pay less than the wager",
-    reads=("machine_installed", "meters_read", "games_played"),
+    reads=(
+        "machine_installed",
+        "meters_read",
+        "program_converted",
+        "program_verified",
+        "games_played",
+    ),
     test=T,
     checks={
         "a promotional machine's program, installed or reported, never pays less than the wager": C
         + "S1.15]",
         "no game played on a promotional machine paid less than the wager": C + "S1.15]",
+        (
+            "the program a signature challenge shows a promotional machine running, whatever "
+            "it reports"
+        ): P + "test_a_promotional_machine_secretly_running_a_losing_program_is_found",
     },
     unchecked=(
         "the Board's approval of the machine: the bank's promotional flag is that approval",
         "items (i) and (iii)-(vii) are permissions ('may'): nothing to check",
     ),
 )
-class PromotionalNeverLoses(Checker):
+class PromotionalNeverLoses(_ApprovedProgram):
+    """A promotional machine's program (installed, reported, converted to, or shown running
+    by a signature challenge) must never pay less than the wager, and no game may have."""
+
     def _check_program(self, m: str, signature: str, rec: Record) -> None:
         game = self.ctx.facts.programs.get(signature)
         if game is None:
@@ -459,6 +472,7 @@ class PromotionalNeverLoses(Checker):
             )
 
     def on_record(self, rec: Record) -> None:
+        self.follow(rec)
         m = rec.entity("machine")
         inst = self.ctx.installed.get(m)
         if inst is None or not inst.promotional:
@@ -467,6 +481,12 @@ class PromotionalNeverLoses(Checker):
             self._check_program(m, rec.game_signature, rec)
         elif isinstance(rec, MetersRead):
             self._check_program(m, rec.program_signature, rec)
+        elif isinstance(rec, ProgramConverted):
+            self._check_program(m, rec.to_signature, rec)
+        elif isinstance(rec, ProgramVerified):
+            running = self.running(rec)
+            if running is not None:
+                self._check_program(m, running, rec)
         elif isinstance(rec, GamesPlayed) and rec.games_won < rec.games:
             self.report_once(
                 m,
