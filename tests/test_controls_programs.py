@@ -461,3 +461,16 @@ def test_a_promotional_machine_secretly_running_a_losing_program_is_found() -> N
     )
     assert isinstance(sink.records[f.evidence[0]], ProgramVerified)
     assert sink.of(GamesPlayed) == []
+
+
+def test_a_conversion_to_a_dearer_program_is_checked_against_the_maximum_stake() -> None:
+    """B-003 (25 cents, 3 units) converted to the 20-credit video game takes up to
+    3 x 20 x 25 = 1,500 cents a game: above the floor's 1,000, found at the conversion."""
+    data = floor_data(hours=4.0)
+    data["conversions"] = [{"machine": "B-003", "at_hours": 1.0, "game": str(VIDEO)}]
+    casino, sink, found = run(data, ["MT98.R28.3d"])
+    assert found == {"MT98.R28.3d": ["B-003"]}
+    assert casino.compliance is not None
+    (f,) = casino.compliance.findings
+    assert "configured for stakes of up to 1500 cents" in f.message
+    assert isinstance(sink.records[f.evidence[0]], ProgramConverted)

@@ -150,7 +150,7 @@ class UniqueSerial(ReadingDiffersFromInstall):
     "MT98.R28.3d",
     kind=Kind.RUNTIME,
     title="Per-game maximum stake within the prescribed limit",
-    reads=("machine_installed", "games_played"),
+    reads=("machine_installed", "program_converted", "games_played"),
     params=("max_stake_cents",),
     test=T,
     checks={
@@ -159,6 +159,8 @@ class UniqueSerial(ReadingDiffersFromInstall):
             "any play"
         ): P + "test_the_configured_maximum_stake_is_checked_before_any_play",
         "every stake the machine took": C + "R28.3d]",
+        "the configured maximum stake of the program a conversion puts in": P
+        + "test_a_conversion_to_a_dearer_program_is_checked_against_the_maximum_stake",
     },
     unchecked=(
         (
@@ -173,11 +175,13 @@ class MaximumStake(Checker):
 
     def on_record(self, rec: Record) -> None:
         limit = int(self.ctx.param("max_stake_cents"))
-        if isinstance(rec, MachineInstalled):
-            game = self.ctx.facts.programs.get(rec.game_signature)
-            if game is None:
+        if isinstance(rec, MachineInstalled | ProgramConverted):
+            inst = self.ctx.installed.get(rec.machine)
+            sig = rec.to_signature if isinstance(rec, ProgramConverted) else rec.game_signature
+            game = self.ctx.facts.programs.get(sig)
+            if game is None or inst is None:
                 return
-            top = rec.max_bet_units * game.cost * rec.denomination_cents
+            top = inst.max_bet_units * game.cost * inst.denomination_cents
             if top > limit:
                 self.report_once(
                     rec.machine,
