@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import simpy
 
 from twin.records import Record, record
+from twin.world import quantize
 
 if TYPE_CHECKING:
     from twin.machines.machine import SlotMachine
@@ -104,7 +105,7 @@ class ProgramVerifier:
             return
         env = self.world.env
         while True:
-            yield env.timeout(self.hours * 3600.0)
+            yield env.timeout(quantize(self.hours * 3600.0))
             self.verify_all("scheduled")
 
 
