@@ -212,7 +212,8 @@ def test_strict_exits_1_on_findings_and_writes_them(tmp_path: Path) -> None:
 def test_bad_override_exits_2_naming_the_key(tmp_path: Path, override: str, key: str) -> None:
     text = (ROOT / "tests" / "data" / "controls.toml").read_text()
     text = text.replace('"../../scenarios/games/', f'"{SCENARIOS}/games/')
-    text = text.replace("max_prize_cents = 2000000", f"max_prize_cents = 2000000\n{override}")
+    old = next(line for line in text.splitlines() if line.startswith("max_prize_cents = "))
+    text = text.replace(old, f"{old}\n{override}")
     bad = tmp_path / "bad.toml"
     bad.write_text(text)
     p = twin("run", bad, "--out", tmp_path / "out")

@@ -90,6 +90,7 @@ class Case:
 
 
 LINK = frozenset({"P-001", "P-002", "P-003", "P-004"})
+VIDEO = frozenset({"A-001", "A-002", "A-003", "A-004"})
 
 
 CASES: dict[str, Case] = {
@@ -99,16 +100,24 @@ CASES: dict[str, Case] = {
     "R28.3b": Case(
         frozenset({"MT98.R28.3a", "MT98.R28.3b"}), {"kind": "no_registration", "machine": "B-002"}
     ),
-    "R28.3c": Case(frozenset({"MT98.R28.3c"}), {"kind": "no_serial", "machine": "B-002"}),
+    "R28.3c": Case(
+        frozenset({"MT98.R28.3c", "MT98.R28.3f"}), {"kind": "no_serial", "machine": "B-002"}
+    ),
     "R28.3d": Case(
-        frozenset({"MT98.R28.3d"}),
+        frozenset({"MT98.R28.3d", "MT98.R28.3f"}),
         {"kind": "stake_above_max", "machine": "B-001", "amount": 30},
-        overrides={"max_stake_cents": 760},
+        overrides={"max_stake_cents": 326},  # Lm 3.26 = EUR 7.59
     ),
     "R28.3e": Case(
-        frozenset({"MT98.R28.3e"}), None, overrides={"max_prize_cents": 500000}, targets=LINK
+        frozenset({"MT98.R28.3e"}),
+        None,
+        overrides={"max_prize_cents": 214650},  # Lm 2,146.50 = EUR 5,000
+        targets=LINK | VIDEO,
     ),
     "R28.3f": Case(frozenset({"MT98.R28.3f"}), {"kind": "no_certificate", "machine": "A-001"}),
+    "R28.3f.match": Case(
+        frozenset({"MT98.R28.3f"}), {"kind": "foreign_certificate", "machine": "A-001"}
+    ),
     "R29": Case(
         frozenset({"MT98.R29", "MT98.S1.1d"}), {"kind": "no_prize_display", "machine": "A-003"}
     ),
@@ -127,17 +136,17 @@ CASES: dict[str, Case] = {
         game="low-return",
     ),
     "S1.1b.i": Case(
-        frozenset({"MT98.S1.1b", "MT98.S1.1b.i", "MT98.S1.1b.ii"}),
+        frozenset({"MT98.S1.1b", "MT98.S1.1b.i", "MT98.S1.1b.ii", "MT98.S1.3a", "MT98.S1.20a"}),
         {"kind": "tampered_game", "machine": "B-004"},
         game="dead-seven",
     ),
     "S1.1b.ii": Case(
-        frozenset({"MT98.S1.1b", "MT98.S1.1b.ii"}),
+        frozenset({"MT98.S1.1b", "MT98.S1.1b.ii", "MT98.S1.3a", "MT98.S1.20a"}),
         {"kind": "tampered_game", "machine": "B-004"},
         game="biased",
     ),
     "S1.1b.iii": Case(
-        frozenset({"MT98.S1.1b", "MT98.S1.1b.iii"}),
+        frozenset({"MT98.S1.1b", "MT98.S1.1b.iii", "MT98.S1.3a", "MT98.S1.20a"}),
         {"kind": "wager_dependent", "machine": "B-001", "amount": 3},
         game="no-single-cherry",
     ),
@@ -219,14 +228,27 @@ CASES: dict[str, Case] = {
         {"kind": "swap_game", "machine": "G-001", "at_hours": 1.0},
         game="classic-3reel",
     ),
-    "S1.16": Case(frozenset({"MT98.S1.16"}), {"kind": "undocumented_payout", "machine": "G-002"}),
+    "S1.16": Case(
+        frozenset({"MT98.S1.16"}), {"kind": "unrecorded_promotional_payout", "machine": "G-002"}
+    ),
+    "S1.16.confirmed": Case(
+        frozenset({"MT98.S1.16"}), {"kind": "unconfirmed_promotional_payout", "machine": "G-001"}
+    ),
     "S1.20b": Case(
-        frozenset({"MT98.S1.20b"}),
+        frozenset({"MT98.S1.20b", "MT98.R28.3f"}),
         {"kind": "certificate_overstates_payout", "machine": "A-002", "amount": 100},
     ),
     "S1.20c": Case(
-        frozenset({"MT98.S1.20c", "MT98.S1.20c.asset"}),
+        frozenset({"MT98.S1.20c", "MT98.R28.3b"}),
         {"kind": "renumber", "machine": "A-002", "at_hours": 2.0},
+    ),
+    "R28.3c.permanent": Case(
+        frozenset({"MT98.R28.3c", "MT98.S1.20c"}),
+        {"kind": "reserial", "machine": "B-001", "at_hours": 2.0},
+    ),
+    "S1.20c.asset": Case(
+        frozenset({"MT98.S1.20c", "MT98.S1.20c.asset"}),
+        {"kind": "retag_asset", "machine": "A-002", "at_hours": 2.0},
     ),
     "S1.20d": Case(
         frozenset({"MT98.S1.20d"}),
@@ -237,7 +259,9 @@ CASES: dict[str, Case] = {
         {"kind": "bill_meter_skew", "machine": "A-002", "meter": "bills_500", "amount": 2},
     ),
     "S1.20f": Case(
-        frozenset({"MT98.S1.20f"}), {"kind": "tampered_game", "machine": "B-002"}, game="halved"
+        frozenset({"MT98.S1.1a", "MT98.S1.3a", "MT98.S1.20a", "MT98.S1.20f"}),
+        {"kind": "tampered_game", "machine": "B-002"},
+        game="halved",
     ),
 }
 
@@ -315,6 +339,7 @@ def test_min_rtp_override_flags_exactly_the_games_below_it(tmp_path: Path) -> No
         for i, g in enumerate(games)
     ]
     data["ruleset"]["overrides"]["min_rtp"] = 0.90
+    data.pop("promotions")  # the floor's promotion runs on bank G, which is replaced here
     sc = parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent)
     casino = Casino(sc, controls=["MT98.S1.1a"])
     casino.run(until=60.0)
@@ -336,6 +361,7 @@ def test_default_min_rtp_flags_only_the_low_return_game(tmp_path: Path) -> None:
         {**data["floor"]["banks"][1], "id": f"X{i}", "count": 1, "game": str(g)}
         for i, g in enumerate(games)
     ]
+    data.pop("promotions")  # the floor's promotion runs on bank G, which is replaced here
     sc = parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent)
     casino = Casino(sc, controls=["MT98.S1.1a"])
     casino.run(until=60.0)

@@ -228,6 +228,7 @@ def test_export_kind_filter(tiny: Path) -> None:
         "hopper_level",
         "registration",
         "serial",
+        "asset_number",
         "program_signature",
     ]
     assert {r[2] for r in rows[1:]} == {"meters_read"}

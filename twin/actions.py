@@ -7,6 +7,7 @@ methods the model itself uses.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from twin.commands import Command, command
@@ -100,4 +101,27 @@ class Note(Command):
         pass
 
 
-__all__ = ["DOORS", "AssignJob", "CloseDoor", "Note", "OpenDoor"]
+@command("convert_program")
+class ConvertProgram(Command):
+    """Convert ``machine`` to the approved program of the game file ``game``."""
+
+    machine: str
+    game: Path
+
+    def check(self, casino: Casino) -> str | None:
+        if self.machine not in casino.machine_ids:
+            return f"no machine {self.machine!r} on the floor"
+        game = casino.approved_game(Path(self.game))
+        if game is None:
+            return f"{self.game} is not a program the Board approved for this floor"
+        if game.signature == casino.machine(self.machine).game.signature:
+            return f"{self.machine} already runs {game.id}"
+        return None
+
+    def apply(self, casino: Casino) -> None:
+        game = casino.approved_game(Path(self.game))
+        assert game is not None
+        casino.env.process(casino.convert(casino.machine(self.machine), game))
+
+
+__all__ = ["DOORS", "AssignJob", "CloseDoor", "ConvertProgram", "Note", "OpenDoor"]

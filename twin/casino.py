@@ -21,6 +21,7 @@ from pathlib import Path
 import simpy
 
 from twin import inject
+from twin.actions import ConvertProgram
 from twin.commands import Command, CommandAccepted, CommandRejected
 from twin.compliance.engine import ComplianceEngine, FloorFacts
 from twin.compliance.ruleset import load_ruleset
@@ -38,7 +39,9 @@ from twin.machines.machine import (
 )
 from twin.machines.par import Game, load_game
 from twin.machines.progressive import ProgressiveLink
+from twin.machines.promotions import PromotionDesk
 from twin.machines.sas import ExceptionCode
+from twin.machines.verification import ProgramConverted, ProgramVerifier
 from twin.patrons.patron import Arrivals
 from twin.patrons.population import Population
 from twin.records import RecordBus, Sink
@@ -85,6 +88,9 @@ class Casino:
         for bank in scenario.floor.banks:
             if bank.game not in self.games:
                 self.games[bank.game] = load_game(bank.game)
+        for conv in scenario.conversions:  # programs approved for conversions
+            if conv.game not in self.games:
+                self.games[conv.game] = load_game(conv.game)
         self.facts = FloorFacts()
         for game in self.games.values():
             self.facts.worksheets[game.signature] = game
@@ -149,6 +155,7 @@ class Casino:
                     manufactured=bank.manufactured.isoformat(),
                     certificate=self._certificate(bank, game, f"{bank.model}-{bank.id}{n:05d}"),
                     promotional=bank.promotional,
+                    asset_number=f"{bank.asset_prefix}-{mid}",
                 )
                 self.facts.register[spec.registration] = game.signature
                 link = self.links[bank.progressive] if bank.progressive else None
@@ -156,6 +163,14 @@ class Casino:
                     SlotMachine(self.world, spec, self.crew, engine=engine, link=link)
                 )
         self.floor = SlotFloor(env, self.machines)
+        hours = (
+            self.ruleset.get("program_verification_hours")
+            if ("program_verification_hours" in self.ruleset)
+            else 0
+        )
+        self.verifier = ProgramVerifier(
+            self.world, lambda: self.staff.on_duty("inspector"), self.machines, hours
+        )
         self.population = Population.build(scenario.patrons, self.world.streams)
         self.arrivals = Arrivals(self.world, self, scenario.patrons, self.population)
         f = scenario.faults
@@ -196,6 +211,30 @@ class Casino:
             cost=game.cost,
             increment_bp=link[1] if link else None,
         )
+
+    def approved_game(self, path: Path) -> Game | None:
+        """The program of game file ``path`` if the Board approved it for this floor."""
+        for known, game in self.games.items():
+            if known.resolve() == path.resolve() and game.signature in self.facts.worksheets:
+                return game
+        return None
+
+    def convert(self, m: SlotMachine, game: Game) -> simpy.events.ProcessGenerator:
+        """An approved conversion: the program changes, the Board's register follows, and the
+        new program is verified."""
+        before = self.facts.register.get(m.spec.registration, m.game.signature)
+
+        def done(tech: str) -> None:
+            self.facts.register[m.spec.registration] = game.signature
+            inspectors = self.staff.on_duty("inspector")
+            self.world.bus.emit(
+                ProgramConverted, machine=m.id, from_signature=before,
+                to_signature=game.signature, game_id=game.id, technician=tech,
+                inspector=inspectors[0] if inspectors else "",
+            )  # fmt: skip
+
+        yield from m.convert_program(game, done)
+        self.verifier.verify(m, "conversion")
 
     def machine(self, machine_id: str) -> SlotMachine:
         return self._by_id[machine_id]
@@ -256,6 +295,9 @@ class Casino:
                 self.inbox.deliver_now(cmd, source="scenario")
             else:
                 self.inbox.schedule(quantize(inj.at_hours * 3600.0), cmd, source="scenario")
+        for conv in self.scenario.conversions:
+            at = quantize(conv.at_hours * 3600.0)
+            self.inbox.schedule(at, ConvertProgram(conv.machine, conv.game), source="scenario")
         env.process(self.open_floor())
 
     def advance(self, until: float) -> None:
@@ -280,6 +322,7 @@ class Casino:
         for m in self.machines:
             m.read_meters()
         inject.report_idle(self)  # an injection that never took effect says so
+        self.verifier.verify_all("closing")
         if self.compliance is not None:
             self.compliance.finish()
         self.wall_seconds += wall.perf_counter() - t0
@@ -335,6 +378,13 @@ class Casino:
         env.process(self.read_meters_daily())
         if self.scenario.floor.drop_collection is not None:
             env.process(self.collect_drops_daily(self.scenario.floor.drop_collection))
+        self.verifier.verify_all("install")
+        env.process(self.verifier.verify_programs())
+        desk = PromotionDesk(self.world)
+        for promo in self.scenario.promotions:
+            for m in self.machines:
+                if m.spec.bank == promo.bank:
+                    env.process(desk.run_promotion(m, promo))
 
     def _installers(self) -> tuple[str, str] | None:
         """An attendant and an inspector on duty at opening: they make the first fills."""

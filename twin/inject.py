@@ -235,6 +235,13 @@ def _technician_takes_coins(casino: Casino, inj: InjectViolation) -> None:
     casino.env.process(m.check_door())
 
 
+_arm(M.UNRECORDED_PROMOTIONAL_PAYOUT, "the next promotional payout is paid but never documented")
+_arm(
+    M.UNCONFIRMED_PROMOTIONAL_PAYOUT,
+    "the next promotional payout is made with no Board inspector confirming it is due",
+)
+
+
 @injection(
     "meter_rollback", "a meter is wound back by `amount` credits", needs=("machine", "meter")
 )
@@ -343,6 +350,12 @@ def _overstated(m: SlotMachine, bp: int) -> object:
     return replace(cert, minimum_payout_percent=f"{pct:.2f}")
 
 
+def _foreign(m: SlotMachine) -> object:
+    cert = m.spec.certificate
+    assert cert is not None
+    return replace(cert, serial=cert.serial + "-0")
+
+
 def _static_spec(
     kind: str, doc: str, change: Callable[[SlotMachine, InjectViolation], dict[str, object]]
 ) -> None:
@@ -375,6 +388,11 @@ _static_spec(
     lambda m, i: {"meter_digits": i.amount},
 )
 _static_spec(
+    "foreign_certificate",
+    "the machine's certificate is another machine's (its serial differs)",
+    lambda m, i: {"certificate": _foreign(m)},
+)
+_static_spec(
     "certificate_overstates_payout",
     "the certificate's minimum payout is `amount` basis points above the true return",
     lambda m, i: {"certificate": _overstated(m, i.amount)},
@@ -390,6 +408,18 @@ def _unregistered(casino: Casino, inj: InjectViolation) -> None:
 def _renumber(casino: Casino, inj: InjectViolation) -> None:
     m = _machine(casino, inj)
     m.spec = replace(m.spec, registration=m.spec.registration + "-X")
+
+
+@injection("retag_asset", "the machine's asset number is changed (re-tagged), with no record")
+def _retag_asset(casino: Casino, inj: InjectViolation) -> None:
+    m = _machine(casino, inj)
+    m.spec = replace(m.spec, asset_number=m.spec.asset_number + "-R")
+
+
+@injection("reserial", "the machine's serial number is changed (re-stamped), with no record")
+def _reserial(casino: Casino, inj: InjectViolation) -> None:
+    m = _machine(casino, inj)
+    m.spec = replace(m.spec, serial=m.spec.serial + "-S")
 
 
 @injection("unapproved_link", "the machine's progressive link was never approved", static=True)

@@ -11,12 +11,13 @@ from twin.commands import CommandAccepted, CommandRejected
 from twin.compliance.findings import Finding
 from twin.inject import InjectionIdle
 from twin.machines import events as machine_events
+from twin.machines import promotions, verification
 from twin.patrons import events as patron_events
 from twin.records import Record, kinds
 from twin.staff import events as staff_events
 
 #: The modules that define record kinds (imported for their registrations).
-MODULES = (machine_events, patron_events, staff_events)
+MODULES = (machine_events, promotions, verification, patron_events, staff_events)
 
 #: Every record kind by name.
 ALL: dict[str, type[Record]] = kinds()

@@ -252,6 +252,7 @@ class Bank(_Model):
     model: NonEmptyStr = "AX-100"
     manufactured: date = date(2025, 1, 1)
     promotional: bool = False  # an approved promotional/tournament machine (Sched. 1 item 15)
+    asset_prefix: Ident = "AN"  # each machine's asset number is <asset_prefix>-<machine id>
 
     @model_validator(mode="before")
     @classmethod
@@ -597,6 +598,28 @@ class Inject(_Model):
     amount: int = 0
 
 
+class Conversion(_Model):
+    """An approved conversion (``[[conversions]]``): at ``at_hours`` a technician changes
+    ``machine``'s program to ``game``, which the Board approved with the floor."""
+
+    machine: Ident
+    at_hours: NonNegativeFloat = 0.0
+    game: Annotated[Path, BeforeValidator(_resolve_game)]
+
+
+class Promotion(_Model):
+    """A promotion (``[[promotions]]``) on the promotional machines of bank ``bank``: while a
+    patron plays one, it awards ``award_cents`` at random moments, ``mean_hours`` apart on
+    average, paid by an attendant and confirmed by a Board inspector (Sched. 1 item 16)."""
+
+    id: Ident
+    bank: Ident
+    type: NonEmptyStr  # the type of promotion: "double jackpots", "four-of-a-kind bonus"...
+    award: NonEmptyStr  # a description of the award
+    award_cents: PositiveInt
+    mean_hours: PositiveFloat
+
+
 class FaultsConfig(_Model):
     """Mean time between faults per machine in hours (0 disables); door checks per day."""
 
@@ -623,6 +646,8 @@ class Scenario(_Model):
     staff: StaffConfig
     faults: FaultsConfig = FaultsConfig()
     inject: tuple[Inject, ...] = Field(default=(), strict=False)
+    conversions: tuple[Conversion, ...] = Field(default=(), strict=False)
+    promotions: tuple[Promotion, ...] = Field(default=(), strict=False)
 
     _source_path: Path | None = PrivateAttr(default=None)
     _source_sha256: str | None = PrivateAttr(default=None)
@@ -638,6 +663,21 @@ class Scenario(_Model):
                     key=f"inject[{i}].machine",
                     found=inj.machine,
                 )
+        promotional = {b.id for b in self.floor.banks if b.promotional}
+        for i, promo in enumerate(self.promotions):
+            if promo.bank not in promotional:
+                raise invalid(
+                    f"the id of a bank with promotional = true ({', '.join(sorted(promotional))})"
+                    if promotional else "the id of a bank with promotional = true (none is)",
+                    key=f"promotions[{i}].bank",
+                    found=promo.bank,
+                )  # fmt: skip
+        for i, conv in enumerate(self.conversions):
+            if conv.machine not in machine_ids:
+                raise invalid(
+                    "the id of a machine on the floor", key=f"conversions[{i}].machine",
+                    found=conv.machine,
+                )  # fmt: skip
         if machine_ids:
             for role, jobs in ROLES_NEEDED.items():
                 if self.staff.head_count(role) == 0:

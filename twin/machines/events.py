@@ -31,6 +31,7 @@ class MachineInstalled(Record):
     certificate: tuple[tuple[str, str], ...]  # reg 28(4) particulars; () when there is none
     paytable_displayed: bool
     promotional: bool
+    asset_number: str
     bill_denominations_cents: tuple[int, ...]
 
 
@@ -177,6 +178,7 @@ class MetersRead(Record):
     hopper_level: int
     registration: str
     serial: str
+    asset_number: str
     program_signature: str
 
 

@@ -13,6 +13,7 @@ and per-spin play resolve ties the same way.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, replace
@@ -65,6 +66,7 @@ from twin.machines.misconduct import Misconduct
 from twin.machines.par import Game
 from twin.machines.progressive import ProgressiveLink
 from twin.machines.sas import Door, ExceptionCode, MeterCode
+from twin.machines.verification import rom_signature
 from twin.monitor import LevelMonitor
 from twin.records import Record
 from twin.world import LateTimeout, World, quantize
@@ -107,6 +109,7 @@ class MachineSpec:
     certificate: ManufacturerCertificate | None = None
     paytable_displayed: bool = True
     promotional: bool = False
+    asset_number: str = ""  # the licensee's asset number (First Schedule item 20(c))
 
     @property
     def certified_min_payout_bp(self) -> int:
@@ -183,6 +186,7 @@ class SlotMachine:
         self.armed: dict[Misconduct, int] = {}
         self.hidden_meters: set[str] = set()
         self._at_max_bet: tuple[int, Game, BatchedEngine] | None = None
+        self._swap_pending: tuple[Game, str | None] | None = None
         self.forced_bet_units: int | None = None
         base_rng = streams.stream(spec.id, "games")
         feature_rng = streams.stream(spec.id, "features")
@@ -222,8 +226,14 @@ class SlotMachine:
         """Replace the program (a conversion, or tampering when no record says so).
 
         ``reported_signature``: what the machine will claim in signature checks (default:
-        the new program's own signature; a tampered program may lie).
+        the new program's own signature; a tampered program may lie). During a stretch of
+        play the games under way end on the old program and the change is made at that
+        game boundary (a stretch is played, tallied and committed by one program).
         """
+        if self._player is not None and self._player.is_alive:
+            self._swap_pending = (game, reported_signature)
+            self.interrupt_play()
+            return
         self.game = game
         self.reported_signature = reported_signature or game.signature
         self._batched = BatchedEngine(game)
@@ -232,6 +242,24 @@ class SlotMachine:
         # level included (mixing two programs' games would look like dependence on the bet)
         self.tally = StretchTally(game)
         self.by_bet = {}
+
+    def answer_signature_challenge(self, seed: int) -> str:
+        """SAS ROM signature (long poll 0x21): the seeded signature of the program it runs
+        (a program that plays other pays at some bets carries both in its image)."""
+        image = self.game.signature
+        if self._at_max_bet is not None:
+            image = hashlib.sha256(bytes.fromhex(image + self._at_max_bet[1].signature)).hexdigest()
+        return rom_signature(seed, image)
+
+    def convert_program(self, game: Game, done: Callable[[str], None]) -> Proc:
+        """An approved conversion: a technician changes the program with the slot door open;
+        ``done`` is called with the technician's id once the new program is in."""
+
+        def changed(tech: str) -> None:
+            self.swap_program(game)
+            done(tech)
+
+        yield from self._work_inside(REPAIR, 1.0, changed)
 
     def play_other_program_from(self, bet_units: int, game: Game) -> None:
         """Injected: from ``bet_units`` up, play ``game`` (same reels, other pays) instead."""
@@ -264,6 +292,7 @@ class SlotMachine:
             certificate=s.certificate.particulars() if s.certificate is not None else (),
             paytable_displayed=s.paytable_displayed,
             promotional=s.promotional,
+            asset_number=s.asset_number,
             bill_denominations_cents=s.bill_denominations_cents if s.bill_acceptor else (),
         )
         self.read_meters()  # the opening reading: every meter at zero
@@ -294,6 +323,7 @@ class SlotMachine:
             hopper_level=self.accounts.hopper_level,
             registration=self.spec.registration,
             serial=self.spec.serial,
+            asset_number=self.spec.asset_number,
             program_signature=self.reported_signature,
         )
         t = self.tally
@@ -379,6 +409,9 @@ class SlotMachine:
             else:
                 result, interrupted = yield from self._play_per_spin(req, pace)
             self._commit(patron, result)
+            if self._swap_pending is not None:  # a program change made during the stretch
+                self.swap_program(*self._swap_pending)
+                self._swap_pending = None
             if result.stop in (Stop.JACKPOT, Stop.PROGRESSIVE):
                 jackpots += yield from self.pay_jackpot(patron, result)
                 break

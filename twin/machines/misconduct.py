@@ -24,6 +24,8 @@ class Misconduct(Enum):
     DROP_BY_OUTSIDER = "drop_by_outsider"  # next drop: emptied by someone not the licensee's
     TECHNICIAN_TAKES_COINS = "technician_takes_coins"  # next slot-door job: ``amount`` coins
     PLAY_THROUGH_TILT = "play_through_tilt"  # next tilt: play goes on until it is repaired
+    UNRECORDED_PROMOTIONAL_PAYOUT = "unrecorded_promotional_payout"  # paid, never documented
+    UNCONFIRMED_PROMOTIONAL_PAYOUT = "unconfirmed_promotional_payout"  # no inspector confirms
 
 
 #: What each misconduct waits for: "the machine never <awaits> before the run ended" is the
@@ -37,6 +39,11 @@ AWAITS: dict[Misconduct, str] = {
     Misconduct.SECONDARY_DECISION: "selected a winning outcome",
     Misconduct.UNDOCUMENTED_PAYOUT: "paid a cash-out",
     Misconduct.SHORT_PAY_WITHOUT_FILL: "short paid with its hopper empty",
+    Misconduct.DROP_BY_OUTSIDER: "had its drop collected",
+    Misconduct.TECHNICIAN_TAKES_COINS: "had its slot door checked",
+    Misconduct.PLAY_THROUGH_TILT: "tilted",
+    Misconduct.UNRECORDED_PROMOTIONAL_PAYOUT: "made a promotional payout",
+    Misconduct.UNCONFIRMED_PROMOTIONAL_PAYOUT: "made a promotional payout",
 }
 
 __all__ = ["AWAITS", "Misconduct"]

@@ -5,19 +5,26 @@ Malta reg 28(3)(a)-(f), reg 29, First Schedule items 1(d), 15, 16 and 20(a)-(c).
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from twin.compliance.checks.common import ReadingDiffersFromInstall
+from twin.compliance.checks.programs import _ApprovedProgram
 from twin.compliance.registry import Checker, Kind, control
 from twin.machines.events import (
-    CashedOut,
     GamesPlayed,
     MachineInstalled,
     MachineLocked,
     MetersRead,
+    ProgressiveHit,
 )
-from twin.patrons.events import PatronLeft
+from twin.machines.promotions import PromotionalPayout, PromotionAwarded
+from twin.machines.verification import ProgramConverted, ProgramVerified
 from twin.records import Record
 
 T = "tests/test_controls.py::test_injected_violation_is_found"
+C = T + "["  # one case of T
+TC = "tests/test_controls.py::"
+P = "tests/test_controls_programs.py::"
 
 
 @control(
@@ -26,15 +33,32 @@ T = "tests/test_controls.py::test_injected_violation_is_found"
     title="Only authorised and registered machines operate",
     reads=("machine_installed",),
     test=T,
+    checks={
+        "the machine's registration is in the Board's register": C + "R28.3a]",
+        "the program installed is the one its registration authorises": P
+        + "test_a_machine_installed_with_another_program_than_registered_is_found",
+    },
+    unchecked=("authorisation as an act separate from registration: the twin's register is both",),
 )
 class RegisteredMachinesOnly(Checker):
+    """The machine's registration is in the Board's register, for the program it runs."""
+
     def on_record(self, rec: Record) -> None:
         assert isinstance(rec, MachineInstalled)
-        if rec.registration not in self.ctx.facts.register:
+        registered = self.ctx.facts.register.get(rec.registration)
+        if registered is None:
             self.report(
                 (rec.machine,),
                 f"machine {rec.machine} is on the floor but registration "
                 f"{rec.registration or '(none)'} is not in the Board's register",
+                (rec.seq,),
+            )
+        elif registered != rec.game_signature:
+            self.report(
+                (rec.machine,),
+                f"machine {rec.machine} is installed with program {rec.game_signature[:12]} "
+                f"({rec.game_id}); registration {rec.registration} authorises "
+                f"{registered[:12]}",
                 (rec.seq,),
             )
 
@@ -43,11 +67,29 @@ class RegisteredMachinesOnly(Checker):
     "MT98.R28.3b",
     kind=Kind.PERIODIC,
     title="Board registration number displayed on the machine",
-    reads=("machine_installed",),
+    reads=("machine_installed", "meters_read"),
     test=T,
+    checks={
+        "the machine shows a registration number": C + "R28.3b]",
+        "the number shown stays the one the Board allocated": P
+        + "test_a_registration_number_that_changes_is_no_longer_the_one_allocated",
+    },
+    unchecked=("'affixed in a visible place': the twin has no machine geometry",),
 )
-class RegistrationDisplayed(Checker):
+class RegistrationDisplayed(ReadingDiffersFromInstall):
+    """The number the Board allocated is shown at installation and stays shown."""
+
+    consequence = "instead of the registration number the Board allocated"
+
+    def difference(self, inst: MachineInstalled, rec: MetersRead) -> str | None:
+        if rec.registration == inst.registration or not inst.registration.strip():
+            return None
+        return f"shows registration {rec.registration or '(none)'}"
+
     def on_record(self, rec: Record) -> None:
+        if isinstance(rec, MetersRead):
+            super().on_record(rec)
+            return
         assert isinstance(rec, MachineInstalled)
         if not rec.registration.strip():
             self.report(
@@ -61,14 +103,34 @@ class RegistrationDisplayed(Checker):
     "MT98.R28.3c",
     kind=Kind.PERIODIC,
     title="Unique serial number permanently marked",
-    reads=("machine_installed",),
+    reads=("machine_installed", "meters_read"),
     test=T,
+    checks={
+        "every machine carries a serial number": C + "R28.3c]",
+        "no two machines carry the same serial": P
+        + "test_two_machines_with_the_same_serial_are_found",
+        "the serial never changes (permanently stamped or engraved)": C + "R28.3c.permanent]",
+    },
+    unchecked=("'stamped or engraved in a visible place': the twin has no machine geometry",),
 )
-class UniqueSerial(Checker):
+class UniqueSerial(ReadingDiffersFromInstall):
+    """Every machine carries a serial no other machine carries, and it never changes
+    (permanently stamped or engraved)."""
+
+    consequence = "although a serial number is permanently stamped or engraved"
+
     def setup(self) -> None:
         self.seen: dict[str, MachineInstalled] = {}
 
+    def difference(self, inst: MachineInstalled, rec: MetersRead) -> str | None:
+        if rec.serial == inst.serial or not inst.serial.strip():
+            return None
+        return f"now carries serial {rec.serial or '(none)'} (installed as {inst.serial})"
+
     def on_record(self, rec: Record) -> None:
+        if isinstance(rec, MetersRead):
+            super().on_record(rec)
+            return
         assert isinstance(rec, MachineInstalled)
         m = rec.machine
         if not rec.serial.strip():
@@ -88,23 +150,62 @@ class UniqueSerial(Checker):
     "MT98.R28.3d",
     kind=Kind.RUNTIME,
     title="Per-game maximum stake within the prescribed limit",
-    reads=("games_played",),
+    reads=("machine_installed", "program_converted", "games_played"),
     params=("max_stake_cents",),
     test=T,
+    checks={
+        (
+            "the configured maximum stake (maximum bet x credits a unit x denomination), before "
+            "any play"
+        ): P + "test_the_configured_maximum_stake_is_checked_before_any_play",
+        "every stake the machine took": C + "R28.3d]",
+        "the configured maximum stake of the program a conversion puts in": P
+        + "test_a_conversion_to_a_dearer_program_is_checked_against_the_maximum_stake",
+    },
+    unchecked=(
+        (
+            "several stakes on one game 'in the aggregate' (side bets): the twin's games have one "
+            "stake"
+        ),
+    ),
 )
 class MaximumStake(Checker):
+    """The stake the machine is configured to take at its maximum bet, and every stake it
+    took, against the licence's maximum stake for one game (stated in Lm, compared exactly
+    with the floor's euro cents: ``CheckContext.money``)."""
+
+    def _limit_text(self) -> str:
+        return self.ctx.ruleset.money_text("max_stake_cents")
+
     def on_record(self, rec: Record) -> None:
+        limit = self.ctx.money("max_stake_cents")  # the licence's Lm, in the floor's cents
+        if isinstance(rec, MachineInstalled | ProgramConverted):
+            inst = self.ctx.installed.get(rec.machine)
+            sig = rec.to_signature if isinstance(rec, ProgramConverted) else rec.game_signature
+            game = self.ctx.facts.programs.get(sig)
+            if game is None or inst is None:
+                return
+            top = inst.max_bet_units * game.cost * inst.denomination_cents
+            if top > limit:
+                self.report_once(
+                    rec.machine,
+                    (rec.machine,),
+                    f"machine {rec.machine} is configured for stakes of up to {top} cents a "
+                    f"game, above the maximum stake of {self._limit_text()}",
+                    (rec.seq,),
+                )
+            return
         assert isinstance(rec, GamesPlayed)
         m = rec.machine
         if rec.games == 0:
             return
         stake = rec.wagered // rec.games * self.ctx.denomination(m)
-        limit = int(self.ctx.param("max_stake_cents"))
         if stake > limit:
             self.report_once(
                 m,
                 rec.entities,
-                f"machine {m} took stakes of {stake} cents a game, above the {limit}-cent maximum",
+                f"machine {m} took stakes of {stake} cents a game, above the maximum stake of "
+                f"{self._limit_text()}",
                 (rec.seq,),
             )
 
@@ -113,36 +214,99 @@ class MaximumStake(Checker):
     "MT98.R28.3e",
     kind=Kind.RUNTIME,
     title="Per-game prize within the prescribed limit",
-    reads=("machine_installed", "machine_locked"),
+    reads=("machine_installed", "games_played", "progressive_hit", "machine_locked"),
     params=("max_prize_cents", "prize_cap_includes_progressive"),
     test=T,
+    checks={
+        "the largest prize of one game at the maximum bet, features included": P
+        + "test_a_prize_won_in_the_feature_counts_toward_the_maximum_prize",
+        "a link's prize, at its reset and as it grows": P
+        + "test_a_link_whose_prize_grows_past_the_maximum_is_found_when_it_does",
+        (
+            "progressive prizes are exempt when the licence says so "
+            "(prize_cap_includes_progressive)"
+        ): P + "test_a_growing_link_is_not_capped_when_the_licence_exempts_progressives",
+        "every prize that locked a machine": C + "R28.3e]",
+    },
+    unchecked=(
+        (
+            "the feature maximum is the PAR bound exceeded with probability below 1e-6 per game "
+            "(retriggers make the true maximum unbounded)"
+        ),
+        (
+            "a base win paid with a progressive hit is added to the link's prize only when the hit"
+            " locks the machine"
+        ),
+    ),
 )
 class MaximumPrize(Checker):
-    """A machine whose program can pay one game more than the limit, or that did."""
+    """Every prize one game can win against the licence's maximum prize.
+
+    At installation: the program's largest win at the maximum bet, features included (the
+    PAR analysis's ``max_win``: the base maximum plus the largest free-spin win over the
+    feature length exceeded with probability below 1e-6), plus, on a link, the link's
+    approved reset. While the floor runs: each link's prize as it grows (rebuilt from the
+    bets and the approved increment, as an approved controller does), and every prize that
+    locked a machine.
+    """
+
+    def setup(self) -> None:
+        self.accrued: dict[str, int] = {}  # link -> 1/10,000 cents above its reset
+
+    def _limit_text(self) -> str:
+        return self.ctx.ruleset.money_text("max_prize_cents")
+
+    def _progressive_counts(self) -> bool:
+        return bool(self.ctx.param("prize_cap_includes_progressive"))
 
     def on_record(self, rec: Record) -> None:
-        limit = int(self.ctx.param("max_prize_cents"))
+        limit = self.ctx.money("max_prize_cents")  # the licence's Lm, in the floor's cents
         if isinstance(rec, MachineInstalled):
             a = self.ctx.facts.analysis(rec.game_signature)
             if a is None:
                 return
-            top = a.max_base_win * rec.max_bet_units * rec.denomination_cents
+            top = a.max_win * rec.max_bet_units * rec.denomination_cents
+            link = self.ctx.facts.approved_links.get(rec.progressive)
+            what = "features included"
+            if link is not None and self._progressive_counts():
+                top += link[0]
+                what += f", with the link's {link[0]}-cent reset"
             if top > limit:
                 self.report(
                     (rec.machine,),
                     f"machine {rec.machine} ({rec.game_id}) can pay {top} cents on one game "
-                    f"at its maximum bet, above the {limit}-cent maximum prize",
+                    f"at its maximum bet ({what}), above the maximum prize of {self._limit_text()}",
                     (rec.seq,),
                 )
+        elif isinstance(rec, GamesPlayed) and self._progressive_counts():
+            inst = self.ctx.installed.get(rec.machine)
+            link = self.ctx.facts.approved_links.get(inst.progressive) if inst else None
+            if inst is None or link is None:
+                return
+            accrued = self.accrued.get(inst.progressive, 0)
+            accrued += rec.wagered * inst.denomination_cents * link[1]
+            self.accrued[inst.progressive] = accrued
+            prize = link[0] + accrued // 10_000
+            if prize > limit:
+                self.report_once(
+                    inst.progressive,
+                    (rec.machine,),
+                    f"link {inst.progressive}'s prize has grown to {prize} cents, above the "
+                    f"maximum prize of {self._limit_text()}",
+                    (rec.seq,),
+                )
+        elif isinstance(rec, ProgressiveHit):
+            self.accrued[rec.link] = 0  # the link starts again from its reset
+            self._reported.discard(rec.link)
         elif (
             isinstance(rec, MachineLocked)
             and rec.prize_cents > limit
-            and (rec.reason != "progressive" or self.ctx.param("prize_cap_includes_progressive"))
+            and (rec.reason != "progressive" or self._progressive_counts())
         ):
             self.report(
                 rec.entities,
                 f"machine {rec.machine} awarded a prize of {rec.prize_cents} cents, above "
-                f"the {limit}-cent maximum",
+                f"the maximum prize of {self._limit_text()}",
                 (rec.seq,),
             )
 
@@ -153,9 +317,27 @@ class MaximumPrize(Checker):
     title="Manufacturer's certificate available with required contents",
     reads=("machine_installed",),
     test=T,
+    checks={
+        "a manufacturer's certificate exists": C + "R28.3f]",
+        "it carries every particular of reg 28(4)": P
+        + "test_a_certificate_lacking_a_particular_is_found",
+        (
+            "its particulars are the machine's (manufacturer, model, serial, date, program, game "
+            "type and theme, increment, maximum bet, top jackpot)"
+        ): C + "R28.3f.match]",
+        "its minimum payout is the installed program's": C + "S1.20b]",
+    },
+    unchecked=(
+        "the Board's power to dispense with the certificate: the twin has no dispensation",
+        (
+            "'available for inspection' beyond existing, and the brand name beyond being present "
+            "(nothing to compare it with)"
+        ),
+    ),
 )
 class ManufacturerCertificate(Checker):
-    """The certificate must exist and carry every particular of reg 28(4)(i)-(vii)."""
+    """The certificate must exist, carry every particular of reg 28(4)(i)-(vii), and its
+    particulars must be those of the machine installed and the program it runs."""
 
     def on_record(self, rec: Record) -> None:
         assert isinstance(rec, MachineInstalled)
@@ -171,6 +353,41 @@ class ManufacturerCertificate(Checker):
                 f"machine {m}'s manufacturer's certificate lacks: " + ", ".join(missing),
                 (rec.seq,),
             )
+        wrong = [
+            f"{name} {got!r} (the machine: {want!r})" for name, got, want in self._mismatches(rec)
+        ]
+        if wrong:
+            self.report(
+                (m,),
+                f"machine {m}'s manufacturer's certificate does not describe it: "
+                + "; ".join(wrong),
+                (rec.seq,),
+            )
+
+    def _mismatches(self, rec: MachineInstalled) -> list[tuple[str, str, str]]:
+        cert = dict(rec.certificate)
+        want = {
+            "manufacturer": rec.manufacturer,
+            "serial": rec.serial,
+            "model": rec.model,
+            "manufactured": rec.manufactured,
+            "program_serial": rec.game_signature,
+        }
+        game = self.ctx.facts.programs.get(rec.game_signature)
+        a = self.ctx.facts.analysis(rec.game_signature)
+        if game is not None and a is not None:
+            link = self.ctx.facts.approved_links.get(rec.progressive)
+            floor = Fraction(int(a.rtp * 10_000), 100)
+            want |= {
+                "minimum_payout_percent": f"{float(floor):.2f}",
+                "game_type": a.kind,
+                "game_theme": game.name,
+                "max_bet_credits": str(rec.max_bet_units * game.cost),
+                "highest_jackpot_credits": str(a.max_win * rec.max_bet_units),
+            }
+            if link is not None or not rec.progressive:  # an unapproved link: items 2(a), 3(b)
+                want["progressive_increment_bp"] = str(link[1]) if link else ""
+        return [(k, cert.get(k, ""), v) for k, v in want.items() if cert.get(k, "") != v]
 
 
 @control(
@@ -179,6 +396,16 @@ class ManufacturerCertificate(Checker):
     title="Prize statements displayed on the machine",
     reads=("machine_installed",),
     test=T,
+    checks={
+        "the machine displays the value of its prizes": C + "R29]",
+    },
+    unchecked=(
+        (
+            "the statement's contents (each prize's value) and the circumstances in which a prize "
+            "cannot be won: the twin's display is one flag"
+        ),
+        "the manner of display a licence or the Board may prescribe",
+    ),
 )
 class PrizesDisplayed(Checker):
     def on_record(self, rec: Record) -> None:
@@ -197,6 +424,10 @@ class PrizesDisplayed(Checker):
     title="Display rules of play and the pay table",
     reads=("machine_installed",),
     test=T,
+    checks={
+        "the machine displays its rules of play and payoff schedule": C + "R29]",
+    },
+    unchecked=("the content and accuracy of what is displayed: the twin's display is one flag",),
 )
 class RulesDisplayed(Checker):
     def on_record(self, rec: Record) -> None:
@@ -213,10 +444,32 @@ class RulesDisplayed(Checker):
     "MT98.S1.15",
     kind=Kind.RUNTIME,
     title="Promotional and tournament machines: approval; never pay less than the wager",
-    reads=("machine_installed", "meters_read", "games_played"),
+    reads=(
+        "machine_installed",
+        "meters_read",
+        "program_converted",
+        "program_verified",
+        "games_played",
+    ),
     test=T,
+    checks={
+        "a promotional machine's program, installed or reported, never pays less than the wager": C
+        + "S1.15]",
+        "no game played on a promotional machine paid less than the wager": C + "S1.15]",
+        (
+            "the program a signature challenge shows a promotional machine running, whatever "
+            "it reports"
+        ): P + "test_a_promotional_machine_secretly_running_a_losing_program_is_found",
+    },
+    unchecked=(
+        "the Board's approval of the machine: the bank's promotional flag is that approval",
+        "items (i) and (iii)-(vii) are permissions ('may'): nothing to check",
+    ),
 )
-class PromotionalNeverLoses(Checker):
+class PromotionalNeverLoses(_ApprovedProgram):
+    """A promotional machine's program (installed, reported, converted to, or shown running
+    by a signature challenge) must never pay less than the wager, and no game may have."""
+
     def _check_program(self, m: str, signature: str, rec: Record) -> None:
         game = self.ctx.facts.programs.get(signature)
         if game is None:
@@ -231,6 +484,7 @@ class PromotionalNeverLoses(Checker):
             )
 
     def on_record(self, rec: Record) -> None:
+        self.follow(rec)
         m = rec.entity("machine")
         inst = self.ctx.installed.get(m)
         if inst is None or not inst.promotional:
@@ -239,6 +493,12 @@ class PromotionalNeverLoses(Checker):
             self._check_program(m, rec.game_signature, rec)
         elif isinstance(rec, MetersRead):
             self._check_program(m, rec.program_signature, rec)
+        elif isinstance(rec, ProgramConverted):
+            self._check_program(m, rec.to_signature, rec)
+        elif isinstance(rec, ProgramVerified):
+            running = self.running(rec)
+            if running is not None:
+                self._check_program(m, running, rec)
         elif isinstance(rec, GamesPlayed) and rec.games_won < rec.games:
             self.report_once(
                 m,
@@ -253,55 +513,129 @@ class PromotionalNeverLoses(Checker):
     "MT98.S1.16",
     kind=Kind.RECORD,
     title="Promotional payout documentation",
-    reads=("games_played", "cashed_out", "patron_left"),
+    reads=("promotion_awarded", "promotional_payout"),
+    params=("promotional_payout_record_max_hours",),
     test=T,
+    checks={
+        "every promotional award is documented within promotional_payout_record_max_hours": P
+        + "test_an_unrecorded_promotional_payout_is_found_when_its_documentation_is_overdue",
+        "a Board inspector confirmed the payout is due": P
+        + "test_an_unconfirmed_promotional_payout_is_found",
+        "a cash-out is no promotional payout": P
+        + "test_leaving_a_promotional_machine_without_a_cash_out_record_is_not_item_16",
+    },
+    unchecked=(
+        (
+            "particulars (i)-(iv) present and the documented amount equal to the award: checked, "
+            "but the twin always documents them, so no test makes them fail"
+        ),
+        (
+            "'not reflected in the machine pay table': the twin's promotions pay outside the "
+            "machine by construction"
+        ),
+    ),
 )
 class PromotionalPayoutsDocumented(Checker):
-    """Every promotional session ends with a documented payout before the patron leaves."""
+    """Every promotional award is documented, in time, with item 16's particulars and the
+    confirmation of a Board inspector that it is due."""
 
     def setup(self) -> None:
-        self.open: dict[tuple[str, str], int] = {}
+        self.open: dict[tuple[str, float], PromotionAwarded] = {}
 
     def on_record(self, rec: Record) -> None:
-        if isinstance(rec, GamesPlayed):
-            inst = self.ctx.installed.get(rec.machine)
-            if inst is not None and inst.promotional and rec.credits > 0:
-                self.open[(rec.machine, rec.patron)] = rec.seq
-            elif inst is not None and inst.promotional:
-                self.open.pop((rec.machine, rec.patron), None)
-        elif isinstance(rec, CashedOut):
-            self.open.pop((rec.machine, rec.patron), None)
-        elif isinstance(rec, PatronLeft) and rec.machine:
-            key = (rec.machine, rec.patron)
-            seq = self.open.pop(key, None)
-            if seq is not None:
-                self.report(
-                    key,
-                    f"patron {key[1]} left promotional machine {key[0]} with credits and no "
-                    "documented payout",
-                    (seq, rec.seq),
-                )
+        if isinstance(rec, PromotionAwarded):
+            key = (rec.machine, rec.t)
+            self.open[key] = rec
+            hours = float(self.ctx.param("promotional_payout_record_max_hours"))
+            self.ctx.after(hours * 3600.0, lambda: self._overdue(key, hours))
+            return
+        assert isinstance(rec, PromotionalPayout)
+        m = rec.machine
+        award = self.open.pop((m, rec.awarded_t), None)
+        inst = self.ctx.installed.get(m)
+        lacking = [
+            name
+            for name, ok in (
+                ("machine number", bool(m)),
+                ("denomination", inst is None or rec.denomination_cents == inst.denomination_cents),
+                ("description of award", bool(rec.award.strip())),
+                ("type of promotion", bool(rec.promotion.strip())),
+            )
+            if not ok
+        ]
+        if lacking:
+            self.report(
+                rec.entities,
+                f"promotional payout at machine {m} is documented without: " + ", ".join(lacking),
+                (rec.seq,),
+            )
+        if not self.ctx.is_inspector(rec.inspector):
+            self.report(
+                rec.entities,
+                f"promotional payout of {rec.amount_cents} cents at machine {m} was not "
+                "confirmed by a Board inspector as due",
+                (rec.seq,) if award is None else (award.seq, rec.seq),
+            )
+        elif award is not None and award.amount_cents != rec.amount_cents:
+            self.report(
+                rec.entities,
+                f"promotional payout at machine {m} is documented as {rec.amount_cents} cents; "
+                f"the promotion awarded {award.amount_cents}",
+                (award.seq, rec.seq),
+            )
+
+    def _overdue(self, key: tuple[str, float], hours: float) -> None:
+        award = self.open.pop(key, None)
+        if award is not None:
+            self.report(
+                award.entities,
+                f"promotional award of {award.amount_cents} cents at machine {award.machine} "
+                f"({award.promotion}) has no payout documentation after {hours:g} hours",
+                (award.seq,),
+            )
 
 
 @control(
     "MT98.S1.20a",
     kind=Kind.RECORD,
     title="Current theoretical hold worksheet for every machine",
-    reads=("machine_installed", "meters_read"),
+    reads=("machine_installed", "meters_read", "program_converted", "program_verified"),
     test=T,
+    checks={
+        "the program installed or reported has a worksheet": C + "S1.1a]",
+        "the program a signature challenge shows running has a worksheet": C + "S1.1b.iii]",
+    },
+    unchecked=(
+        (
+            "'accurate and current': the worksheet is the PAR sheet the program is analysed from, "
+            "so it cannot be inaccurate in the twin"
+        ),
+        "machines in inventory: the twin has none",
+    ),
 )
-class HoldWorksheet(Checker):
+class HoldWorksheet(_ApprovedProgram):
+    """The program a machine is installed with, reports, is converted to, or is shown by a
+    signature challenge to run must have a theoretical hold worksheet on file."""
+
     def on_record(self, rec: Record) -> None:
+        self.follow(rec)
         m = rec.entity("machine")
-        sig = rec.game_signature if isinstance(rec, MachineInstalled) else None
-        if isinstance(rec, MetersRead):
+        sig: str | None = None
+        if isinstance(rec, MachineInstalled):
+            sig = rec.game_signature
+        elif isinstance(rec, MetersRead):
             sig = rec.program_signature
+        elif isinstance(rec, ProgramConverted):
+            sig = rec.to_signature
+        elif isinstance(rec, ProgramVerified) and m in self.approved:
+            sig = self.running(rec) or ""
         if sig is None or sig in self.ctx.facts.worksheets:
             return
+        what = f"program {sig[:12]}" if sig else "a program the Board does not hold"
         self.report_once(
             (m, sig),
             (m,),
-            f"machine {m} runs program {sig[:12]}, which has no theoretical hold worksheet",
+            f"machine {m} runs {what}, which has no theoretical hold worksheet",
             (rec.seq,),
         )
 
@@ -312,6 +646,15 @@ class HoldWorksheet(Checker):
     title="Theoretical hold in reports within manufacturer standards",
     reads=("machine_installed",),
     test=T,
+    checks={
+        "the theoretical return is not below the manufacturer's certified minimum": C + "S1.20b]",
+    },
+    unchecked=(
+        (
+            "reporting a discrepancy to the manufacturer, resolving it and lodging the "
+            "documentation: no such workflow"
+        ),
+    ),
 )
 class HoldWithinManufacturerStandard(Checker):
     def on_record(self, rec: Record) -> None:
@@ -329,13 +672,22 @@ class HoldWithinManufacturerStandard(Checker):
             )
 
 
-class _IdentityChange(ReadingDiffersFromInstall):
+class _Renumbered(ReadingDiffersFromInstall):
+    """A reading whose machine numbers or designations (registration, serial, asset number)
+    differ from those the machine was installed with; the model records no renumbering, so
+    any difference is an unrecorded one."""
+
     def difference(self, inst: MachineInstalled, rec: MetersRead) -> str | None:
-        if (rec.registration, rec.serial) == (inst.registration, inst.serial):
+        now = (rec.registration, rec.serial, rec.asset_number)
+        then = (inst.registration, inst.serial, inst.asset_number)
+        if now == then:
             return None
         return (
-            f"now reports registration {rec.registration or '(none)'} and serial "
-            f"{rec.serial or '(none)'} (installed as {inst.registration} / {inst.serial})"
+            "now reports registration / serial / asset number "
+            + " / ".join(v or "(none)" for v in now)
+            + " (installed as "
+            + " / ".join(v or "(none)" for v in then)
+            + ")"
         )
 
 
@@ -345,9 +697,24 @@ class _IdentityChange(ReadingDiffersFromInstall):
     title="Record removals, returns and renumbering",
     reads=("meters_read",),
     test=T,
+    checks={
+        "an unrecorded change of registration number": C + "S1.20c]",
+        "an unrecorded change of serial number": C + "R28.3c.permanent]",
+        "an unrecorded change of asset number": C + "S1.20c.asset]",
+    },
+    unchecked=(
+        (
+            "records of the dates a machine is removed from and placed back into operation: the "
+            "twin has no removals"
+        ),
+        (
+            "a recorded renumbering: the twin has no renumbering workflow, so every change is an "
+            "unrecorded one"
+        ),
+    ),
 )
-class RenumberingRecorded(_IdentityChange):
-    consequence = "with no record of the renumbering"
+class RenumberingRecorded(_Renumbered):
+    consequence = "with no record of the change in machine numbers and designations"
 
 
 @control(
@@ -356,6 +723,24 @@ class RenumberingRecorded(_IdentityChange):
     title="Asset number fixed for the whole period of ownership",
     reads=("meters_read",),
     test=T,
+    checks={
+        "the asset number never changes while the machine is on the floor": P
+        + "test_a_retagged_asset_number_is_found_at_the_next_reading",
+    },
+    unchecked=(
+        (
+            "the end of ownership (a machine leaving the floor): the twin has no removals, so "
+            "every machine is owned for the whole run"
+        ),
+    ),
 )
-class AssetNumberFixed(_IdentityChange):
-    consequence = "although an asset number is fixed for the period of ownership"
+class AssetNumberFixed(ReadingDiffersFromInstall):
+    """The asset number a machine reports must stay the one it was installed with for as
+    long as the licensee owns it (on the floor, every machine is owned)."""
+
+    consequence = "although a machine keeps its asset number while the licensee owns it"
+
+    def difference(self, inst: MachineInstalled, rec: MetersRead) -> str | None:
+        if rec.asset_number == inst.asset_number:
+            return None
+        return f"now carries asset number {rec.asset_number or '(none)'} (was {inst.asset_number})"
