@@ -147,6 +147,7 @@ _arm(M.FILL_MISCOUNTED, "the next fill's certified coins differ from the coins p
 _arm(M.SECONDARY_DECISION, "after selecting a winning outcome the machine shows a loss")
 _arm(M.UNDOCUMENTED_PAYOUT, "the next cash-out is paid but leaves no record")
 _arm(M.SHORT_PAY_WITHOUT_FILL, "the next hopper-empty short pay is settled by hand, no fill")
+_arm(M.SHORTENED_WIN, "after selecting a win the machine shows a smaller one (still a win)")
 
 
 @injection(
@@ -310,6 +311,18 @@ def _stake_above_max(casino: Casino, inj: InjectViolation) -> None:
     m = _machine(casino, inj)
     m.spec = replace(m.spec, max_bet_units=m.spec.max_bet_units + inj.amount)
     m.forced_bet_units = m.spec.max_bet_units
+
+
+@injection(
+    "adaptive_paytable",
+    "the machine scales its pays with its recent hold (down when below the theoretical), "
+    "still reporting the approved program",
+)
+def _adaptive_paytable(casino: Casino, inj: InjectViolation) -> None:
+    from twin.machines.adaptive import AdaptivePayTable
+
+    m = _machine(casino, inj)
+    m.adaptive = AdaptivePayTable(m.game)
 
 
 __all__ = ["INJECTIONS", "InjectViolation", "Injection", "injection", "load_game", "validate"]

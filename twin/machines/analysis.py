@@ -477,15 +477,27 @@ def _weighted_wins(
     return keys // 2, probs, (keys % 2).astype(np.bool_)
 
 
-_WIN_LAWS: dict[str, WinDistribution] = {}
+_WIN_LAWS: dict[str, tuple[Game, WinDistribution]] = {}
+
+
+def _same_pays(a: Game, b: Game) -> bool:
+    """Whether two games of one signature also pay alike (a program may lie about itself)."""
+    if a is b:
+        return True
+    if a.kind != b.kind or a.outcomes != b.outcomes:
+        return False
+    return all(
+        (x is None and y is None) or (x is not None and y is not None and np.array_equal(x, y))
+        for x, y in ((a.line_pay, b.line_pay), (a.scatter_by_count, b.scatter_by_count))
+    )
 
 
 def win_distribution(game: Game, chunk: int = CHUNK) -> WinDistribution:
     """The exact law of ``game``'s win per unit bet (cached by signature; see
     :class:`WinDistribution`)."""
     hit = _WIN_LAWS.get(game.signature)
-    if hit is not None:
-        return hit
+    if hit is not None and _same_pays(hit[0], game):
+        return hit[1]
     empty_i = np.zeros(0, np.int64)
     empty_f = np.zeros(0, np.float64)
     empty_b = np.zeros(0, np.bool_)
@@ -517,5 +529,5 @@ def win_distribution(game: Game, chunk: int = CHUNK) -> WinDistribution:
             )
     if len(_WIN_LAWS) >= 64:
         _WIN_LAWS.clear()
-    _WIN_LAWS[game.signature] = law
+    _WIN_LAWS[game.signature] = (game, law)
     return law

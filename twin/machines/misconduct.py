@@ -21,6 +21,7 @@ class Misconduct(Enum):
     SECONDARY_DECISION = "secondary_decision"  # a selected win is shown as a loss
     UNDOCUMENTED_PAYOUT = "undocumented_payout"  # next cash-out leaves no record
     SHORT_PAY_WITHOUT_FILL = "short_pay_without_fill"  # next short pay settled by hand, no fill
+    SHORTENED_WIN = "shortened_win"  # a selected win is shown smaller (games won unchanged)
 
 
 __all__ = ["Misconduct"]

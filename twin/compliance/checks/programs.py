@@ -1,7 +1,7 @@
 """Programs, returns and progressive links.
 
-Malta First Schedule items 1(a) (minimum return), 1(e) (no self-adjusting pay tables),
-2 (progressive links), 3 (payback changes only by a hardware or software change).
+Malta First Schedule items 1(a) (minimum return), 2 (progressive links), 3 (payback changes
+only by a hardware or software change). Items 1(c) and 1(e) are in ``checks.outcomes``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from twin.machines.events import (
     GamesPlayed,
     MachineInstalled,
     MetersRead,
-    OutcomeTally,
     ProgressiveHit,
 )
 from twin.records import Record
@@ -81,17 +80,6 @@ class _ProgramChange(ReadingDiffersFromInstall):
             f"now runs program {rec.program_signature[:12]} instead of the installed "
             f"{inst.game_signature[:12]} ({inst.game_id})"
         )
-
-
-@control(
-    "MT98.S1.1e",
-    kind=Kind.RUNTIME,
-    title="No self-adjusting pay tables driven by hold",
-    reads=("meters_read",),
-    test=T,
-)
-class NoAdaptivePayTables(_ProgramChange):
-    consequence = "with no recorded change: its pay table was altered"
 
 
 @control(
@@ -211,43 +199,4 @@ class ProgressiveChangesApproved(Checker):
                 f"link {rec.link} resets to {rec.reset_cents} cents; the approved reset is "
                 f"{approved[0]} cents",
                 (rec.seq,),
-            )
-
-
-@control(
-    "MT98.S1.1c",
-    kind=Kind.RUNTIME,
-    title="Show the true outcome; no secondary decision afterwards",
-    reads=("games_played", "outcome_tally"),
-    test=T,
-)
-class TrueOutcomeShown(Checker):
-    """The games shown as won (play records, what the player sees) must be the games whose
-    selected outcome won (the outcome tally): between two tallies of the same program the
-    two counts agree exactly, unless a secondary decision changed what was shown."""
-
-    def setup(self) -> None:
-        self.shown: dict[str, int] = {}
-        self.last: dict[str, OutcomeTally] = {}
-
-    def on_record(self, rec: Record) -> None:
-        m = rec.entity("machine")
-        if isinstance(rec, GamesPlayed):
-            self.shown[m] = self.shown.get(m, 0) + rec.games_won
-            return
-        assert isinstance(rec, OutcomeTally)
-        selected = sum(w for _, _, w in rec.by_bet)
-        prev = self.last.get(m)
-        shown = self.shown.pop(m, 0)
-        self.last[m] = rec
-        if prev is None or prev.program_signature != rec.program_signature:
-            return
-        before = sum(w for _, _, w in prev.by_bet)
-        if selected - before != shown:
-            self.report_once(
-                m,
-                (m,),
-                f"machine {m} showed {shown} winning games where its selected outcomes won "
-                f"{selected - before}: the displayed result differs from the selection",
-                (prev.seq, rec.seq),
             )

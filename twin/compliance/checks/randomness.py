@@ -36,6 +36,8 @@ from twin.machines.par import Game
 from twin.records import Record
 
 T = "tests/test_controls.py::test_injected_violation_is_found"
+S = "tests/test_stats.py"
+C = "tests/test_controls_outcomes.py"
 PARAMS = ("randomness_confidence", "randomness_fdr", "randomness_min_games")
 
 
@@ -172,6 +174,21 @@ class _Randomness(Checker):
     reads=("outcome_tally",),
     params=PARAMS,
     test=T,
+    checks={
+        "a machine whose selection fails any of (i), (ii), (iii) is reported": T,
+        "95% confidence limits: per machine (Holm over its tests at 1 - confidence), "
+        "and the floor's false discoveries bounded on top (Benjamini-Hochberg)": (
+            f"{S}::test_select_then_test_both_settings_change_the_outcome"
+        ),
+        "confidence and false-discovery rate both change the findings of a run": (
+            f"{C}::test_randomness_confidence_and_fdr_both_change_the_findings"
+        ),
+    },
+    unchecked=(
+        "'random selection' as unpredictability of the generator itself (seeding, period, "
+        "state recovery): the twin sees outcomes, not the RNG",
+        "free-spin (feature) outcomes: the outcome tally counts base games only",
+    ),
 )
 class RandomSelection(_Randomness):
     subs = ("i", "ii", "iii")
@@ -185,6 +202,17 @@ class RandomSelection(_Randomness):
     reads=("outcome_tally",),
     params=PARAMS,
     test=T,
+    checks={
+        "every reel stop (game element) is selected at its rate, none (all but) never": T,
+    },
+    unchecked=(
+        "every permutation or combination of elements available: the tally has each reel's "
+        "stops, not their combinations, so a combination removed while its stops still land "
+        "is not seen (a per-combination or per-pay tally is needed)",
+        "available 'at the initiation of each game' (e.g. removed for the next 500 games "
+        "after a big win): the tally is cumulative over the run",
+        "free-spin reels: not tallied",
+    ),
 )
 class EveryOutcomeAvailable(_Randomness):
     subs = ("i",)
@@ -198,6 +226,18 @@ class EveryOutcomeAvailable(_Randomness):
     reads=("outcome_tally",),
     params=PARAMS,
     test=T,
+    checks={
+        "the probability of a symbol in a position is the approved one (stop frequencies)": T,
+        "exact size where the chi-square approximation is poor (expected counts < 5)": (
+            f"{S}::test_stop_frequency_size_at_1000_spins_of_a_sparse_reel"
+        ),
+    },
+    unchecked=(
+        "constant over time: the test is on the run's cumulative counts, so a probability "
+        "that drifts and returns is seen only through the total",
+        "machines representative of live games (cards, dice): no such game is modelled",
+        "free-spin reels: not tallied",
+    ),
 )
 class ConstantProbabilities(_Randomness):
     subs = ("ii",)
@@ -211,6 +251,17 @@ class ConstantProbabilities(_Randomness):
     reads=("outcome_tally",),
     params=PARAMS,
     test=T,
+    checks={
+        "no dependence on the previous game outcome (win/loss transitions)": (
+            f"{S}::test_independence_chi_square_2x2_hand_example"
+        ),
+        "no dependence on the amount wagered (win rate by bet level)": T,
+    },
+    unchecked=(
+        "patterns longer than one game (runs of more than two, periodicity): only "
+        "consecutive pairs are tallied",
+        "dependence on the style or method of play: no play style is recorded",
+    ),
 )
 class NoDependence(_Randomness):
     subs = ("iii",)
@@ -224,6 +275,20 @@ class NoDependence(_Randomness):
     reads=("games_played", "machine_locked", "progressive_hit"),
     params=("hold_variance_confidence", "randomness_min_games"),
     test=T,
+    checks={
+        "a large variance between theoretical and actual hold is found (halved pays)": T,
+        "'large' measured on the exact law of the game's win, not a normal curve": (
+            f"{S}::test_saddle_point_tails_match_monte_carlo_where_the_normal_curve_fails"
+        ),
+        "the hold over the bets actually played (mixed bet levels)": (
+            f"{S}::test_hold_tail_test_mixes_bet_levels_and_flags_a_halved_pay_table"
+        ),
+    },
+    unchecked=(
+        "investigated, resolved and documented in a timely way: no investigation workflow "
+        "is modelled; the finding is the call to investigate",
+        "machines with fewer than randomness_min_games games: not tested",
+    ),
 )
 class HoldVariance(Checker):
     """Actual hold against the exact law of the game's win over the games and bets played."""
