@@ -669,7 +669,15 @@ def _feature_mgf(law: WinLaw, t: float) -> tuple[float, float, float] | None:
 
         if g(top) > 0.0:
             return None  # no fixed point: beyond the radius of convergence
-        m = float(brentq(g, 0.0, top, xtol=1e-300, rtol=4 * np.finfo(float).eps))
+        # the smallest root: Newton from 0 rises monotonically to it (g convex, g(0) > 0)
+        m = 0.0
+        for _ in range(200):
+            step = g(m) / (1.0 - s * c0 * m ** (s - 1))
+            m += step
+            if abs(step) <= 1e-15 * max(m, 1e-300):
+                break
+        else:  # pragma: no cover - Newton from below converges; bisection as a fallback
+            m = float(brentq(g, 0.0, top, xtol=1e-300, rtol=4 * np.finfo(float).eps))
         d = 1.0 - s * c0 * m ** (s - 1)
         if d <= 0.0:
             return None
@@ -742,32 +750,44 @@ def _lattice_span(law: WinLaw, levels: Sequence[tuple[int, int]]) -> int:
 def _solve_saddle(
     law: WinLaw, levels: Sequence[tuple[int, int]], x: float, mean: float, sd: float
 ) -> float | None:
-    """``t`` with ``K_S'(t) = x`` (None when ``x`` is beyond the support's reach)."""
-
-    def slope(t: float) -> float | None:
-        c = _sum_cgf(law, levels, t)
-        return None if c is None else c[1] - x
-
+    """``t`` with ``K_S'(t) = x`` (None when ``x`` is beyond the support's reach): Newton's
+    method (``K_S'`` increases, ``K_S''`` is its slope), kept inside a bracket that is
+    bisected whenever a step leaves it or the domain of the generating function."""
     sign = 1.0 if x > mean else -1.0
-    good, step = 0.0, sign / max(sd, 1e-300)
-    for _ in range(200):
-        s = slope(good + step)
-        if s is None:  # past the radius of convergence: creep up to it
-            bad = good + step
-            for _ in range(200):
-                mid = 0.5 * (good + bad)
-                sm = slope(mid)
-                if sm is None:
-                    bad = mid
-                    continue
-                if sign * sm >= 0:
-                    return float(brentq(lambda t: slope(t) or 0.0, good, mid, xtol=1e-15))
-                good = mid
-            return None
-        if sign * s >= 0:
-            return float(brentq(lambda t: slope(t) or 0.0, good, good + step, xtol=1e-15))
-        good, step = good + step, 2.0 * step
-    return None
+    lo, hi = (0.0, math.inf) if sign > 0 else (-math.inf, 0.0)
+    t = 0.0
+    c = _sum_cgf(law, levels, t)
+    assert c is not None
+    for _ in range(400):
+        assert c is not None
+        f = c[1] - x
+        if abs(f) <= 1e-10 * max(sd, 1.0):
+            return t
+        if f < 0:
+            lo = t
+        else:
+            hi = t
+        nt = t - f / c[2] if c[2] > 0 else math.nan
+        if not (lo < nt < hi) or not math.isfinite(nt):
+            if math.isinf(hi):
+                nt = t + max(abs(t), 1.0 / sd)  # expand upwards
+            elif math.isinf(lo):
+                nt = t - max(abs(t), 1.0 / sd)  # expand downwards
+            else:
+                nt = 0.5 * (lo + hi)
+        nc = _sum_cgf(law, levels, nt)
+        while nc is None:  # beyond the radius of convergence: come back towards t
+            hi = nt
+            nt = 0.5 * (t + nt)
+            if nt - t <= 1e-15 * max(abs(t), 1e-300):
+                return None
+            nc = _sum_cgf(law, levels, nt)
+        if abs(nt - t) <= 1e-14 * max(abs(nt), 1e-300):
+            return nt
+        t, c = nt, nc
+        if abs(t) > 1e6:
+            return None  # x lies beyond what the games can produce
+    return t
 
 
 def win_tails(law: WinLaw, levels: Sequence[tuple[int, int]], won: float) -> tuple[float, float]:
@@ -792,9 +812,11 @@ def win_tails(law: WinLaw, levels: Sequence[tuple[int, int]], won: float) -> tup
         return (1.0 if won >= mean else 0.0), (1.0 if won <= mean else 0.0)
     sd = math.sqrt(var)
     h = _lattice_span(law, levels)
-    return _lr_tail(law, levels, won + h / 2, mean, sd, lower=True), _lr_tail(
-        law, levels, won - h / 2, mean, sd, lower=False
-    )
+    if won <= mean:  # only the near side needs the saddle point; the far one is > 1/2
+        low = _lr_tail(law, levels, won + h / 2, mean, sd, lower=True)
+        return low, max(0.5, 1.0 - low)
+    high = _lr_tail(law, levels, won - h / 2, mean, sd, lower=False)
+    return max(0.5, 1.0 - high), high
 
 
 def _lr_tail(
