@@ -8,7 +8,9 @@ with probability 9e-4 (binomial tail at p = 0.011).
 Detection: each statistical violation over 30 seeds; the bounds are set below the rates
 measured when the test was written (biased reel 30/30, halved pay table 30/30, a stop
 that all but never lands 30/30, wager-dependent pays 26/30), so that a chance failure has
-probability below 3e-4 each (binomial, taking the true rates as 29.5/30 and 26/30).
+probability below 3e-4 each (binomial, taking the true rates as 29.5/30 and 26/30). The
+adaptive pay table (1(e), one classic machine, one day) was found on 7 of 20 seeds
+(100-119); at least 3 of 30 is asserted (chance failure 3.6e-4 at a true rate of 0.35).
 """
 
 from __future__ import annotations
@@ -31,9 +33,10 @@ def controls_found(tmp: Path, case: Case | None, seed: int) -> set[str]:
     data = tomllib.loads(FLOOR.read_text())
     data["scenario"]["seed"] = seed
     if case is not None:
-        assert case.inject is not None and case.game is not None
+        assert case.inject is not None
         inj = dict(case.inject)
-        inj["game"] = str(classic_variant(tmp, case.game, GAMES[case.game]))
+        if case.game is not None:
+            inj["game"] = str(classic_variant(tmp, case.game, GAMES[case.game]))
         data["inject"] = [inj]
     casino = Casino(parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent))
     casino.run()
@@ -48,7 +51,7 @@ def test_a_fair_floor_rarely_raises_an_alarm(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("case_id", "at_least"),
-    [("S1.1b.ii", 26), ("S1.20f", 26), ("S1.1b.i", 26), ("S1.1b.iii", 19)],
+    [("S1.1b.ii", 26), ("S1.20f", 26), ("S1.1b.i", 26), ("S1.1b.iii", 19), ("S1.1e", 3)],
 )
 def test_statistical_violations_are_detected(tmp_path: Path, case_id: str, at_least: int) -> None:
     case = CASES[case_id]
