@@ -131,7 +131,7 @@ CASES: dict[str, Case] = {
         {"kind": "phantom_credits", "machine": "B-001", "amount": 99575, "at_hours": 3.5},
     ),
     "S1.1a": Case(
-        frozenset({"MT98.S1.1a", "MT98.S1.1e", "MT98.S1.3a", "MT98.S1.20a"}),
+        frozenset({"MT98.S1.1a", "MT98.S1.3a", "MT98.S1.20a"}),
         {"kind": "swap_game", "machine": "B-003", "at_hours": 2.0},
         game="low-return",
     ),
@@ -153,6 +153,14 @@ CASES: dict[str, Case] = {
     "S1.1c": Case(
         frozenset({"MT98.S1.1c"}),
         {"kind": "secondary_decision", "machine": "A-002", "at_hours": 3.0},
+    ),
+    "S1.1c.amount": Case(
+        frozenset({"MT98.S1.1c"}),
+        {"kind": "shortened_win", "machine": "A-002", "at_hours": 3.0},
+    ),
+    "S1.1e": Case(
+        frozenset({"MT98.S1.1e"}),
+        {"kind": "adaptive_paytable", "machine": "B-003"},
     ),
     "S1.2a": Case(
         frozenset({"MT98.S1.2a", "MT98.S1.3b"}),
@@ -224,7 +232,7 @@ CASES: dict[str, Case] = {
         {"kind": "hand_pay_without_inspector", "machine": "A-001"},
     ),
     "S1.15": Case(
-        frozenset({"MT98.S1.15", "MT98.S1.1e", "MT98.S1.3a", "MT98.S1.20f"}),
+        frozenset({"MT98.S1.15", "MT98.S1.3a", "MT98.S1.20f"}),
         {"kind": "swap_game", "machine": "G-001", "at_hours": 1.0},
         game="classic-3reel",
     ),

@@ -176,7 +176,7 @@ def test_engine_machine_parameters() -> None:
     assert rs.get("max_prize_cents") == 500_000
     assert rs.get("hold_variance_confidence") == 0.999
     assert rs.get("randomness_min_games") == 2000
-    assert rs.get("randomness_fdr") == 0.01
+    assert rs.get("randomness_fdr") == 0.005
     for key in (
         "max_stake_cents",
         "max_prize_cents",

@@ -11,6 +11,8 @@ about 0.1 %. The heavier repetitions live in tests/test_stats_slow.py.
 from __future__ import annotations
 
 import math
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,13 +23,19 @@ from twin.compliance.stats import (
     benjamini_hochberg,
     effective_games,
     hold_band,
+    hold_tail_test,
     hold_variance_test,
     holm,
     independence_test,
     pool_cells,
     runs_test,
+    select_then_test,
     stop_frequency_test,
+    win_cgf,
+    win_tails,
 )
+from twin.machines.analysis import analyse, win_distribution
+from twin.machines.par import load_game
 
 # Reel 1 and reel 3 of scenarios/games/classic-3reel.toml: 22 stops on a 64-stop virtual reel.
 REEL1 = np.array([2, 2, 5, 2, 4, 2, 3, 2, 5, 2, 3, 2, 4, 2, 5, 2, 3, 2, 5, 2, 3, 2], float)
@@ -85,20 +93,46 @@ def test_pool_cells_merges_adjacent_and_tail() -> None:
     assert pool_cells([], 5.0) == []
 
 
-def test_stop_frequency_pools_low_expectation_cells() -> None:
-    # Weights sum to 20 and n = 20, so E = weights; pooled E = [8, 12], pooled O = [12, 8].
-    r = stop_frequency_test([4, 0, 4, 4, 4, 4], [1, 1, 2, 4, 8, 4])
-    assert r.dof == 1.0
-    assert r.statistic == pytest.approx(16 / 8 + 16 / 12)
-    assert r.p_value == pytest.approx(math.erfc(math.sqrt(r.statistic / 2)))
-    assert "6 stops, 4 merged" in r.detail
-    # With min_expected = 1 nothing is pooled.
-    assert stop_frequency_test([4, 0, 4, 4, 4, 4], [1, 1, 2, 4, 8, 4], 1.0).dof == 5.0
+def _exact_pearson_p(counts: list[int], weights: list[int]) -> float:
+    """P(X^2 >= observed) by enumerating every multinomial outcome (small n only)."""
+    from itertools import combinations
+
+    n, k = sum(counts), len(counts)
+    p = np.array(weights, float) / sum(weights)
+    e = n * p
+    obs = float(np.sum((np.array(counts) - e) ** 2 / e))
+    total = 0.0
+    for bars in combinations(range(n + k - 1), k - 1):  # stars and bars
+        c = np.diff((-1, *bars, n + k - 1)) - 1
+        x = float(np.sum((c - e) ** 2 / e))
+        if x >= obs - 1e-9:
+            total += math.exp(
+                math.lgamma(n + 1)
+                - sum(math.lgamma(ci + 1) for ci in c)
+                + float(np.dot(c, np.log(p)))
+            )
+    return total
+
+
+def test_stop_frequency_sparse_reel_uses_an_exact_size_monte_carlo_p_value() -> None:
+    # Weights sum to 20 and n = 20, so E = weights: two cells below 5 -> Monte Carlo on all 6
+    # cells (no pooling). The p-value agrees with full enumeration within MC error (p ~ 0.05,
+    # sequential MC with 20 exceedances: relative sd ~ 1/sqrt(20); bound 4 sd).
+    counts, weights = [4, 0, 4, 4, 4, 4], [1, 1, 2, 4, 8, 4]
+    r = stop_frequency_test(counts, weights)
+    assert "Monte Carlo" in r.detail and r.dof == 0.0
+    assert r.statistic == pytest.approx(9 + 1 + 2 + 0 + 2 + 0)
+    exact = _exact_pearson_p(counts, weights)
+    assert abs(r.p_value - exact) <= 4 * exact / math.sqrt(20), (r.p_value, exact)
+    assert stop_frequency_test(counts, weights) == r  # reproducible: seeded from the data
+    # With min_expected = 1 every expected count passes: the chi-square reference is used.
+    assert stop_frequency_test(counts, weights, 1.0).dof == 5.0
 
 
 def test_stop_frequency_too_few_observations() -> None:
-    r = stop_frequency_test([3, 2, 4], [1, 1, 1])  # n = 9 < 2 * 5: a single pooled cell
-    assert (r.p_value, r.detail, r.n) == (1.0, "too few observations", 9)
+    r = stop_frequency_test([3, 2, 4], [1, 1, 1])  # n = 9: E = 3 < 5, Monte Carlo
+    assert "Monte Carlo" in r.detail and r.n == 9
+    assert abs(r.p_value - _exact_pearson_p([3, 2, 4], [1, 1, 1])) < 0.05
     assert stop_frequency_test([0, 0], [1, 1]).detail == "too few observations"
 
 
@@ -371,3 +405,110 @@ def test_power_against_one_stop_plus_20_percent() -> None:
     machines = 500
     rejected, _ = rejection_rate(biased, REEL1, 20_000, machines, 77)
     assert lower_bound(rejected, machines) >= 0.9, rejected / machines
+
+
+# --- exact law of the win and its saddle-point tails (item 20(f)) ---------------------------
+
+
+GAMES_DIR = Path(__file__).resolve().parent.parent / "scenarios" / "games"
+
+
+def _pmf_totals(law: Any, n: int, reps: int, rng: np.random.Generator) -> np.ndarray:
+    """Monte Carlo of the total win of ``n`` games, drawn from the pmf (features simulated
+    spin by spin with their retriggers): an implementation independent of the CGF."""
+    idx = rng.choice(law.base_values.size, size=(reps, n), p=law.base_probs)
+    tot = law.base_values[idx].sum(axis=1).astype(np.float64)
+    rows = np.repeat(np.arange(reps), law.base_trigger[idx].sum(axis=1))
+    pending = np.full(rows.size, law.spins, np.int64)
+    while pending.size:
+        j = rng.choice(law.free_values.size, size=pending.size, p=law.free_probs)
+        np.add.at(tot, rows, law.free_values[j])
+        pending = pending - 1 + np.where(law.free_retrigger[j], law.spins, 0)
+        rows, pending = rows[pending > 0], pending[pending > 0]
+    return tot
+
+
+def test_win_law_has_the_exact_mean_and_variance_of_the_par_analysis() -> None:
+    game = load_game(GAMES_DIR / "classic-3reel.toml")
+    a, law = analyse(game), win_distribution(game)
+    k = win_cgf(law, 0.0)
+    assert k is not None
+    assert k[0] == 0.0
+    assert k[1] == pytest.approx(float(a.rtp) * game.cost, rel=1e-12)
+    assert k[2] == pytest.approx(float(a.variance) * game.cost**2, rel=1e-12)
+
+
+def test_saddle_point_tails_match_monte_carlo_where_the_normal_curve_fails() -> None:
+    """300 games of classic-3reel, 40,000 simulated totals (fixed seed). At 2.5 to 5 sd
+    from the mean the saddle-point tail is within a factor 1.6 of the Monte Carlo share
+    (which has at least ~40 hits there: its own relative sd is at most 16 %, so a correct
+    approximation fails the bound by chance with probability below 1e-3), while the normal
+    curve is off by a factor 5 or more at 4 and 5 sd (the skew of the top prizes)."""
+    game = load_game(GAMES_DIR / "classic-3reel.toml")
+    law = win_distribution(game)
+    n = 300
+    tot = _pmf_totals(law, n, 40_000, np.random.default_rng(11))
+    k = win_cgf(law, 0.0)
+    assert k is not None
+    mu, sd = k[1] * n, math.sqrt(k[2] * n)
+    for z in (-2.5, 2.5, 3.0, 4.0, 5.0):
+        x = round(mu + z * sd)
+        low, high = win_tails(law, [(1, n)], x)
+        lr = low if z < 0 else high
+        mc = float(np.mean(tot <= x) if z < 0 else np.mean(tot >= x))
+        assert 1 / 1.6 <= lr / mc <= 1.6, (z, lr, mc)
+        if z >= 4:
+            normal = float(sps.norm.sf(abs(x - mu) / sd))
+            assert mc / normal >= 5, (z, mc, normal)
+
+
+def test_hold_tail_test_mixes_bet_levels_and_flags_a_halved_pay_table() -> None:
+    game = load_game(GAMES_DIR / "classic-3reel.toml")
+    law = win_distribution(game)
+    k = win_cgf(law, 0.0)
+    assert k is not None
+    levels = [(1, 4000), (3, 1000)]
+    mean = k[1] * (4000 + 3 * 1000)
+    fair = hold_tail_test(law, levels, round(mean), game.cost)
+    assert fair.p_value > 0.9 and fair.n == 5000
+    halved = hold_tail_test(law, levels, round(mean / 2), game.cost)
+    assert halved.p_value < 1e-12
+    assert hold_tail_test(law, [], 0, game.cost).p_value == 1.0
+
+
+def test_stop_frequency_size_at_1000_spins_of_a_sparse_reel() -> None:
+    """A reel with weight-1 stops of a 94 total (E = 10.6 at 1,000 spins, 3 stops) and the
+    same reel at 250 spins (E = 2.7: Monte Carlo). 1,500 fair machines each: the rejection
+    count at 0.05 and at 0.01 lies in the binomial 99.9 % interval (a correct test fails one
+    of the four checks by chance with probability about 0.4 %)."""
+    w = np.array([1] + [30] * 2 + [1, 1] + [30], float)
+    p = w / w.sum()
+    rng = np.random.default_rng(77)
+    for spins in (1000, 250):
+        pv = np.array(
+            [stop_frequency_test(c, w).p_value for c in rng.multinomial(spins, p, size=1500)]
+        )
+        for level in (0.05, 0.01):
+            lo, hi = sps.binom.interval(0.999, 1500, level)
+            assert lo <= np.count_nonzero(pv <= level) <= hi, (spins, level)
+
+
+def test_select_then_test_both_settings_change_the_outcome() -> None:
+    # three machines of 4 tests each; machine 0 is clearly off, machine 1 marginal
+    fams = [[1e-9, 0.015, 0.5, 0.9], [0.002, 0.3, 0.6, 0.8], [0.4, 0.5, 0.7, 0.9]]
+    out = select_then_test(fams, q=0.05, alpha=0.05)
+    assert [f.tolist() for f in out] == [
+        [True, True, False, False],  # Holm at 0.05 within machine 0: 1e-9 and 0.015 fail
+        [True, False, False, False],  # machine 1: Bonferroni 0.008 <= BH 2 * 0.05 / 3
+        [False] * 4,
+    ]
+    # the floor's FDR: at q = 0.01 machine 1 (0.008 > 0.01 * 2 / 3) is no longer selected
+    assert [bool(f.any()) for f in select_then_test(fams, q=0.01, alpha=0.05)] == [
+        True,
+        False,
+        False,
+    ]
+    # the machine's confidence: at 99 % machine 0's second test no longer fails, and at
+    # 99.9 % machine 1 (selected by the floor) has no failing test and is not reported
+    assert select_then_test(fams, q=0.05, alpha=0.01)[0].tolist() == [True, False, False, False]
+    assert not select_then_test(fams, q=0.05, alpha=0.001)[1].any()

@@ -242,6 +242,9 @@ _arm(
 )
 
 
+_arm(M.SHORTENED_WIN, "after selecting a win the machine shows a smaller one (still a win)")
+
+
 @injection(
     "meter_rollback", "a meter is wound back by `amount` credits", needs=("machine", "meter")
 )
@@ -451,6 +454,18 @@ def _stake_above_max(casino: Casino, inj: InjectViolation) -> None:
     m = _machine(casino, inj)
     m.spec = replace(m.spec, max_bet_units=m.spec.max_bet_units + inj.amount)
     m.forced_bet_units = m.spec.max_bet_units
+
+
+@injection(
+    "adaptive_paytable",
+    "the machine scales its pays with its recent hold (down when below the theoretical), "
+    "still reporting the approved program",
+)
+def _adaptive_paytable(casino: Casino, inj: InjectViolation) -> None:
+    from twin.machines.adaptive import AdaptivePayTable
+
+    m = _machine(casino, inj)
+    m.adaptive = AdaptivePayTable(m.game)
 
 
 __all__ = [

@@ -29,28 +29,35 @@ observations, all outcomes equal) returns ``p_value = 1.0`` (never rejects) and 
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import numpy as np
 import numpy.typing as npt
 from scipy import stats as sps
+from scipy.optimize import brentq
 
 __all__ = [
     "TestResult",
+    "WinLaw",
     "benjamini_hochberg",
     "effective_games",
     "hold_band",
+    "hold_tail_test",
     "hold_variance_test",
     "holm",
     "independence_test",
     "independence_tests",
     "pool_cells",
     "runs_test",
+    "select_then_test",
     "stop_frequency_test",
     "stop_frequency_tests",
+    "win_cgf",
+    "win_tails",
 ]
 
 #: The smallest sequence :func:`runs_test` evaluates with its normal approximation.
@@ -144,24 +151,20 @@ def stop_frequency_test(
     Method: Pearson's ``X^2 = sum((O - E)^2 / E)`` with ``E = n * p``, referred to chi-square
     with ``k - 1`` degrees of freedom, ``k`` the number of cells after pooling; upper-tail p.
 
-    Pooling: the chi-square approximation needs every expected count to be at least about 5
-    (Cochran's rule; ``min_expected``). Adjacent stops, in reel order, are merged until each
-    group reaches ``min_expected`` (see :func:`pool_cells`); the result's ``detail`` states
-    how many cells remain. Stops of weight zero are left out of the test; if any of them was
-    observed, the reel fails outright (``statistic = inf``, ``p = 0``), since an impossible
-    stop was produced. If fewer than two cells remain (``n * p_total < 2 * min_expected``,
-    roughly), the test is not run: ``p = 1`` with detail ``"too few observations"``.
-
-    Minimum sample: at least ``2 * min_expected`` spins to run at all; to test every stop on
-    its own, ``n >= min_expected / min(p)`` (e.g. 320 spins for a 64-stop virtual reel with a
-    weight-1 stop). Pooling loses power against deviations confined inside a group.
+    Small expected counts: the chi-square reference needs every expected count to be at
+    least about 5 (Cochran's rule; ``min_expected``). Below that the p-value is an exact-size
+    sequential Monte Carlo p-value of the same statistic on all cells (no pooling; see
+    :func:`_monte_carlo`), whose smallest value is ``1 / MC_DRAWS``. Stops of weight zero are
+    left out of the test; if any of them was observed, the reel fails outright
+    (``statistic = inf``, ``p = 0``), since an impossible stop was produced. With no spins
+    the test is not run (``p = 1``, ``"too few observations"``).
 
     Error rate: under H0 the rejection rate at level ``alpha`` is ``alpha`` up to the
-    chi-square approximation (the tests in ``tests/test_stats.py`` measure 5 % within binomial
-    noise on 2,000 simulated fair machines). The approximation is least accurate far in the
-    tail, which is where multiple-testing thresholds live (``0.05 / 500 = 1e-4``): on a
-    64-stop reel at 1,000 spins (every E >= 31) P(p <= 1e-4) was measured at about 1.1e-4 and
-    P(p <= 1e-5) at about 1.45e-5; at 20,000 spins both are within noise of nominal.
+    chi-square approximation where it is used, and exactly ``alpha`` (for multiples of
+    ``1 / MC_DRAWS``) where Monte Carlo is (``tests/test_stats.py`` measures both at 1,000
+    and 250 spins). The approximation is least accurate far in the tail, where multiple
+    testing thresholds live: on a 64-stop reel at 1,000 spins (every E >= 31) P(p <= 1e-4)
+    was measured at about 1.1e-4 and P(p <= 1e-5) at about 1.45e-5.
     Power grows with ``n * delta^2 / p`` for a relative change ``delta`` in a stop of
     probability ``p`` (noncentral chi-square with ``lambda = n * sum((p1 - p0)^2 / p0)``):
     rare stops need many more spins.
@@ -215,11 +218,10 @@ def _stop_frequency_rows(
     expected = n[:, None] * w / w.sum()
     ok = expected.min(axis=1) >= min_expected
     stat = np.sum((obs - expected) ** 2 / expected, axis=1)
-    cells = w.size
-    detail = f"Pearson chi-square, {cells} cells"
+    p = w / w.sum()
     for i, good, x, total in zip(rows, ok.tolist(), stat.tolist(), n.tolist(), strict=True):
         if good:
-            items[i] = _Chi2("stop_frequency", x, cells - 1, int(total), detail)
+            items[i] = _pearson(x, p, int(total))
 
 
 class _Chi2(NamedTuple):
@@ -227,15 +229,16 @@ class _Chi2(NamedTuple):
 
     name: str
     statistic: float
-    dof: int
+    dof: float
     n: int
     detail: str
+    scale: float = 1.0  # the statistic is referred to scale * chi2(dof)
 
 
 def _chi2_results(pending: Sequence[_Chi2]) -> list[TestResult]:
     if not pending:
         return []
-    stat = np.array([c.statistic for c in pending], np.float64)
+    stat = np.array([c.statistic / c.scale for c in pending], np.float64)
     dof = np.array([c.dof for c in pending], np.float64)
     p = np.atleast_1d(sps.chi2.sf(stat, dof))
     return [
@@ -281,23 +284,71 @@ def _stop_frequency_stat(
             detail=f"observed stops with zero weight: {bad}",
         )
     obs, w = obs[~zero], w[~zero]
-    expected = n * w / w.sum()
-    if expected.size >= 2 and expected.min() >= min_expected:
-        o, e, cells = obs, expected, expected.size  # no pooling needed (the usual case)
-    else:
-        groups = pool_cells(expected, min_expected)
-        if len(groups) < 2:
-            return _not_run(name, n, "too few observations")
-        o = np.array([obs[g].sum() for g in groups])
-        e = np.array([expected[g].sum() for g in groups])
-        cells = len(groups)
-    stat = float(np.sum((o - e) ** 2 / e))
-    dof = cells - 1
-    pooled = len(obs) - cells
-    detail = f"Pearson chi-square, {cells} cells"
-    if pooled:
-        detail += f" ({len(obs)} stops, {pooled} merged to reach E >= {min_expected:g})"
-    return _Chi2(name, stat, dof, n, detail)
+    p = w / w.sum()
+    expected = n * p
+    if expected.size < 2:
+        return _not_run(name, n, "fewer than two stops of positive weight")
+    if n == 0:
+        return _not_run(name, n, "too few observations")
+    stat = float(np.sum((obs - expected) ** 2 / expected))
+    if expected.min() >= min_expected:
+        return _pearson(stat, p, n)
+    return _monte_carlo(stat, obs, p, n, min_expected)
+
+
+#: Most draws of the Monte Carlo p-value of a sparse reel (its smallest p is 1 / MC_DRAWS).
+MC_DRAWS = 20_000
+#: Exceedances after which the sequential Monte Carlo stops (Besag and Clifford, 1991).
+MC_EXCEED = 20
+
+
+def _pearson(stat: float, p: npt.NDArray[np.float64], n: int) -> _Chi2:
+    """Pearson's X^2 on ``k`` cells referred to chi-square with ``k - 1`` degrees of freedom
+    (used when every expected count is at least ``min_expected``)."""
+    k = p.size
+    return _Chi2("stop_frequency", stat, k - 1, n, f"Pearson chi-square, {k} cells")
+
+
+def _monte_carlo(
+    stat: float,
+    obs: npt.NDArray[np.float64],
+    p: npt.NDArray[np.float64],
+    n: int,
+    min_expected: float,
+) -> TestResult:
+    """Monte Carlo p-value of Pearson's X^2 when some expected count is below
+    ``min_expected`` (where no chi-square reference is trustworthy).
+
+    Sequential (Besag and Clifford, 1991): multinomial samples of ``n`` spins are drawn
+    until ``MC_EXCEED`` of them reach the observed X^2 (at draw ``L``: ``p = MC_EXCEED / L``)
+    or ``MC_DRAWS - 1`` were drawn (``p = (1 + exceedances) / MC_DRAWS``). The test has exact
+    size at every level that is a multiple of ``1 / MC_DRAWS``, and a fair reel (large p)
+    costs few draws. The draws are seeded from the counts, so a result is reproducible."""
+    seed = np.frombuffer(hashlib.sha256(obs.tobytes() + p.tobytes()).digest()[:8], np.uint64)
+    rng = np.random.default_rng(int(seed[0]))
+    expected = n * p
+    exceed = drawn = 0
+    block = 64
+    pv = 0.0
+    while True:
+        m = min(block, MC_DRAWS - 1 - drawn)
+        sim = rng.multinomial(n, p, size=m)
+        hits = np.cumsum(np.sum((sim - expected) ** 2 / expected, axis=1) >= stat)
+        if exceed + (int(hits[-1]) if m else 0) >= MC_EXCEED:
+            at = int(np.searchsorted(hits, MC_EXCEED - exceed))  # index of the h-th exceedance
+            pv = MC_EXCEED / (drawn + at + 1)
+            break
+        exceed += int(hits[-1]) if m else 0
+        drawn += m
+        if drawn >= MC_DRAWS - 1:
+            pv = (1 + exceed) / MC_DRAWS
+            break
+        block = min(4 * block, 4096)
+    detail = (
+        f"Pearson chi-square, {p.size} cells, sequential Monte Carlo p-value "
+        f"(expected count {expected.min():.2f} < {min_expected:g})"
+    )
+    return TestResult("stop_frequency", stat, 0.0, pv, n, detail)
 
 
 # --- item 1(b)(iii): no dependency ------------------------------------------------------------
@@ -549,3 +600,307 @@ def hold_variance_test(
     detail = f"z test, actual {actual_hold:.6f} vs theoretical {theoretical_hold:.6f}"
     detail += f", n_eff = {n_eff:.1f}"
     return TestResult(name=name, statistic=stat, dof=0.0, p_value=p, n=n, detail=detail)
+
+
+# --- item 20(f): the exact law of the win, and saddle-point tails -----------------------------
+
+
+class WinLaw(Protocol):
+    """The exact law of one game's win per unit bet (``twin.machines.analysis.
+    WinDistribution`` has this shape): the joint support of the base win and the feature
+    trigger, and of one free spin's win (multiplier applied) and its retrigger; ``spins``
+    free spins per (re)trigger (0: no feature)."""
+
+    @property
+    def base_values(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def base_probs(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def base_trigger(self) -> npt.NDArray[np.bool_]: ...
+    @property
+    def free_values(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def free_probs(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def free_retrigger(self) -> npt.NDArray[np.bool_]: ...
+    @property
+    def spins(self) -> int: ...
+
+
+def _moments(
+    values: npt.NDArray[np.float64], probs: npt.NDArray[np.float64], t: float, shift: float
+) -> tuple[float, float, float]:
+    """``E[e^{tX - shift}]``, ``E[X e^{tX - shift}]``, ``E[X^2 e^{tX - shift}]``."""
+    if values.size == 0:
+        return 0.0, 0.0, 0.0
+    e = probs * np.exp(t * values - shift)
+    ev = e * values
+    return float(e.sum()), float(ev.sum()), float(np.dot(ev, values))
+
+
+def _feature_mgf(law: WinLaw, t: float) -> tuple[float, float, float] | None:
+    """``E[e^{tF}]`` and its first two derivatives for the feature total ``F`` (the sum of
+    ``spins`` Galton-Watson totals ``T``, ``M = E[e^{tT}]`` the smallest root of
+    ``M = A + C M^S``); None where the moment generating function is infinite."""
+    s = law.spins
+    fv = law.free_values.astype(np.float64)
+    re = law.free_retrigger
+    with np.errstate(over="raise"):
+        try:
+            a0, a1, a2 = _moments(fv[~re], law.free_probs[~re], t, 0.0)
+            c0, c1, c2 = _moments(fv[re], law.free_probs[re], t, 0.0)
+        except FloatingPointError:
+            return None
+    if not all(math.isfinite(x) for x in (a0, a1, a2, c0, c1, c2)):
+        return None
+    if c0 == 0.0:
+        m, m1, m2 = a0, a1, a2
+    elif s == 1:
+        if c0 >= 1.0:
+            return None
+        m = a0 / (1.0 - c0)
+        m1 = (a1 + c1 * m) / (1.0 - c0)
+        m2 = (a2 + c2 * m + 2.0 * c1 * m1) / (1.0 - c0)
+    else:
+        top = (1.0 / (s * c0)) ** (1.0 / (s - 1))  # where A + C M^S - M is smallest
+
+        def g(x: float) -> float:
+            return a0 + c0 * x**s - x
+
+        if g(top) > 0.0:
+            return None  # no fixed point: beyond the radius of convergence
+        # the smallest root: Newton from 0 rises monotonically to it (g convex, g(0) > 0)
+        m = 0.0
+        for _ in range(200):
+            step = g(m) / (1.0 - s * c0 * m ** (s - 1))
+            m += step
+            if abs(step) <= 1e-15 * max(m, 1e-300):
+                break
+        else:  # pragma: no cover - Newton from below converges; bisection as a fallback
+            m = float(brentq(g, 0.0, top, xtol=1e-300, rtol=4 * np.finfo(float).eps))
+        d = 1.0 - s * c0 * m ** (s - 1)
+        if d <= 0.0:
+            return None
+        m1 = (a1 + c1 * m**s) / d
+        m2 = (
+            a2
+            + c2 * m**s
+            + 2.0 * s * c1 * m ** (s - 1) * m1
+            + s * (s - 1) * c0 * m ** (s - 2) * m1**2
+        ) / d
+    f0 = m**s
+    f1 = s * m ** (s - 1) * m1
+    f2 = s * (s - 1) * m ** (s - 2) * m1**2 + s * m ** (s - 1) * m2 if s > 1 else m2
+    return f0, f1, f2
+
+
+def win_cgf(law: WinLaw, t: float) -> tuple[float, float, float] | None:
+    """The cumulant generating function ``K(t) = log E[e^{tG}]`` of one game's win ``G``
+    (credits per unit bet) and its first two derivatives; None where ``E[e^{tG}]`` is
+    infinite (a feature with retriggers has a finite radius of convergence for ``t > 0``).
+
+    ``E[e^{tG}] = E[e^{tB} (1 - I)] + E[e^{tB} I] E[e^{tF}]`` (the feature is independent of
+    the base spin given the trigger); ``E[e^{tF}]`` from the fixed point of the free spins'
+    branching process (see :func:`_feature_mgf`). Exact up to floating point."""
+    bv = law.base_values.astype(np.float64)
+    trig = law.base_trigger
+    shift = float(t * (bv.max() if t > 0 else bv.min())) if bv.size else 0.0
+    p0, p1, p2 = _moments(bv[~trig], law.base_probs[~trig], t, shift)
+    q0, q1, q2 = _moments(bv[trig], law.base_probs[trig], t, shift)
+    f0 = f1 = f2 = 0.0
+    if law.spins and bool(trig.any()):
+        feat = _feature_mgf(law, t)
+        if feat is None:
+            return None
+        f0, f1, f2 = feat
+    g0 = p0 + q0 * f0
+    g1 = p1 + q1 * f0 + q0 * f1
+    g2 = p2 + q2 * f0 + 2.0 * q1 * f1 + q0 * f2
+    if not (math.isfinite(g0) and math.isfinite(g1) and math.isfinite(g2)) or g0 <= 0.0:
+        return None
+    k1 = g1 / g0
+    return shift + math.log(g0), k1, max(g2 / g0 - k1 * k1, 0.0)
+
+
+def _sum_cgf(
+    law: WinLaw, levels: Sequence[tuple[int, int]], t: float
+) -> tuple[float, float, float] | None:
+    """CGF of the total win ``S = sum_b b (G_1 + ... + G_{n_b})`` over ``levels`` of
+    ``(bet units b, games n_b)``: ``K_S(t) = sum_b n_b K(b t)``, with derivatives."""
+    k0 = k1 = k2 = 0.0
+    for bet, games in levels:
+        one = win_cgf(law, bet * t)
+        if one is None:
+            return None
+        k0 += games * one[0]
+        k1 += games * bet * one[1]
+        k2 += games * bet * bet * one[2]
+    return k0, k1, k2
+
+
+def _lattice_span(law: WinLaw, levels: Sequence[tuple[int, int]]) -> int:
+    values = np.concatenate((law.base_values, law.free_values)).astype(np.int64)
+    g = int(np.gcd.reduce(values)) if values.size else 1
+    span = 0
+    for bet, _ in levels:
+        span = math.gcd(span, bet * g)
+    return max(span, 1)
+
+
+def _solve_saddle(
+    law: WinLaw, levels: Sequence[tuple[int, int]], x: float, mean: float, sd: float
+) -> float | None:
+    """``t`` with ``K_S'(t) = x`` (None when ``x`` is beyond the support's reach): Newton's
+    method (``K_S'`` increases, ``K_S''`` is its slope), kept inside a bracket that is
+    bisected whenever a step leaves it or the domain of the generating function."""
+    sign = 1.0 if x > mean else -1.0
+    lo, hi = (0.0, math.inf) if sign > 0 else (-math.inf, 0.0)
+    t = 0.0
+    c = _sum_cgf(law, levels, t)
+    assert c is not None
+    for _ in range(400):
+        assert c is not None
+        f = c[1] - x
+        if abs(f) <= 1e-10 * max(sd, 1.0):
+            return t
+        if f < 0:
+            lo = t
+        else:
+            hi = t
+        nt = t - f / c[2] if c[2] > 0 else math.nan
+        if not (lo < nt < hi) or not math.isfinite(nt):
+            if math.isinf(hi):
+                nt = t + max(abs(t), 1.0 / sd)  # expand upwards
+            elif math.isinf(lo):
+                nt = t - max(abs(t), 1.0 / sd)  # expand downwards
+            else:
+                nt = 0.5 * (lo + hi)
+        nc = _sum_cgf(law, levels, nt)
+        while nc is None:  # beyond the radius of convergence: come back towards t
+            hi = nt
+            nt = 0.5 * (t + nt)
+            if nt - t <= 1e-15 * max(abs(t), 1e-300):
+                return None
+            nc = _sum_cgf(law, levels, nt)
+        if abs(nt - t) <= 1e-14 * max(abs(nt), 1e-300):
+            return nt
+        t, c = nt, nc
+        if abs(t) > 1e6:
+            return None  # x lies beyond what the games can produce
+    return t
+
+
+def win_tails(law: WinLaw, levels: Sequence[tuple[int, int]], won: float) -> tuple[float, float]:
+    """``(P(S <= won), P(S >= won))`` for the total win ``S`` of the games in ``levels``.
+
+    Lugannani-Rice saddle-point approximation on the exact cumulant generating function of
+    :func:`_sum_cgf`: with ``t`` solving ``K_S'(t) = x``,
+    ``w = sign(t) sqrt(2 (t x - K_S(t)))`` and ``u = t sqrt(K_S''(t))``,
+    ``P(S >= x) ~ 1 - Phi(w) + phi(w) (1/u - 1/w)``. The total lives on a lattice of span
+    ``h``; the tail at ``won`` is evaluated at ``won -/+ h/2`` (continuity correction).
+    Unlike a normal curve it follows the skew of a game with rare large prizes: the upper
+    tail (machine paying more than it should) is long, the lower short. Its relative error
+    is ``O(1/n)`` uniformly in the tail (``tests/test_stats.py`` checks it against Monte
+    Carlo). Beyond the support's reach the tail is 0; at the mean both are 1/2-ish.
+    """
+    if not levels or sum(n for _, n in levels) == 0:
+        return 1.0, 1.0
+    base = _sum_cgf(law, levels, 0.0)
+    assert base is not None
+    mean, var = base[1], base[2]
+    if var <= 0.0:
+        return (1.0 if won >= mean else 0.0), (1.0 if won <= mean else 0.0)
+    sd = math.sqrt(var)
+    h = _lattice_span(law, levels)
+    if won <= mean:  # only the near side needs the saddle point; the far one is > 1/2
+        low = _lr_tail(law, levels, won + h / 2, mean, sd, lower=True)
+        return low, max(0.5, 1.0 - low)
+    high = _lr_tail(law, levels, won - h / 2, mean, sd, lower=False)
+    return max(0.5, 1.0 - high), high
+
+
+def _lr_tail(
+    law: WinLaw, levels: Sequence[tuple[int, int]], x: float, mean: float, sd: float, lower: bool
+) -> float:
+    z = (x - mean) / sd
+    if abs(z) < 1e-3:  # at the mean Lugannani-Rice is 0/0: the normal tail is exact enough
+        return float(sps.norm.cdf(z) if lower else sps.norm.sf(z))
+    t = _solve_saddle(law, levels, x, mean, sd)
+    if t is None:  # x lies beyond what the games can produce on that side
+        return 0.0
+    c = _sum_cgf(law, levels, t)
+    assert c is not None
+    k0, _, k2 = c
+    w = math.copysign(math.sqrt(max(2.0 * (t * x - k0), 0.0)), t)
+    u = t * math.sqrt(k2)
+    if w == 0.0 or u == 0.0:
+        return float(sps.norm.cdf(z) if lower else sps.norm.sf(z))
+    corr = float(sps.norm.pdf(w)) * (1.0 / w - 1.0 / u)
+    p = float(sps.norm.cdf(w)) + corr if lower else float(sps.norm.sf(w)) - corr
+    return min(max(p, 0.0), 1.0)
+
+
+def hold_tail_test(
+    law: WinLaw, levels: Sequence[tuple[int, int]], won: int, cost: int
+) -> TestResult:
+    """Two-sided test of a machine's credits won against the exact law of its games
+    (item 20(f)): ``p = min(1, 2 min(P(S <= won), P(S >= won)))`` from :func:`win_tails`.
+
+    ``levels``: ``(bet units, games)`` actually played; ``won``: credits won by the player
+    (progressive prizes excluded); ``cost``: credits per unit bet, for the hold shown in
+    ``detail``. The games are taken as independent with the stated bets; a session that
+    stops on a rule (win goal, loss limit, jackpot lock) is a stopping time, so by Wald's
+    identities the mean and variance of the total are those of the fixed-size sum.
+    """
+    name = "hold_tail"
+    games = sum(n for _, n in levels)
+    wagered = sum(b * n for b, n in levels) * cost
+    if games == 0 or wagered == 0:
+        return _not_run(name, games, "no games")
+    low, high = win_tails(law, levels, float(won))
+    p = min(1.0, 2.0 * min(low, high))
+    base = _sum_cgf(law, levels, 0.0)
+    assert base is not None
+    z = (won - base[1]) / math.sqrt(base[2]) if base[2] > 0 else 0.0
+    detail = (
+        f"saddle-point tail of the exact win law: won {won} credits, expected "
+        f"{base[1]:.0f} (sd {math.sqrt(base[2]):.0f}), P(<=) = {low:.2e}, P(>=) = {high:.2e}"
+    )
+    return TestResult(name=name, statistic=z, dof=0.0, p_value=p, n=games, detail=detail)
+
+
+# --- many machines: the floor's false discoveries, each machine's own confidence --------------
+
+
+def select_then_test(
+    families: Sequence[Sequence[float]], q: float, alpha: float
+) -> list[npt.NDArray[np.bool_]]:
+    """Two levels of error control: which machines (families of tests) to report, then which
+    of a reported machine's tests fail.
+
+    1. Across the floor: each family's p-value is the Bonferroni ``min(1, k min p)`` of its
+       ``k`` tests (valid under any dependence between them); Benjamini-Hochberg at ``q``
+       over the families selects the machines to report. The expected share of wrongly
+       reported machines is at most ``q``, and a floor of fair machines reports any at all
+       with probability at most ``q``.
+    2. Within a selected machine: Holm at family-wise level ``alpha`` over its own tests
+       marks the tests that fail (the regulation's per-machine confidence limits, ``alpha =
+       1 - confidence``). A selected machine none of whose tests fails at ``alpha`` is not
+       reported.
+
+    Both settings change the outcome: ``q`` which machines can be reported, ``alpha`` whether
+    a selected machine is reported and which of its tests (and so which sub-clauses) are
+    named. Returns, per family, the reject flags of its tests (all False when not
+    selected).
+    """
+    if not 0 < q < 1 or not 0 < alpha < 1:
+        raise ValueError("q and alpha must lie in (0, 1)")
+    fam_p = [min(1.0, len(f) * min(f)) if len(f) else 1.0 for f in families]
+    chosen = benjamini_hochberg(fam_p, q) if fam_p else np.zeros(0, np.bool_)
+    out = []
+    for f, sel in zip(families, chosen.tolist(), strict=True):
+        if sel and len(f):
+            out.append(holm(f, alpha))
+        else:
+            out.append(np.zeros(len(f), np.bool_))
+    return out

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+import numpy.typing as npt
 
 from twin.errors import InputError
 from twin.machines.par import Game, IntArray, ReelSet
@@ -57,9 +58,11 @@ __all__ = [
     "MAX_COMBINATIONS",
     "Analysis",
     "ReelSums",
+    "WinDistribution",
     "analyse",
     "enumerate_reels",
     "feature_spin_cap",
+    "win_distribution",
 ]
 
 MAX_COMBINATIONS = 200_000_000
@@ -368,3 +371,163 @@ def _analyse_table(game: Game) -> Analysis:
         feature_spin_cap=0,
         max_win=max(x for _, x in paid),
     )
+
+
+# --- the exact distribution of one game's win (for tail probabilities) ------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WinDistribution:
+    """The exact law of one game's win ``G = B + I F`` in credits per unit bet.
+
+    ``base_values``/``base_probs``/``base_trigger``: the joint support of the base win ``B``
+    and the feature trigger ``I`` (one row per distinct ``(B, I)``), with probabilities.
+    ``free_values``/``free_probs``/``free_retrigger``: the same for one free spin's win
+    ``W`` (multiplier applied) and its retrigger; ``spins`` free spins per (re)trigger, so
+    ``F`` is the sum of ``spins`` Galton-Watson totals ``T`` (see the module docstring).
+    A game without free spins has empty free arrays and ``spins = 0``. Probabilities are the
+    cycle weights divided by the cycle in float64 (exact while the cycle is below 2**53).
+    The progressive prize is excluded, as in :class:`Analysis`.
+    """
+
+    signature: str
+    cost: int
+    base_values: IntArray
+    base_probs: npt.NDArray[np.float64]
+    base_trigger: npt.NDArray[np.bool_]
+    free_values: IntArray
+    free_probs: npt.NDArray[np.float64]
+    free_retrigger: npt.NDArray[np.bool_]
+    spins: int
+
+
+def _weighted_wins(
+    game: Game, reels: ReelSet, chunk: int = CHUNK
+) -> tuple[IntArray, npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """Every stop combination of ``reels``: the distinct (win, trigger) and their probability.
+
+    The same prefix/suffix enumeration as :func:`enumerate_reels`, accumulating weights per
+    ``2 * win + trigger`` instead of moment sums."""
+    assert game.line_pay is not None and game.scatter_by_count is not None
+    lengths = reels.lengths
+    n_reels = len(lengths)
+    combos = math.prod(lengths)
+    if combos > MAX_COMBINATIONS:
+        raise InputError(
+            game.path,
+            "reels",
+            f"at most {MAX_COMBINATIONS} stop combinations for exact enumeration",
+            combos,
+        )
+    k = n_reels - 1
+    while k > 0 and math.prod(lengths[k - 1 :]) <= chunk:
+        k -= 1
+    suffix = lengths[k:]
+    ns = math.prod(suffix)
+    idx = np.unravel_index(np.arange(ns, dtype=np.int64), suffix)
+    n_sym = len(game.symbols)
+    place = [n_sym ** (n_reels - 1 - r) for r in range(n_reels)]
+    ws = np.ones(ns, np.float64)
+    for j, r in enumerate(range(k, n_reels)):
+        ws *= np.asarray(reels.weights[r], np.float64)[idx[j]]
+    suf_codes = []
+    for line in game.lines:
+        code = np.zeros(ns, np.int64)
+        for j, r in enumerate(range(k, n_reels)):
+            code += reels.window[r][line[r]][idx[j]] * place[r]
+        suf_codes.append(code)
+    sc_suf = np.zeros(ns, np.int64)
+    tc_suf = np.zeros(ns, np.int64)
+    for j, r in enumerate(range(k, n_reels)):
+        sc_suf += reels.scatter_counts[r][idx[j]]
+        tc_suf += reels.trigger_counts[r][idx[j]]
+    block = n_sym ** (n_reels - k)
+    sbc = game.scatter_by_count * game.cost
+    trig_count = game.free_spins.count if game.free_spins else None
+    acc: dict[int, float] = {}
+    max_b = int(game.line_pay.max()) * len(game.lines) + int(sbc.max())
+    # a dense accumulator while the wins are small enough (else a sparse one)
+    dense = np.zeros(2 * max_b + 2, np.float64) if max_b < 1 << 20 else None
+    for pre in itertools.product(*(range(n) for n in lengths[:k])):
+        wp = float(math.prod(reels.weights[r][s] for r, s in enumerate(pre)))
+        win = np.zeros(ns, np.int64)
+        for line, code in zip(game.lines, suf_codes, strict=True):
+            off = sum(int(reels.window[r][line[r], s]) * place[r] for r, s in enumerate(pre))
+            win += np.take(game.line_pay[off : off + block], code)
+        sc_pre = sum(int(reels.scatter_counts[r][s]) for r, s in enumerate(pre))
+        win += sbc[sc_suf + sc_pre]
+        key = 2 * win
+        if trig_count is not None:
+            tc_pre = sum(int(reels.trigger_counts[r][s]) for r, s in enumerate(pre))
+            key += (tc_suf + tc_pre) >= trig_count
+        if dense is not None:
+            dense += np.bincount(key, weights=ws, minlength=dense.size) * wp
+            continue
+        cells, inverse = np.unique(key, return_inverse=True)
+        sums = np.bincount(inverse.ravel(), weights=ws, minlength=cells.size) * wp
+        for c, w in zip(cells.tolist(), sums.tolist(), strict=True):
+            acc[c] = acc.get(c, 0.0) + w
+    if dense is not None:
+        keys = np.flatnonzero(dense).astype(np.int64)
+        probs = dense[keys]
+    else:
+        keys = np.array(sorted(acc), np.int64)
+        probs = np.array([acc[c] for c in keys.tolist()], np.float64)
+    probs /= probs.sum()
+    return keys // 2, probs, (keys % 2).astype(np.bool_)
+
+
+_WIN_LAWS: dict[str, tuple[Game, WinDistribution]] = {}
+
+
+def _same_pays(a: Game, b: Game) -> bool:
+    """Whether two games of one signature also pay alike (a program may lie about itself)."""
+    if a is b:
+        return True
+    if a.kind != b.kind or a.outcomes != b.outcomes:
+        return False
+    return all(
+        (x is None and y is None) or (x is not None and y is not None and np.array_equal(x, y))
+        for x, y in ((a.line_pay, b.line_pay), (a.scatter_by_count, b.scatter_by_count))
+    )
+
+
+def win_distribution(game: Game, chunk: int = CHUNK) -> WinDistribution:
+    """The exact law of ``game``'s win per unit bet (cached by signature; see
+    :class:`WinDistribution`)."""
+    hit = _WIN_LAWS.get(game.signature)
+    if hit is not None and _same_pays(hit[0], game):
+        return hit[1]
+    empty_i = np.zeros(0, np.int64)
+    empty_f = np.zeros(0, np.float64)
+    empty_b = np.zeros(0, np.bool_)
+    if game.kind == "table":
+        paid: dict[int, float] = {}
+        for o in game.outcomes:
+            pay = 0 if o.progressive else o.pay
+            paid[pay] = paid.get(pay, 0.0) + o.weight
+        values = np.array(sorted(paid), np.int64)
+        probs = np.array([paid[v] for v in values.tolist()], np.float64)
+        law = WinDistribution(
+            game.signature, game.cost, values, probs / probs.sum(),
+            np.zeros(values.size, np.bool_), empty_i, empty_f, empty_b, 0,
+        )  # fmt: skip
+    else:
+        assert game.base is not None
+        bv, bp, bt = _weighted_wins(game, game.base, chunk)
+        fs = game.free_spins
+        if fs is None:
+            law = WinDistribution(
+                game.signature, game.cost, bv, bp, bt, empty_i, empty_f, empty_b, 0
+            )
+        else:
+            fv, fp, ft = _weighted_wins(game, game.feature_reels, chunk)
+            if not fs.retrigger:
+                ft = np.zeros(ft.size, np.bool_)
+            law = WinDistribution(
+                game.signature, game.cost, bv, bp, bt, fv * fs.multiplier, fp, ft, fs.spins
+            )
+    if len(_WIN_LAWS) >= 64:
+        _WIN_LAWS.clear()
+    _WIN_LAWS[game.signature] = (game, law)
+    return law

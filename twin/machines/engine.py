@@ -132,6 +132,7 @@ class StretchTally:
     __slots__ = (
         "_counts",
         "_offsets",
+        "credits",
         "first_won",
         "last_won",
         "stop_counts",
@@ -147,11 +148,19 @@ class StretchTally:
         self.first_won = -1
         self.last_won = -1
         self.won = 0  # games whose selected outcome won
+        self.credits = 0  # credits the selected outcomes won (progressive prizes apart)
 
-    def add_games(self, stops: npt.NDArray[np.int64], won: npt.NDArray[np.bool_]) -> None:
-        """Tally a run of consecutive games (vectorised)."""
+    def add_games(
+        self,
+        stops: npt.NDArray[np.int64],
+        won: npt.NDArray[np.bool_],
+        credits: npt.NDArray[np.int64] | None = None,
+    ) -> None:
+        """Tally a run of consecutive games (vectorised); ``credits``: each game's win."""
         if won.size == 0:
             return
+        if credits is not None:
+            self.credits += int(credits.sum())
         counts = self._counts
         cells = (stops + self._offsets).ravel() if stops.shape[1] > 1 else stops[:, 0]
         counts += np.bincount(cells, minlength=counts.size)
@@ -164,8 +173,9 @@ class StretchTally:
             self.first_won = int(cur[0])
         self.last_won = int(cur[-1])
 
-    def add_game(self, stops: list[int], won: bool) -> None:
-        """Tally one game (the per-spin reference)."""
+    def add_game(self, stops: list[int], won: bool, credits: int = 0) -> None:
+        """Tally one game (the per-spin reference); ``credits``: its win."""
+        self.credits += credits
         for d, s in enumerate(stops):
             self.stop_counts[d][s] += 1
         self.won += int(won)
@@ -485,7 +495,7 @@ class BatchedEngine:
             if prog is not None:
                 won_games |= prog[:end]
             games_won += int(np.count_nonzero(won_games))
-            tally.add_games(stops[:end], won_games)
+            tally.add_games(stops[:end], won_games, played)
             credits = int(after[end - 1])
             if lk < k and lk < n:
                 features.close()
@@ -630,7 +640,7 @@ class PerSpinRun:
         self.games += 1
         if win > 0 or progressive:
             self.games_won += 1
-        self.tally.add_game(game.stops_one(u), win > 0 or progressive)
+        self.tally.add_game(game.stops_one(u), win > 0 or progressive, win)
         if progressive or win >= self.req.lock_credits:
             self.credits -= self.wager
             self.lock_win = win

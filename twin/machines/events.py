@@ -188,7 +188,8 @@ class OutcomeTally(Record):
 
     ``stop_counts[d][s]``: games in which draw ``d`` (reel, or table outcome) landed on ``s``;
     ``transitions``: counts of consecutive (lost, lost), (lost, won), (won, lost), (won, won);
-    ``by_bet``: (bet units, games, games won) for each bet level played.
+    ``by_bet``: (bet units, games, games won) for each bet level played;
+    ``selected_won``: credits won by the selected outcomes (progressive prizes apart).
     """
 
     machine: str
@@ -196,6 +197,7 @@ class OutcomeTally(Record):
     stop_counts: tuple[tuple[int, ...], ...]
     transitions: tuple[int, int, int, int]
     by_bet: tuple[tuple[int, int, int], ...]
+    selected_won: int = 0
 
 
 @record("money_removed", roles=("machine", "staff", "witness"))

@@ -34,6 +34,7 @@ from twin.jobs import (
     Service,
 )
 from twin.machines.accounting import SlotAccounts
+from twin.machines.adaptive import AdaptivePayTable
 from twin.machines.engine import (
     BatchedEngine,
     PerSpinEngine,
@@ -188,6 +189,7 @@ class SlotMachine:
         self._at_max_bet: tuple[int, Game, BatchedEngine] | None = None
         self._swap_pending: tuple[Game, str | None] | None = None
         self.forced_bet_units: int | None = None
+        self.adaptive: AdaptivePayTable | None = None  # injected: pays follow the hold
         base_rng = streams.stream(spec.id, "games")
         feature_rng = streams.stream(spec.id, "features")
         self._base_tape = UniformTape(base_rng)
@@ -266,6 +268,8 @@ class SlotMachine:
         self._at_max_bet = (bet_units, game, BatchedEngine(game))
 
     def _batched_for(self, bet_units: int) -> BatchedEngine:
+        if self.adaptive is not None:  # injected: a self-adjusting program (item 1(e))
+            return self.adaptive.batched()
         alt = self._at_max_bet
         return self._batched if alt is None or bet_units < alt[0] else alt[2]
 
@@ -334,6 +338,7 @@ class SlotMachine:
             stop_counts=tuple(tuple(c.tolist()) for c in t.stop_counts),
             transitions=(int(tr[0]), int(tr[1]), int(tr[2]), int(tr[3])),
             by_bet=tuple((b, g, w) for b, (g, w) in sorted(self.by_bet.items())),
+            selected_won=t.credits,
         )
 
     # -- availability ----------------------------------------------------------------------
@@ -455,6 +460,8 @@ class SlotMachine:
         per_spin = (
             self._per_spin if alt is None or req.bet_units < alt[0] else PerSpinEngine(alt[1])
         )
+        if self.adaptive is not None:
+            per_spin = self.adaptive.per_spin()
         run = per_spin.start(req, self._base_rng, self._feature_rng)
         interrupted = False
         self._player = env.active_process
@@ -483,6 +490,11 @@ class SlotMachine:
         if hidden > 0 and r.games_won - locked > 0 and self.take(Misconduct.SECONDARY_DECISION):
             # injected: after the outcome was selected, a winning game is shown as a loss
             r = replace(r, won=r.won - hidden, games_won=r.games_won - 1)
+        elif hidden > 1 and self.take(Misconduct.SHORTENED_WIN):
+            # injected: a selected win is shown, but smaller (as many games won)
+            r = replace(r, won=r.won - hidden // 2)
+        if self.adaptive is not None:
+            self.adaptive.observe(r.games, r.wagered, r.won + r.lock_win)
         lacking = r.wagered - r.won - self.accounts.credits
         if lacking > 0:
             # the credit meter was wound back under this stretch (an injection): the games
@@ -516,6 +528,7 @@ class SlotMachine:
             mine += theirs
         t.transitions += st.transitions
         t.won += st.won
+        t.credits += st.credits
         if st.first_won >= 0:
             if t.last_won >= 0:
                 t.transitions[2 * t.last_won + st.first_won] += 1

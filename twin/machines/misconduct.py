@@ -26,6 +26,7 @@ class Misconduct(Enum):
     PLAY_THROUGH_TILT = "play_through_tilt"  # next tilt: play goes on until it is repaired
     UNRECORDED_PROMOTIONAL_PAYOUT = "unrecorded_promotional_payout"  # paid, never documented
     UNCONFIRMED_PROMOTIONAL_PAYOUT = "unconfirmed_promotional_payout"  # no inspector confirms
+    SHORTENED_WIN = "shortened_win"  # a selected win is shown smaller (games won unchanged)
 
 
 #: What each misconduct waits for: "the machine never <awaits> before the run ended" is the
@@ -44,6 +45,7 @@ AWAITS: dict[Misconduct, str] = {
     Misconduct.PLAY_THROUGH_TILT: "tilted",
     Misconduct.UNRECORDED_PROMOTIONAL_PAYOUT: "made a promotional payout",
     Misconduct.UNCONFIRMED_PROMOTIONAL_PAYOUT: "made a promotional payout",
+    Misconduct.SHORTENED_WIN: "selected a win of two credits or more",
 }
 
 __all__ = ["AWAITS", "Misconduct"]

@@ -1,5 +1,5 @@
 """Every implemented control's checker; importing this package registers them all."""
 
-from twin.compliance.checks import identity, meters, payouts, programs, randomness
+from twin.compliance.checks import identity, meters, outcomes, payouts, programs, randomness
 
-__all__ = ["identity", "meters", "payouts", "programs", "randomness"]
+__all__ = ["identity", "meters", "outcomes", "payouts", "programs", "randomness"]

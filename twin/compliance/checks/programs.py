@@ -1,20 +1,18 @@
 """Programs, returns and progressive links.
 
-Malta First Schedule items 1(a) (minimum return), 1(e) (no self-adjusting pay tables),
-2 (progressive links), 3 (payback changes only by a hardware or software change).
+Malta First Schedule items 1(a) (minimum return), 2 (progressive links), 3 (payback changes
+only by a hardware or software change). Items 1(c) and 1(e) are in ``checks.outcomes``.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 
-from twin.compliance.checks.common import ReadingDiffersFromInstall
 from twin.compliance.registry import Checker, Kind, control
 from twin.machines.events import (
     GamesPlayed,
     MachineInstalled,
     MetersRead,
-    OutcomeTally,
     ProgressiveHit,
 )
 from twin.machines.verification import ProgramConverted, ProgramVerified, rom_signature
@@ -203,30 +201,6 @@ class PaybackChangedOnlyByConversion(_ApprovedProgram):
             )
 
 
-class _ProgramChange(ReadingDiffersFromInstall):
-    """A reading showing a program other than the one installed, with no record of an
-    approved conversion (the model has no conversion workflow yet: any change is one)."""
-
-    def difference(self, inst: MachineInstalled, rec: MetersRead) -> str | None:
-        if rec.program_signature == inst.game_signature:
-            return None
-        return (
-            f"now runs program {rec.program_signature[:12]} instead of the installed "
-            f"{inst.game_signature[:12]} ({inst.game_id})"
-        )
-
-
-@control(
-    "MT98.S1.1e",
-    kind=Kind.RUNTIME,
-    title="No self-adjusting pay tables driven by hold",
-    reads=("meters_read",),
-    test=T,
-)
-class NoAdaptivePayTables(_ProgramChange):
-    consequence = "with no recorded change: its pay table was altered"
-
-
 class _LinkApproved(Checker):
     def on_record(self, rec: Record) -> None:
         assert isinstance(rec, MachineInstalled)
@@ -375,43 +349,4 @@ class ProgressiveChangesApproved(Checker):
                 f"link {rec.link} resets to {rec.reset_cents} cents; the approved reset is "
                 f"{approved[0]} cents",
                 (rec.seq,),
-            )
-
-
-@control(
-    "MT98.S1.1c",
-    kind=Kind.RUNTIME,
-    title="Show the true outcome; no secondary decision afterwards",
-    reads=("games_played", "outcome_tally"),
-    test=T,
-)
-class TrueOutcomeShown(Checker):
-    """The games shown as won (play records, what the player sees) must be the games whose
-    selected outcome won (the outcome tally): between two tallies of the same program the
-    two counts agree exactly, unless a secondary decision changed what was shown."""
-
-    def setup(self) -> None:
-        self.shown: dict[str, int] = {}
-        self.last: dict[str, OutcomeTally] = {}
-
-    def on_record(self, rec: Record) -> None:
-        m = rec.entity("machine")
-        if isinstance(rec, GamesPlayed):
-            self.shown[m] = self.shown.get(m, 0) + rec.games_won
-            return
-        assert isinstance(rec, OutcomeTally)
-        selected = sum(w for _, _, w in rec.by_bet)
-        prev = self.last.get(m)
-        shown = self.shown.pop(m, 0)
-        self.last[m] = rec
-        if prev is None or prev.program_signature != rec.program_signature:
-            return
-        before = sum(w for _, _, w in prev.by_bet)
-        if selected - before != shown:
-            self.report_once(
-                m,
-                (m,),
-                f"machine {m} showed {shown} winning games where its selected outcomes won "
-                f"{selected - before}: the displayed result differs from the selection",
-                (prev.seq, rec.seq),
             )

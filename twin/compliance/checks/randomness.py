@@ -1,12 +1,22 @@
 """Statistical controls: randomness (First Schedule item 1(b)) and actual vs theoretical
 hold (item 20(f)).
 
-Every test runs at the end of the run on each machine's cumulative outcome tally and play
-records, for machines with at least ``randomness_min_games`` base games. Each control's
-tests across all machines form one family, corrected with Benjamini-Hochberg at
-q = min(1 - confidence, fdr): the regulation's 95 % confidence for one test, and a false
-discovery rate across the floor that keeps a fair casino free of false alarms in all but
-about q of runs. Findings are warnings: a statistical alarm calls for investigation.
+Every randomness test runs at the end of the run on each machine's cumulative outcome tally,
+for machines with at least ``randomness_min_games`` base games. The tests of one machine
+form its family. Two settings of the ruleset govern the verdict, each with its own job
+(:func:`twin.compliance.stats.select_then_test`):
+
+* ``randomness_fdr`` (q): across the floor, Benjamini-Hochberg over the machines' Bonferroni
+  p-values selects the machines that may be reported (a fair floor reports any with
+  probability at most q; among many reports at most a share q is false on average);
+* ``randomness_confidence`` (the clause's 95 %): within a selected machine, Holm at
+  ``1 - confidence`` over its own tests says which tests fail the machine's confidence
+  limits; the machine is reported under each sub-clause (i, ii, iii) with a failing test.
+
+The hold (20(f)) is tested against the exact law of the game's win (saddle point on the
+PAR analysis' enumeration), Benjamini-Hochberg across machines at
+``1 - hold_variance_confidence``. Findings are warnings: a statistical alarm calls for
+investigation.
 """
 
 from __future__ import annotations
@@ -20,11 +30,14 @@ import scipy.stats as sps
 from twin.compliance import stats
 from twin.compliance.engine import CheckContext
 from twin.compliance.registry import Checker, Kind, control
+from twin.machines.analysis import win_distribution
 from twin.machines.events import GamesPlayed, MachineLocked, OutcomeTally, ProgressiveHit
 from twin.machines.par import Game
 from twin.records import Record
 
 T = "tests/test_controls.py::test_injected_violation_is_found"
+S = "tests/test_stats.py"
+C = "tests/test_controls_outcomes.py"
 PARAMS = ("randomness_confidence", "randomness_fdr", "randomness_min_games")
 
 
@@ -105,8 +118,27 @@ def run_audit(ctx: CheckContext, tallies: dict[str, OutcomeTally]) -> list[Machi
     return [MachineTest(m, sub, results[test][i], seq) for m, sub, seq, test, i in plan]
 
 
-def _q(ctx: CheckContext) -> float:
-    return min(1.0 - float(ctx.param("randomness_confidence")), float(ctx.param("randomness_fdr")))
+def verdict(ctx: CheckContext) -> list[tuple[MachineTest, bool]]:
+    """Every randomness test of the run with whether it fails (computed once per run)."""
+    shared = ctx.shared
+    if "randomness_verdict" not in shared:
+        tests: list[MachineTest] = run_audit(ctx, shared.get("tallies", {}))
+        by_machine: dict[str, list[MachineTest]] = defaultdict(list)
+        for t in tests:
+            by_machine[t.machine].append(t)
+        machines = sorted(by_machine)
+        flags = stats.select_then_test(
+            [[t.result.p_value for t in by_machine[m]] for m in machines],
+            q=float(ctx.param("randomness_fdr")),
+            alpha=1.0 - float(ctx.param("randomness_confidence")),
+        )
+        shared["randomness_verdict"] = [
+            (t, bool(bad))
+            for m, f in zip(machines, flags, strict=True)
+            for t, bad in zip(by_machine[m], f.tolist(), strict=True)
+        ]
+    out: list[tuple[MachineTest, bool]] = shared["randomness_verdict"]
+    return out
 
 
 class _Randomness(Checker):
@@ -118,25 +150,19 @@ class _Randomness(Checker):
         self.ctx.shared.setdefault("tallies", {})[rec.machine] = rec
 
     def finish(self) -> None:
-        shared = self.ctx.shared
-        if "randomness_audit" not in shared:
-            shared["randomness_audit"] = run_audit(self.ctx, shared.get("tallies", {}))
-        tests = [t for t in shared["randomness_audit"] if t.sub in self.subs]
-        if not tests:
-            return
-        reject = stats.benjamini_hochberg([t.result.p_value for t in tests], _q(self.ctx))
         failed: dict[str, list[MachineTest]] = defaultdict(list)
-        for t, bad in zip(tests, reject, strict=True):
-            if bad:
+        for t, bad in verdict(self.ctx):
+            if bad and t.sub in self.subs:
                 failed[t.machine].append(t)
+        level = float(self.ctx.param("randomness_confidence"))
         for m, bad_tests in sorted(failed.items()):
             worst = min(bad_tests, key=lambda t: t.result.p_value)
             self.report(
                 (m,),
-                f"machine {m}: {self.what} rejected in {len(bad_tests)} test(s) "
-                f"(worst {worst.result.name}, p = {worst.result.p_value:.2e}, "
-                f"{worst.result.detail})",
-                tuple(t.evidence for t in bad_tests),
+                f"machine {m}: {self.what} fails its {level:.4g} confidence limits in "
+                f"{len(bad_tests)} test(s) (worst {worst.result.name}, "
+                f"p = {worst.result.p_value:.2e}, {worst.result.detail})",
+                tuple(sorted({t.evidence for t in bad_tests})),
                 warning=True,
             )
 
@@ -148,10 +174,25 @@ class _Randomness(Checker):
     reads=("outcome_tally",),
     params=PARAMS,
     test=T,
+    checks={
+        "a machine whose selection fails any of (i), (ii), (iii) is reported": T,
+        "95% confidence limits: per machine (Holm over its tests at 1 - confidence), "
+        "and the floor's false discoveries bounded on top (Benjamini-Hochberg)": (
+            f"{S}::test_select_then_test_both_settings_change_the_outcome"
+        ),
+        "confidence and false-discovery rate both change the findings of a run": (
+            f"{C}::test_randomness_confidence_and_fdr_both_change_the_findings"
+        ),
+    },
+    unchecked=(
+        "'random selection' as unpredictability of the generator itself (seeding, period, "
+        "state recovery): the twin sees outcomes, not the RNG",
+        "free-spin (feature) outcomes: the outcome tally counts base games only",
+    ),
 )
 class RandomSelection(_Randomness):
     subs = ("i", "ii", "iii")
-    what = "random selection at 95 % confidence"
+    what = "random selection"
 
 
 @control(
@@ -161,6 +202,17 @@ class RandomSelection(_Randomness):
     reads=("outcome_tally",),
     params=PARAMS,
     test=T,
+    checks={
+        "every reel stop (game element) is selected at its rate, none (all but) never": T,
+    },
+    unchecked=(
+        "every permutation or combination of elements available: the tally has each reel's "
+        "stops, not their combinations, so a combination removed while its stops still land "
+        "is not seen (a per-combination or per-pay tally is needed)",
+        "available 'at the initiation of each game' (e.g. removed for the next 500 games "
+        "after a big win): the tally is cumulative over the run",
+        "free-spin reels: not tallied",
+    ),
 )
 class EveryOutcomeAvailable(_Randomness):
     subs = ("i",)
@@ -174,6 +226,18 @@ class EveryOutcomeAvailable(_Randomness):
     reads=("outcome_tally",),
     params=PARAMS,
     test=T,
+    checks={
+        "the probability of a symbol in a position is the approved one (stop frequencies)": T,
+        "exact size where the chi-square approximation is poor (expected counts < 5)": (
+            f"{S}::test_stop_frequency_size_at_1000_spins_of_a_sparse_reel"
+        ),
+    },
+    unchecked=(
+        "constant over time: the test is on the run's cumulative counts, so a probability "
+        "that drifts and returns is seen only through the total",
+        "machines representative of live games (cards, dice): no such game is modelled",
+        "free-spin reels: not tallied",
+    ),
 )
 class ConstantProbabilities(_Randomness):
     subs = ("ii",)
@@ -187,6 +251,17 @@ class ConstantProbabilities(_Randomness):
     reads=("outcome_tally",),
     params=PARAMS,
     test=T,
+    checks={
+        "no dependence on the previous game outcome (win/loss transitions)": (
+            f"{S}::test_independence_chi_square_2x2_hand_example"
+        ),
+        "no dependence on the amount wagered (win rate by bet level)": T,
+    },
+    unchecked=(
+        "patterns longer than one game (runs of more than two, periodicity): only "
+        "consecutive pairs are tallied",
+        "dependence on the style or method of play: no play style is recorded",
+    ),
 )
 class NoDependence(_Randomness):
     subs = ("iii",)
@@ -200,24 +275,34 @@ class NoDependence(_Randomness):
     reads=("games_played", "machine_locked", "progressive_hit"),
     params=("hold_variance_confidence", "randomness_min_games"),
     test=T,
+    checks={
+        "a large variance between theoretical and actual hold is found (halved pays)": T,
+        "'large' measured on the exact law of the game's win, not a normal curve": (
+            f"{S}::test_saddle_point_tails_match_monte_carlo_where_the_normal_curve_fails"
+        ),
+        "the hold over the bets actually played (mixed bet levels)": (
+            f"{S}::test_hold_tail_test_mixes_bet_levels_and_flags_a_halved_pay_table"
+        ),
+    },
+    unchecked=(
+        "investigated, resolved and documented in a timely way: no investigation workflow "
+        "is modelled; the finding is the call to investigate",
+        "machines with fewer than randomness_min_games games: not tested",
+    ),
 )
 class HoldVariance(Checker):
-    """Actual hold against the band the game's own variance allows for the games played."""
+    """Actual hold against the exact law of the game's win over the games and bets played."""
 
     def setup(self) -> None:
-        self.wagered: dict[str, int] = defaultdict(int)
         self.won: dict[str, int] = defaultdict(int)
-        self.games: dict[str, int] = defaultdict(int)
-        self.sum_sq: dict[str, float] = defaultdict(float)
+        self.levels: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
         self.evidence: dict[str, list[int]] = defaultdict(list)
 
     def on_record(self, rec: Record) -> None:
         m = rec.entity("machine")
         if isinstance(rec, GamesPlayed):
-            self.wagered[m] += rec.wagered
             self.won[m] += rec.won
-            self.games[m] += rec.games
-            self.sum_sq[m] += rec.games * (rec.wagered / rec.games) ** 2
+            self.levels[m][rec.bet_units] += rec.games
             self.evidence[m].append(rec.seq)
         elif isinstance(rec, MachineLocked):
             self.won[m] += rec.win
@@ -227,27 +312,33 @@ class HoldVariance(Checker):
     def finish(self) -> None:
         need = int(self.ctx.param("randomness_min_games"))
         rows = []
-        for m, wagered in sorted(self.wagered.items()):
-            if self.games[m] < need or wagered == 0:
+        for m, by_bet in sorted(self.levels.items()):
+            games = sum(by_bet.values())
+            if games < need:
                 continue
-            a = self.ctx.facts.analysis(self.ctx.installed[m].game_signature)
-            if a is None:
+            game = self.ctx.facts.programs.get(self.ctx.installed[m].game_signature)
+            if game is None:
                 continue
-            n_eff = wagered**2 / self.sum_sq[m]
+            levels = sorted(by_bet.items())
+            wagered = sum(b * n for b, n in levels) * game.cost
+            if wagered == 0:
+                continue
+            res = stats.hold_tail_test(win_distribution(game), levels, self.won[m], game.cost)
             actual = (wagered - self.won[m]) / wagered
-            theo = float(1 - a.rtp)
-            rows.append((m, actual, theo, stats.hold_variance_test(actual, theo, a.sd, n_eff)))
+            a = self.ctx.facts.analysis(game.signature)
+            theo = float(1 - a.rtp) if a is not None else float("nan")
+            rows.append((m, games, actual, theo, res))
         if not rows:
             return
         q = 1.0 - float(self.ctx.param("hold_variance_confidence"))
-        reject = stats.benjamini_hochberg([r[3].p_value for r in rows], q)
-        for (m, actual, theo, res), bad in zip(rows, reject, strict=True):
+        reject = stats.benjamini_hochberg([r[4].p_value for r in rows], q)
+        for (m, games, actual, theo, res), bad in zip(rows, reject, strict=True):
             if bad:
                 self.report(
                     (m,),
                     f"machine {m}: actual hold {actual:.2%} against theoretical {theo:.2%} over "
-                    f"{self.games[m]} games (z = {res.statistic:.2f}, p = {res.p_value:.2e}): "
-                    "a large variance to investigate",
+                    f"{games} games (p = {res.p_value:.2e}, {res.detail}): a large variance "
+                    "to investigate",
                     tuple(self.evidence[m][-20:]),
                     warning=True,
                 )

@@ -1,0 +1,129 @@
+"""Items 1(c) and 1(e): the outcome shown, and pay tables that must not follow the hold."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+from test_controls import CASES, run_floor
+
+from twin.compliance.checks.outcomes import adaptation_test
+from twin.machines.adaptive import AdaptivePayTable, scaled_pays
+from twin.machines.analysis import analyse, win_distribution
+from twin.machines.par import load_game
+
+GAMES = Path(__file__).resolve().parent.parent / "scenarios" / "games"
+
+
+def test_a_shortened_win_is_found_by_its_amount(tmp_path: Path) -> None:
+    """The machine shows as many winning games as it selected, but fewer credits: only the
+    amount check can see it."""
+    casino, _ = run_floor(tmp_path, CASES["S1.1c.amount"])
+    assert casino.compliance is not None
+    (f,) = casino.compliance.findings
+    assert f.control == "MT98.S1.1c" and f.subjects == ("A-002",)
+    shown = [int(x) for x in f.message.split() if x.isdigit()]
+    games_shown, credits_shown, games_selected, credits_selected = shown
+    assert games_shown == games_selected
+    assert credits_shown < credits_selected
+
+
+def test_scaled_pays_keep_the_reels_and_the_signature() -> None:
+    game = load_game(GAMES / "classic-3reel.toml")
+    half = scaled_pays(game, 0.5)
+    assert half.signature == game.signature and half.base is game.base
+    assert game.line_pay is not None and half.line_pay is not None
+    assert np.array_equal(half.line_pay, game.line_pay // 2)
+    assert analyse(half).rtp < analyse(game).rtp
+
+
+def test_adaptive_program_pays_less_after_a_low_hold_and_more_after_a_high_one() -> None:
+    game = load_game(GAMES / "classic-3reel.toml")
+    prog = AdaptivePayTable(game, window=100)
+    assert prog.factor() == 1.0 and prog.batched().game is game
+    prog.observe(100, 300, 600)  # hold -100 %: it has paid far too much
+    assert prog.factor() == 0.5
+    assert prog.batched().game.line_pay is not None
+    prog.observe(100, 300, 0)  # the window drops the first stretch: hold 100 %
+    assert len(prog.recent) == 1 and prog.factor() == 1.5
+
+
+def _fair_stretches(
+    rng: np.random.Generator, law: object, count: int
+) -> list[tuple[int, int, int]]:
+    from test_stats import _pmf_totals
+
+    out = []
+    for _ in range(count):
+        games = int(rng.integers(20, 400))
+        bet = int(rng.integers(1, 4))
+        out.append((bet, games, bet * int(_pmf_totals(law, games, 1, rng)[0])))
+    return out
+
+
+def test_adaptation_test_holds_its_level_on_fair_stretches() -> None:
+    """400 fair machines of 40 stretches each (classic-3reel, 20 to 400 games, 1 to 3 units):
+    the rejections at 0.05 lie in the binomial 99.9 % interval of 0.05 or below it (the test
+    is Bonferroni over two windows, so at most 0.05). A correct test fails this by chance
+    with probability below 0.1 %; the seed is fixed."""
+    game = load_game(GAMES / "classic-3reel.toml")
+    a, law = analyse(game), win_distribution(game)
+    rng = np.random.default_rng(31)
+    mean, var = float(a.rtp) * a.cost, float(a.variance) * a.cost**2
+    p = [adaptation_test(_fair_stretches(rng, law, 40), mean, var).p_value for _ in range(400)]
+    hi = sps.binom.ppf(0.999, 400, 0.05)
+    assert np.count_nonzero(np.array(p) <= 0.05) <= hi
+
+
+def test_adaptation_test_sees_pays_that_follow_the_hold() -> None:
+    """The same stretches played by an adaptive program (window 300 games): rejected at
+    1e-3 (deterministic, seed fixed)."""
+    game = load_game(GAMES / "classic-3reel.toml")
+    a = analyse(game)
+    prog = AdaptivePayTable(game, window=300)
+    rng = np.random.default_rng(5)
+    rows = []
+    for _ in range(40):
+        variant = prog.batched().game
+        games, bet = int(rng.integers(100, 400)), 1
+        won = int(_totals(variant, games, rng))
+        prog.observe(games, games * bet * game.cost, won)
+        rows.append((bet, games, won))
+    res = adaptation_test(rows, float(a.rtp) * a.cost, float(a.variance) * a.cost**2)
+    assert res.p_value < 1e-3, res
+    assert res.statistic < 0 and not math.isnan(res.statistic)
+
+
+def _totals(game: object, games: int, rng: np.random.Generator) -> float:
+    from test_stats import _pmf_totals
+
+    return float(_pmf_totals(win_distribution(game), games, 1, rng)[0])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("kind", ["adaptive_paytable", "shortened_win"])
+def test_new_injections_are_registered(kind: str) -> None:
+    from twin.inject import INJECTIONS
+
+    assert kind in INJECTIONS
+
+
+@pytest.mark.parametrize(
+    "override", [{"randomness_confidence": 0.99999}, {"randomness_fdr": 0.0005}]
+)
+def test_randomness_confidence_and_fdr_both_change_the_findings(
+    tmp_path: Path, override: dict[str, float]
+) -> None:
+    """Wager-dependent pays on B-001: at the ruleset's defaults it is reported under 1(b) and
+    1(b)(iii) (test_controls.py, case S1.1b.iii; its dependence test has p ~ 5e-6 among 8
+    tests). A per-machine confidence of 99.999 % (Holm: 1.25e-6 for the smallest of 8) or a
+    floor false-discovery rate of 0.0005 (3.6e-5 for one machine of 14, against its
+    Bonferroni 4e-5) each alone removes the finding: neither setting overrides the other."""
+    from dataclasses import replace
+
+    case = replace(CASES["S1.1b.iii"], overrides=override)
+    casino, _ = run_floor(tmp_path, case)
+    assert casino.compliance is not None
+    assert {f.control for f in casino.compliance.findings} == set()
