@@ -29,6 +29,23 @@ from twin.staff.events import ShiftEnded, ShiftStarted
 RULESET_OF = {"MT98": "malta-1998", "SG10": "singapore-2010"}
 
 
+#: Analyses already computed in this process, by (program signature, file path): a program's
+#: signature is the SHA-256 of its PAR sheet file, so the analysis of a signature never
+#: changes; replications and benchmarks build many casinos over the same few games.
+_ANALYSES: dict[tuple[str, str], Analysis] = {}
+_ANALYSES_KEPT = 64
+
+
+def _analysis_of(game: Game) -> Analysis:
+    key = (game.signature, str(game.path))
+    got = _ANALYSES.get(key)
+    if got is None:
+        if len(_ANALYSES) >= _ANALYSES_KEPT:
+            _ANALYSES.clear()
+        got = _ANALYSES[key] = analyse(game)
+    return got
+
+
 @dataclass
 class FloorFacts:
     """What the Board knows about the floor, independent of what the machines report.
@@ -52,7 +69,7 @@ class FloorFacts:
             return None
         got = self._analyses.get(signature)
         if got is None:
-            got = self._analyses[signature] = analyse(game)
+            got = self._analyses[signature] = _analysis_of(game)
         return got
 
 
