@@ -34,3 +34,26 @@ def test_floor_facts_analyse_a_program_once_per_process(monkeypatch: pytest.Monk
     c = FloorFacts(programs={other.signature: other}).analysis(other.signature)
     assert c is not None and c.signature == other.signature != first.signature
     assert len(calls) == 2
+
+
+class _Venue:
+    """Closes every 100 s (at 100, 200, ...); counts the questions."""
+
+    def __init__(self) -> None:
+        self.asked: list[float] = []
+
+    def closing_after(self, t: float) -> float:
+        self.asked.append(t)
+        return (t // 100 + 1) * 100.0
+
+
+def test_closing_times_give_the_venue_answer_and_ask_once_per_opening() -> None:
+    from twin.patrons.patron import ClosingTimes
+
+    venue = _Venue()
+    closing = ClosingTimes(venue)  # type: ignore[arg-type]
+    times = [0.0, 5.0, 99.5, 100.0, 100.0, 150.0, 199.984375, 250.0, 30.0]
+    got = [closing(t) for t in times]
+    assert got == [_Venue().closing_after(t) for t in times]
+    assert got == [100.0, 100.0, 100.0, 200.0, 200.0, 200.0, 200.0, 300.0, 100.0]
+    assert venue.asked == [0.0, 100.0, 250.0, 30.0]
