@@ -19,7 +19,9 @@ results with fewer numpy operations: a stop is read from a table indexed by
 ``floor(u * total)`` instead of a binary search (the cumulative weights are integers, so
 ``searchsorted(cum, u * total, "right")`` only depends on that floor), and the per-reel
 line-code tables, with the scatter and trigger counts as extra columns, are summed over
-blocks of reels so that one gather serves two reels.
+blocks of reels so that one gather serves two reels; the scatter and trigger counts are
+shifted past the line codes so that one gather from an extended pay table (int32 when no
+game's sum can overflow it) prices the lines and the scatter of every game together.
 """
 
 from __future__ import annotations
@@ -240,7 +242,6 @@ class _Kernel:
         "_offsets",
         "_pay",
         "_prog",
-        "_scatter",
         "_spins",
         "_table",
         "_totals",
@@ -251,8 +252,8 @@ class _Kernel:
         self._table = game.kind == "table"
         self._cost = game.cost
         self._mult = 1
-        self._spins: tuple[int, int] | None = None  # (trigger count, spins awarded)
-        self._scatter: npt.NDArray[np.int64] | None = None
+        # (the trigger column's value from which spins are awarded, spins awarded)
+        self._spins: tuple[int, int] | None = None
         self._trigger = -1  # column of the trigger count in the code (-1: none)
         self._blocks: list[tuple[tuple[int, ...], tuple[int, ...], npt.NDArray[np.int64]]] = []
         self._lines = 0
@@ -268,8 +269,7 @@ class _Kernel:
             assert reels is not None and game.line_pay is not None
             cums = reels.cum
             lengths = reels.lengths
-            self._pay = game.line_pay
-            self._prog = game.line_prog
+            self._prog = None
             self._build_codes(game, reels, free)
         self._totals = np.array([float(c[-1]) for c in cums])
         self._cums = cums
@@ -286,27 +286,51 @@ class _Kernel:
             self._offsets = np.zeros(len(cums), np.int64)
 
     def _build_codes(self, game: Game, reels: ReelSet, free: bool) -> None:
+        """Per block of reels, one table of every line's code plus the extra columns.
+
+        The extra columns hold the scatter count and the trigger count shifted past the end
+        of the line codes (the shift in the first block's table only, so that the sum over
+        blocks carries it once): one gather from the extended pay table then prices the
+        lines and the scatter together, and the trigger column prices to 0.
+        """
+        assert game.line_pay is not None
         places = game._feature_places if reels is not game.base else game._base_places
         columns: list[list[npt.NDArray[np.int64]]] = [[p] for p in places]
         self._lines = places[0].shape[1]
         extra = self._lines
+        pay_parts: list[npt.NDArray[np.int64]] = [game.line_pay]
+        shift = [0] * self._lines
+        at = game.line_pay.size
         if game.scatter is not None:
             assert game.scatter_by_count is not None
-            self._scatter = game.scatter_by_count
             for cols, counts in zip(columns, reels.scatter_counts, strict=True):
                 cols.append(counts[:, None])
+            top = sum(int(c.max()) for c in reels.scatter_counts)
+            pay_parts.append(game.scatter_by_count[: top + 1] * game.cost)
+            shift.append(at)
+            at += top + 1
             extra += 1
         fs = game.free_spins
         if fs is not None and (fs.retrigger or not free):
-            self._spins = (fs.count, fs.spins)
+            self._spins = (at + fs.count, fs.spins)
             self._trigger = extra
             for cols, counts in zip(columns, reels.trigger_counts, strict=True):
                 cols.append(counts[:, None])
+            top = sum(int(c.max()) for c in reels.trigger_counts)
+            pay_parts.append(np.zeros(top + 1, np.int64))
+            shift.append(at)
+            at += top + 1
         if free and fs is not None:
             self._mult = fs.multiplier
+        pay = np.concatenate(pay_parts)
+        width = len(shift)
+        # every column's price fits an int32 and so does their sum: gather and sum in int32
+        small = int(np.abs(pay).max()) * width < 2**31
+        self._pay = pay.astype(np.int32) if small else pay
+        if game.line_prog is not None:
+            self._prog = np.concatenate((game.line_prog, np.zeros(at - game.line_prog.size, bool)))
         tables = [np.hstack(cols) for cols in columns]
-        top = sum(int(t.max()) for t in tables)
-        dtype = np.int32 if top < 2**31 else np.int64
+        tables[0] = tables[0] + np.array(shift, np.int64)
         i = 0
         while i < len(tables):  # consecutive reels share a table while it stays small
             group = [i]
@@ -323,7 +347,8 @@ class _Kernel:
                 int(np.prod([tables[r].shape[0] for r in group[k + 1 :]]))
                 for k in range(len(group))
             ]
-            self._blocks.append((tuple(group), tuple(radix), combined.astype(dtype)))
+            # int64 (numpy's index type): the sum is gathered from without a conversion
+            self._blocks.append((tuple(group), tuple(radix), combined.astype(np.int64)))
             i += 1
 
     def stops(self, u: F64) -> npt.NDArray[np.int64]:
@@ -366,20 +391,18 @@ class _Kernel:
             else:
                 code += part
         assert code is not None
-        lines = code[:, : self._lines]
-        # einsum sums the short rows about twice as fast as sum(axis=1), exactly (integers)
-        wins = np.einsum("ij->i", self._pay.take(lines))
-        if self._scatter is not None:
-            wins += self._scatter.take(code[:, self._lines]) * self._cost
+        # einsum sums the short rows about twice as fast as sum(axis=1), exactly (integers:
+        # the pay table is int32 only when no row's sum can overflow it)
+        wins = np.einsum("ij->i", self._pay.take(code)).astype(np.int64, copy=False)
         spins = None
         if self._spins is not None:
-            count, awarded = self._spins
-            spins = np.where(code[:, self._trigger] >= count, awarded, 0).astype(np.int64)
+            at, awarded = self._spins
+            spins = (code[:, self._trigger] >= at) * awarded
         if self._mult != 1:
             wins *= self._mult
         prog = None
         if self._prog is not None:
-            prog = np.asarray(self._prog.take(lines).any(axis=1), dtype=np.bool_)
+            prog = np.asarray(self._prog.take(code).any(axis=1), dtype=np.bool_)
         return wins, spins, prog, stops
 
 
