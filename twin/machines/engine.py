@@ -150,21 +150,38 @@ class StretchTally:
         self.last_won = -1
         self.won = 0  # games whose selected outcome won
 
-    def add_games(self, stops: npt.NDArray[np.int64], won: npt.NDArray[np.bool_]) -> None:
-        """Tally a run of consecutive games (vectorised)."""
-        if won.size == 0:
+    def add_games(
+        self, stops: npt.NDArray[np.int64], won: npt.NDArray[np.bool_], wins: int = -1
+    ) -> None:
+        """Tally a run of consecutive games (vectorised); ``wins``: ``won``'s count if known."""
+        n = won.size
+        if n == 0:
             return
         counts = self._counts
         cells = (stops + self._offsets).ravel() if stops.shape[1] > 1 else stops[:, 0]
         counts += np.bincount(cells, minlength=counts.size)
-        cur = won.astype(np.int64)
-        self.won += int(cur.sum())
-        seq = cur if self.last_won < 0 else np.concatenate(([self.last_won], cur))
-        if seq.size > 1:
-            self.transitions += np.bincount(2 * seq[:-1] + seq[1:], minlength=4)
+        ones = int(np.count_nonzero(won)) if wins < 0 else wins
+        first, last = int(won[0]), int(won[-1])
+        # the pairs (a, b) of consecutive games from their counts: 11 directly, then 10 = ones
+        # among the a's - 11, 01 = ones among the b's - 11, 00 = the rest
+        both = int(np.count_nonzero(won[:-1] & won[1:])) if n > 1 else 0
+        pairs = n - 1
+        a_ones = ones - last
+        b_ones = ones - first
+        if self.last_won >= 0:  # the pair (previous stretch's last game, this first game)
+            pairs += 1
+            a_ones += self.last_won
+            b_ones += first
+            both += self.last_won & first
+        t = self.transitions
+        t[3] += both
+        t[2] += a_ones - both
+        t[1] += b_ones - both
+        t[0] += pairs - a_ones - b_ones + both
+        self.won += ones
         if self.first_won < 0:
-            self.first_won = int(cur[0])
-        self.last_won = int(cur[-1])
+            self.first_won = first
+        self.last_won = last
 
     def add_game(self, stops: list[int], won: bool) -> None:
         """Tally one game (the per-spin reference)."""
@@ -468,14 +485,19 @@ class BatchedEngine:
             lock = win >= lock_credits
             if prog is not None:
                 lock |= prog
-            after = np.where(lock, 0, win)
-            after -= wager
-            np.cumsum(after, out=after)
-            after += credits
-            # game i + 1 is played only if the balance after game i is in [threshold, goal)
-            outside = (after < threshold) | (after >= goal)
-            k = _first(outside[:-1], n - 1) + 1
             lk = _first(lock, n)
+            # ``after``: the balance after each game, less the threshold; game i + 1 is played
+            # only if the balance after game i is in [threshold, goal), i.e. after[i] in
+            # [0, span): as unsigned 64-bit, a negative ``after`` is huge, so one comparison
+            if lk < n:
+                after = np.where(lock, 0, win)
+                after -= wager
+            else:
+                after = win - wager
+            np.cumsum(after, out=after)
+            after += credits - threshold
+            span = goal - threshold
+            k = _first(after[:-1].view(np.uint64) >= span, n - 1) + 1
             end = min(k, lk + 1)
             if spins is not None:
                 for j in np.flatnonzero(spins).tolist():
@@ -498,8 +520,8 @@ class BatchedEngine:
                         change = fw * bet
                     if change:
                         after[j:] += change
-                        tail = after[j : n - 1]
-                        k = j + 1 + _first((tail < threshold) | (tail >= goal), n - j - 1)
+                        tail = after[j : n - 1].view(np.uint64)
+                        k = j + 1 + _first(tail >= span, n - j - 1)
                     end = min(k, lk + 1)
             base.advance(end * r)
             games += end
@@ -507,9 +529,10 @@ class BatchedEngine:
             won_games = played > 0
             if prog is not None:
                 won_games |= prog[:end]
-            games_won += int(np.count_nonzero(won_games))
-            tally.add_games(stops[:end], won_games)
-            credits = int(after[end - 1])
+            ones = int(np.count_nonzero(won_games))
+            games_won += ones
+            tally.add_games(stops[:end], won_games, ones)
+            credits = int(after[end - 1]) + threshold
             if lk < k and lk < n:
                 features.close()
                 won += int(played[:-1].sum())
