@@ -57,3 +57,37 @@ def test_closing_times_give_the_venue_answer_and_ask_once_per_opening() -> None:
     assert got == [_Venue().closing_after(t) for t in times]
     assert got == [100.0, 100.0, 100.0, 200.0, 200.0, 200.0, 200.0, 300.0, 100.0]
     assert venue.asked == [0.0, 100.0, 250.0, 30.0]
+
+
+def test_to_json_is_the_canonical_json_whatever_the_values() -> None:
+    """The compiled encoder tests the declared type first; any value still encodes exactly."""
+    import json
+    import math
+
+    from twin.records import Record, record
+
+    @record("test_perf_mixed")
+    class Mixed(Record):
+        n: int
+        x: float
+        s: str
+        flag: bool
+        ids: tuple[str, ...]
+
+    def canonical(r: Record) -> str:
+        doc = {"kind": r.kind, "seq": r.seq, "t": r.t, **r.payload()}
+        return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+
+    odd: list[dict[str, Any]] = [
+        {"n": 3, "x": 0.1, "s": 'é\n"', "flag": True, "ids": ("a", "b")},
+        {"n": True, "x": 2, "s": "", "flag": False, "ids": ()},  # a bool as int, int as float
+        {"n": 2.5, "x": math.inf, "s": "x", "flag": 1, "ids": ("",)},  # float as int, inf
+        {"n": -(2**70), "x": -math.inf, "s": "y", "flag": True, "ids": ("z",)},
+        {"n": 0, "x": math.nan, "s": "q", "flag": False, "ids": ("z",)},
+        {"n": 0, "x": -0.0, "s": 7, "flag": None, "ids": (1, 2)},  # wrong types
+    ]
+    for i, values in enumerate(odd):
+        rec = Mixed(seq=i, t=float(i) / 64, **values)
+        assert rec.to_json() == canonical(rec), values
+    late = Mixed(seq=1, t=math.inf, n=1, x=1.0, s="", flag=True, ids=())
+    assert late.to_json() == canonical(late)
