@@ -217,12 +217,14 @@ class RecordBus:
     def __init__(self, now: Callable[[], float], sinks: Iterable[Sink] = ()) -> None:
         self._now = now
         self._sinks: list[Sink] = list(sinks)
+        self._accepts: tuple[Callable[[Record], None], ...] = tuple(s.accept for s in self._sinks)
         self.count = 0
         self._dispatching = False
         self._pending: deque[Record] = deque()
 
     def attach(self, sink: Sink) -> None:
         self._sinks.append(sink)
+        self._accepts = tuple(s.accept for s in self._sinks)
 
     def emit(self, cls: type[R], **fields: Any) -> R:
         """Number a new record of ``cls`` (now, next seq) and hand it to every sink."""
@@ -233,12 +235,13 @@ class RecordBus:
             return rec
         self._dispatching = True
         try:
-            for sink in self._sinks:
-                sink.accept(rec)
-            while self._pending:
-                later = self._pending.popleft()
-                for sink in self._sinks:
-                    sink.accept(later)
+            for accept in self._accepts:
+                accept(rec)
+            pending = self._pending
+            while pending:
+                later = pending.popleft()
+                for accept in self._accepts:
+                    accept(later)
         finally:
             self._dispatching = False
         return rec

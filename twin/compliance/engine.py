@@ -29,6 +29,9 @@ from twin.staff.events import ShiftEnded, ShiftStarted
 RULESET_OF = {"MT98": "malta-1998", "SG10": "singapore-2010"}
 
 
+#: Kinds the engine itself reads before dispatching (findings, the floor's view).
+_FLOOR_KINDS = frozenset(c.kind for c in (Finding, MachineInstalled, ShiftStarted, ShiftEnded))
+
 #: Analyses already computed in this process, by (program signature, file path): a program's
 #: signature is the SHA-256 of its PAR sheet file, so the analysis of a signature never
 #: changes; replications and benchmarks build many casinos over the same few games.
@@ -173,19 +176,21 @@ class ComplianceEngine:
         self._finished = False
 
     def accept(self, rec: Record) -> None:
-        if isinstance(rec, Finding):
-            self.findings.append(rec)
-            return
-        ctx = self.ctx
-        if isinstance(rec, MachineInstalled):
-            ctx.installed[rec.machine] = rec
-        elif isinstance(rec, ShiftStarted):
-            ctx.roles[rec.member] = rec.role
-            ctx.employers[rec.member] = rec.employer
-            ctx.on_duty.add(rec.member)
-        elif isinstance(rec, ShiftEnded):
-            ctx.on_duty.discard(rec.member)
-        checkers = self._by_kind.get(rec.kind)
+        kind = rec.kind
+        if kind in _FLOOR_KINDS:
+            if isinstance(rec, Finding):
+                self.findings.append(rec)
+                return
+            ctx = self.ctx
+            if isinstance(rec, MachineInstalled):
+                ctx.installed[rec.machine] = rec
+            elif isinstance(rec, ShiftStarted):
+                ctx.roles[rec.member] = rec.role
+                ctx.employers[rec.member] = rec.employer
+                ctx.on_duty.add(rec.member)
+            elif isinstance(rec, ShiftEnded):
+                ctx.on_duty.discard(rec.member)
+        checkers = self._by_kind.get(kind)
         if checkers:
             t0 = wall.perf_counter()
             for c in checkers:
