@@ -305,19 +305,41 @@ class _Kernel:
     def _build_codes(self, game: Game, reels: ReelSet, free: bool) -> None:
         """Per block of reels, one table of every line's code plus the extra columns.
 
-        The extra columns hold the scatter count and the trigger count shifted past the end
-        of the line codes (the shift in the first block's table only, so that the sum over
-        blocks carries it once): one gather from the extended pay table then prices the
-        lines and the scatter together, and the trigger column prices to 0.
+        Line codes are compressed: two prefixes (the symbols of the first block's reels) that
+        pay the same, and hit the progressive the same, for every suffix are one class, and
+        the first block's table holds the class instead of the prefix, so the pay table has
+        a row per class instead of one per prefix (video-5reel: 12 rows of 12**3 instead of
+        144). The extra columns hold the scatter count and the trigger count shifted past
+        the end of the line codes (the shift in the first block's table only, so that the
+        sum over blocks carries it once): one gather from the extended pay table then prices
+        the lines and the scatter together, and the trigger column prices to 0.
         """
         assert game.line_pay is not None
         places = game._feature_places if reels is not game.base else game._base_places
         columns: list[list[npt.NDArray[np.int64]]] = [[p] for p in places]
-        self._lines = places[0].shape[1]
-        extra = self._lines
-        pay_parts: list[npt.NDArray[np.int64]] = [game.line_pay]
-        shift = [0] * self._lines
-        at = game.line_pay.size
+        lines = self._lines = places[0].shape[1]
+        groups: list[list[int]] = []
+        i = 0
+        while i < len(places):  # consecutive reels share a table while it stays small
+            group = [i]
+            rows = places[i].shape[0]
+            while i + 1 < len(places) and rows * places[i + 1].shape[0] <= _BLOCK_ROWS:
+                i += 1
+                group.append(i)
+                rows *= places[i].shape[0]
+            groups.append(group)
+            i += 1
+        suffixes = len(game.symbols) ** (len(places) - len(groups[0]))
+        keys = game.line_pay.reshape(-1, suffixes)
+        if game.line_prog is not None:
+            keys = np.hstack((keys, game.line_prog.reshape(-1, suffixes)))
+        unique, inverse = np.unique(keys, axis=0, return_inverse=True)
+        prefix_class = inverse.reshape(-1).astype(np.int64)
+        line_pay = np.ascontiguousarray(unique[:, :suffixes]).reshape(-1)
+        extra = lines
+        pay_parts: list[npt.NDArray[np.int64]] = [line_pay]
+        shift = [0] * lines
+        at = line_pay.size
         if game.scatter is not None:
             assert game.scatter_by_count is not None
             for cols, counts in zip(columns, reels.scatter_counts, strict=True):
@@ -340,33 +362,27 @@ class _Kernel:
         if free and fs is not None:
             self._mult = fs.multiplier
         pay = np.concatenate(pay_parts)
-        width = len(shift)
         # every column's price fits an int32 and so does their sum: gather and sum in int32
-        small = int(np.abs(pay).max()) * width < 2**31
+        small = int(np.abs(pay).max()) * len(shift) < 2**31
         self._pay = pay.astype(np.int32) if small else pay
         if game.line_prog is not None:
-            self._prog = np.concatenate((game.line_prog, np.zeros(at - game.line_prog.size, bool)))
+            prog = unique[:, suffixes:].reshape(-1).astype(np.bool_)
+            self._prog = np.concatenate((prog, np.zeros(at - prog.size, np.bool_)))
         tables = [np.hstack(cols) for cols in columns]
-        tables[0] = tables[0] + np.array(shift, np.int64)
-        i = 0
-        while i < len(tables):  # consecutive reels share a table while it stays small
-            group = [i]
-            rows = tables[i].shape[0]
-            while i + 1 < len(tables) and rows * tables[i + 1].shape[0] <= _BLOCK_ROWS:
-                i += 1
-                group.append(i)
-                rows *= tables[i].shape[0]
+        for b, group in enumerate(groups):
             combined = tables[group[0]]
             for r in group[1:]:
                 t = tables[r]
                 combined = (combined[:, None, :] + t[None, :, :]).reshape(-1, t.shape[1])
+            combined = combined.astype(np.int64)  # numpy's index type: no conversion to gather
+            if b == 0:
+                combined[:, :lines] = prefix_class[combined[:, :lines] // suffixes] * suffixes
+                combined += np.array(shift, np.int64)
             radix = [
                 int(np.prod([tables[r].shape[0] for r in group[k + 1 :]]))
                 for k in range(len(group))
             ]
-            # int64 (numpy's index type): the sum is gathered from without a conversion
-            self._blocks.append((tuple(group), tuple(radix), combined.astype(np.int64)))
-            i += 1
+            self._blocks.append((tuple(group), tuple(radix), combined))
 
     def stops(self, u: F64) -> npt.NDArray[np.int64]:
         if self._flat is None:
