@@ -15,6 +15,7 @@ increment) and about ten times cheaper to create, but it is a different sequence
 from __future__ import annotations
 
 import hashlib
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -35,14 +36,14 @@ class _Digest(ISeedSequence):
         self._bytes = digest
 
     def generate_state(
-        self, n_words: int, dtype: type[np.uint32] | type[np.uint64] = np.uint32
-    ) -> npt.NDArray[np.uint32] | npt.NDArray[np.uint64]:
+        self, n_words: int, dtype: Any = np.uint32
+    ) -> npt.NDArray[np.uint32 | np.uint64]:
         size = np.dtype(dtype).itemsize * n_words
         if size > len(self._bytes):
             raise ValueError(f"a digest of {len(self._bytes)} bytes cannot give {size} bytes")
         # little-endian words whatever the platform, so a seed gives the same draws everywhere
         little = np.frombuffer(self._bytes, dtype=np.dtype(dtype).newbyteorder("<"), count=n_words)
-        words: npt.NDArray[np.uint32] | npt.NDArray[np.uint64] = little.astype(dtype)
+        words: npt.NDArray[np.uint32 | np.uint64] = little.astype(dtype)
         return words
 
 
@@ -81,4 +82,7 @@ class Streams:
         """
         text = f"{self.root_seed}\x1f{entity}\x1f{purpose}".encode()
         digest = hashlib.blake2b(text, digest_size=32).digest()
-        return np.random.Generator(np.random.PCG64(_Digest(digest)))
+        # numpy: "BitGenerator implementations should treat any object that adheres to this
+        # interface [ISeedSequence] as a seed sequence" (its stubs only name SeedSequence)
+        seed = cast(np.random.SeedSequence, _Digest(digest))
+        return np.random.Generator(np.random.PCG64(seed))
