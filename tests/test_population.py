@@ -253,7 +253,7 @@ def test_visits_count_up_and_nobody_is_inside_twice(
                 member.segment,
             )
             # the plan comes from the member's own stream for this visit, and nothing else
-            plan = draw_plan(pop.segment_of(index), streams.keyed(rec.patron, f"visit:{rec.visit}"))
+            plan = draw_plan(pop.segment_of(index), streams.fresh(rec.patron, f"visit:{rec.visit}"))
             assert rec.bankroll_cents == plan.bankroll_cents
         elif isinstance(rec, PatronLeft):
             assert inside[rec.patron], rec

@@ -107,15 +107,11 @@ def test_an_unknown_job_kind_in_dispatch(tmp_path: Path) -> None:
 
 def test_tiny_for_48_hours_has_staff_on_duty_throughout_and_no_findings(tmp_path: Path) -> None:
     """The round-the-clock shift of tiny.toml used to work every other day (issue 13): now
-    each of its three members is on duty for all 48 h, and a clean floor has no findings.
-
-    Seed 2: with the patron visit streams of ``Streams.keyed`` seed 1 is one of the ~1 run in
-    100 where the randomness audit (Benjamini-Hochberg at q = 0.01) raises a false warning
-    on a fair machine (A-004, independence, p = 1.25e-3)."""
+    each of its three members is on duty for all 48 h, and a clean floor has no findings."""
     p = subprocess.run(
         [
             *(sys.executable, "-m", "twin", "run", str(REPO / "scenarios" / "tiny.toml")),
-            *("--hours", "48", "--seed", "2", "--out", str(tmp_path), "--force"),
+            *("--hours", "48", "--seed", "1", "--out", str(tmp_path), "--force"),
         ],
         capture_output=True,
         text=True,

@@ -94,7 +94,7 @@ def test_a_population_and_its_visits_do_not_change_an_existing_stream() -> None:
         for _ in range(min(size, 300)):
             i = pop.pick_outside(who)
             assert i is not None
-            crowded.keyed(member_id(i), f"visit:{pop.enter(i)}").random(9)
+            crowded.fresh(member_id(i), f"visit:{pop.enter(i)}").random(9)
     assert {k: _draws(crowded, *k, 50) for k in want} == want
     assert _draws(crowded, "arrivals", "times", 20) == want_times
 

@@ -6,8 +6,8 @@ discarded and drawn again at the new rate), on the stream ("arrivals", "times").
 arrival is a member of the population not inside at the time, picked in proportion to the
 member's visit propensity on the stream ("arrivals", "who"). The visit's plan is drawn from
 the member's segment on the member's own stream for that visit, ``(member id,
-"visit:<n>")`` (a ``Streams.keyed`` stream: cheap to create, one per visit), so a
-member's draws depend on no one else and adding a patron changes no machine's outcomes.
+"visit:<n>")``, so a member's draws depend on no one else and adding a patron changes no
+machine's outcomes.
 
 Patrons see the casino only through ``twin.patrons.venue.Venue`` and machines only through
 ``twin.machines.protocol.Machine``.
@@ -245,7 +245,7 @@ class Arrivals:
         number = population.enter(index)
         self.count += 1
         seg = population.segment_of(index)
-        rng = self.world.streams.keyed(member_id(index), f"visit:{number}")
+        rng = self.world.streams.fresh(member_id(index), f"visit:{number}")
         plan = draw_plan(seg, rng)
         patron = Patron(
             self.world,
