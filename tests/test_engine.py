@@ -409,3 +409,28 @@ def test_hand_computed_sessions(
     assert got == want
     # exactly the scripted games' uniforms were consumed: the next one is NEXT
     assert nxt == NEXT
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_kernel_equals_game_evaluate_on_many_games(game_id: str) -> None:
+    """The kernel (compressed line classes, extended pay table) gives exactly
+    ``Game.evaluate``/``evaluate_free``: win, free spins awarded, progressive hit, stops."""
+    from twin.machines.engine import _kernels
+
+    game = load(game_id)
+    base, feature = _kernels(game)
+    rng = np.random.default_rng(20261130)
+    modes = [(base, game.evaluate)]
+    if feature is not None:
+        modes.append((feature, game.evaluate_free))
+    for kernel, reference in modes:
+        u = rng.random((20_000, game.draws_per_spin))
+        wins, spins, prog, stops = kernel.evaluate(u)
+        want = reference(u)
+        assert wins.tolist() == want.win_units.tolist()
+        assert stops.tolist() == want.stops.tolist()
+        got_spins = np.zeros(len(u), np.int64) if spins is None else spins
+        assert got_spins.tolist() == want.free_spins.tolist()
+        got_prog = np.zeros(len(u), np.bool_) if prog is None else prog
+        assert got_prog.tolist() == want.progressive.tolist()
+        assert want.win_units.any()  # the sample has wins to compare

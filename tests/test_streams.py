@@ -132,6 +132,33 @@ def test_fresh_restarts_at_the_beginning_and_is_independent() -> None:
     assert cached.random() == Streams(9).stream("P000001", "attributes").random(11)[10]
 
 
+def test_keyed_is_pcg64_seeded_by_the_hash_digest() -> None:
+    """keyed(e, p): PCG64 whose state words are blake2b(seed, e, p), pinned draws."""
+    import hashlib
+
+    digest = hashlib.blake2b(b"7\x1fP000001\x1fvisit:1", digest_size=32).digest()
+    words = [int.from_bytes(digest[i : i + 8], "little") for i in range(0, 32, 8)]
+    gen = Streams(7).keyed("P000001", "visit:1")
+    state = gen.bit_generator.state["state"]
+    # numpy's PCG64 seeding: state from words 0-1, stream increment from words 2-3
+    inc = (words[2] << 64 | words[3]) << 1 | 1
+    assert state["inc"] == inc % 2**128
+    assert gen.random(3).tolist() == Streams(7).keyed("P000001", "visit:1").random(3).tolist()
+    assert gen.random() != Streams(7).fresh("P000001", "visit:1").random()
+
+
+@pytest.mark.parametrize(
+    ("seed", "entity", "purpose"),
+    [(7, "P000002", "visit:1"), (7, "P000001", "visit:2"), (8, "P000001", "visit:1")],
+)
+def test_keyed_streams_differ_by_seed_entity_and_purpose(
+    seed: int, entity: str, purpose: str
+) -> None:
+    base = Streams(7).keyed("P000001", "visit:1").random(8).tolist()
+    other = Streams(seed).keyed(entity, purpose).random(8).tolist()
+    assert not set(other) & set(base)
+
+
 def test_negative_seed_is_refused() -> None:
     with pytest.raises(ValueError, match="non-negative"):
         Streams(-1)

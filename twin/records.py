@@ -85,15 +85,28 @@ _NOT_FINITE = frozenset({"nan", "inf", "-inf"})
 def _compile_to_json(cls: type[Record]) -> Callable[[Record], str]:
     """``cls``'s to_json: one join of the constant key text and the values' JSON (cached)."""
     # every field in declaration order (the base's first): the order of the canonical doc
-    names = tuple(f.name for f in dataclasses.fields(cls))
+    fields = dataclasses.fields(cls)
+    names = tuple(f.name for f in fields)
     consts = [f'{{"kind":{_encode_str(cls.kind)}']
     consts += [f",{_encode_str(n)}:" for n in names]
     consts.append("}")
     items = ["_c[0]"]
+    types = {f.name: f.type if isinstance(f.type, str) else f.type.__name__ for f in fields}
     for i, name in enumerate(names, 1):  # names are identifiers: dataclass field names
-        # ints and strings inline, everything else through _json_value
-        value = f"(_i(x) if (x := r.{name}).__class__ is int else _s(x) if x.__class__ is str"
-        items += [f"_c[{i}]", f"{value} else _v(x))"]
+        # the declared type's test first; ints, strings, finite floats and bools inline,
+        # everything else through _json_value
+        tests = {
+            "int": "_i(x) if x.__class__ is int",
+            "str": "_s(x) if x.__class__ is str",
+            "float": "_f(x) if x.__class__ is float and x - x == 0.0",
+            "bool": "('true' if x else 'false') if x.__class__ is bool",
+        }
+        kind = types[name]
+        order = [kind] if kind in tests else []
+        order += [k for k in ("int", "str", "float") if k != kind]
+        value = f"({tests[order[0]]} else ".replace("x.__class__", f"(x := r.{name}).__class__", 1)
+        value += "".join(f"{tests[k]} else " for k in order[1:])
+        items += [f"_c[{i}]", f"{value}_v(x))"]
     items.append(f"_c[{len(names) + 1}]")
     src = f"def to_json(r):\n    return ''.join(({', '.join(items)}))\n"
     scope: dict[str, Any] = {
@@ -101,6 +114,7 @@ def _compile_to_json(cls: type[Record]) -> Callable[[Record], str]:
         "_v": _json_value,
         "_i": int.__repr__,
         "_s": _encode_str,
+        "_f": float.__repr__,
     }
     exec(src, scope)
     fn: Callable[[Record], str] = scope["to_json"]
@@ -207,12 +221,14 @@ class RecordBus:
     def __init__(self, now: Callable[[], float], sinks: Iterable[Sink] = ()) -> None:
         self._now = now
         self._sinks: list[Sink] = list(sinks)
+        self._accepts: tuple[Callable[[Record], None], ...] = tuple(s.accept for s in self._sinks)
         self.count = 0
         self._dispatching = False
         self._pending: deque[Record] = deque()
 
     def attach(self, sink: Sink) -> None:
         self._sinks.append(sink)
+        self._accepts = tuple(s.accept for s in self._sinks)
 
     def emit(self, cls: type[R], **fields: Any) -> R:
         """Number a new record of ``cls`` (now, next seq) and hand it to every sink."""
@@ -223,12 +239,13 @@ class RecordBus:
             return rec
         self._dispatching = True
         try:
-            for sink in self._sinks:
-                sink.accept(rec)
-            while self._pending:
-                later = self._pending.popleft()
-                for sink in self._sinks:
-                    sink.accept(later)
+            for accept in self._accepts:
+                accept(rec)
+            pending = self._pending
+            while pending:
+                later = pending.popleft()
+                for accept in self._accepts:
+                    accept(later)
         finally:
             self._dispatching = False
         return rec

@@ -3,18 +3,48 @@
 Each stream is a PCG64 generator seeded by a ``SeedSequence`` whose spawn key is derived
 from a stable hash of the entity id and purpose, so adding an entity never shifts the draws
 of another (common random numbers across scenarios and rule changes).
+
+Streams created very often and used briefly (a patron's visit) come from :meth:`Streams.keyed`
+instead: PCG64 seeded straight from a 256-bit BLAKE2b hash of (root seed, entity, purpose), its
+state and increment taken from the digest. It is as independent per (entity, purpose) as the
+``SeedSequence`` streams (a different hash, a different state and a different PCG stream
+increment) and about ten times cheaper to create, but it is a different sequence from
+``stream``/``fresh`` of the same names.
 """
 
 from __future__ import annotations
 
 import hashlib
+from typing import Any, cast
 
 import numpy as np
+import numpy.typing as npt
+from numpy.random.bit_generator import ISeedSequence
 
 
 def _key(entity: str, purpose: str) -> tuple[int, ...]:
     digest = hashlib.blake2b(f"{entity}\x1f{purpose}".encode(), digest_size=16).digest()
     return tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
+
+
+class _Digest(ISeedSequence):
+    """A seed sequence whose state words are the bytes of a hash digest (no mixing needed)."""
+
+    __slots__ = ("_bytes",)
+
+    def __init__(self, digest: bytes) -> None:
+        self._bytes = digest
+
+    def generate_state(
+        self, n_words: int, dtype: Any = np.uint32
+    ) -> npt.NDArray[np.uint32 | np.uint64]:
+        size = np.dtype(dtype).itemsize * n_words
+        if size > len(self._bytes):
+            raise ValueError(f"a digest of {len(self._bytes)} bytes cannot give {size} bytes")
+        # little-endian words whatever the platform, so a seed gives the same draws everywhere
+        little = np.frombuffer(self._bytes, dtype=np.dtype(dtype).newbyteorder("<"), count=n_words)
+        words: npt.NDArray[np.uint32 | np.uint64] = little.astype(dtype)
+        return words
 
 
 class Streams:
@@ -41,3 +71,18 @@ class Streams:
     def fresh(self, entity: str, purpose: str) -> np.random.Generator:
         """A new generator at the start of (entity, purpose), independent of the cached one."""
         return np.random.Generator(np.random.PCG64(self.seed_sequence(entity, purpose)))
+
+    def keyed(self, entity: str, purpose: str) -> np.random.Generator:
+        """A new generator for (entity, purpose), seeded straight from a hash (cheap).
+
+        PCG64 whose 128-bit state and 128-bit increment are the 32 bytes of
+        ``blake2b(f"{root_seed}\\x1f{entity}\\x1f{purpose}", digest_size=32)``: one
+        independent, reproducible stream per (seed, entity, purpose), not the same sequence
+        as :meth:`stream`/:meth:`fresh` of those names.
+        """
+        text = f"{self.root_seed}\x1f{entity}\x1f{purpose}".encode()
+        digest = hashlib.blake2b(text, digest_size=32).digest()
+        # numpy: "BitGenerator implementations should treat any object that adheres to this
+        # interface [ISeedSequence] as a seed sequence" (its stubs only name SeedSequence)
+        seed = cast(np.random.SeedSequence, _Digest(digest))
+        return np.random.Generator(np.random.PCG64(seed))

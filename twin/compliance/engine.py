@@ -46,6 +46,26 @@ def regulation_of(ruleset: Ruleset) -> str:
     )
 
 
+#: Kinds the engine itself reads before dispatching (findings, the floor's view).
+_FLOOR_KINDS = frozenset(c.kind for c in (Finding, MachineInstalled, ShiftStarted, ShiftEnded))
+
+#: Analyses already computed in this process, by (program signature, file path): a program's
+#: signature is the SHA-256 of its PAR sheet file, so the analysis of a signature never
+#: changes; replications and benchmarks build many casinos over the same few games.
+_ANALYSES: dict[tuple[str, str], Analysis] = {}
+_ANALYSES_KEPT = 64
+
+
+def _analysis_of(game: Game) -> Analysis:
+    key = (game.signature, str(game.path))
+    got = _ANALYSES.get(key)
+    if got is None:
+        if len(_ANALYSES) >= _ANALYSES_KEPT:
+            _ANALYSES.clear()
+        got = _ANALYSES[key] = analyse(game)
+    return got
+
+
 @dataclass
 class FloorFacts:
     """What the Board knows about the floor, independent of what the machines report.
@@ -69,7 +89,7 @@ class FloorFacts:
             return None
         got = self._analyses.get(signature)
         if got is None:
-            got = self._analyses[signature] = analyse(game)
+            got = self._analyses[signature] = _analysis_of(game)
         return got
 
 
@@ -179,19 +199,21 @@ class ComplianceEngine:
         self._finished = False
 
     def accept(self, rec: Record) -> None:
-        if isinstance(rec, Finding):
-            self.findings.append(rec)
-            return
-        ctx = self.ctx
-        if isinstance(rec, MachineInstalled):
-            ctx.installed[rec.machine] = rec
-        elif isinstance(rec, ShiftStarted):
-            ctx.roles[rec.member] = rec.role
-            ctx.employers[rec.member] = rec.employer
-            ctx.on_duty.add(rec.member)
-        elif isinstance(rec, ShiftEnded):
-            ctx.on_duty.discard(rec.member)
-        checkers = self._by_kind.get(rec.kind)
+        kind = rec.kind
+        if kind in _FLOOR_KINDS:
+            if isinstance(rec, Finding):
+                self.findings.append(rec)
+                return
+            ctx = self.ctx
+            if isinstance(rec, MachineInstalled):
+                ctx.installed[rec.machine] = rec
+            elif isinstance(rec, ShiftStarted):
+                ctx.roles[rec.member] = rec.role
+                ctx.employers[rec.member] = rec.employer
+                ctx.on_duty.add(rec.member)
+            elif isinstance(rec, ShiftEnded):
+                ctx.on_duty.discard(rec.member)
+        checkers = self._by_kind.get(kind)
         if checkers:
             t0 = wall.perf_counter()
             for c in checkers:

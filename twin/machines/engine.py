@@ -19,7 +19,9 @@ results with fewer numpy operations: a stop is read from a table indexed by
 ``floor(u * total)`` instead of a binary search (the cumulative weights are integers, so
 ``searchsorted(cum, u * total, "right")`` only depends on that floor), and the per-reel
 line-code tables, with the scatter and trigger counts as extra columns, are summed over
-blocks of reels so that one gather serves two reels.
+blocks of reels so that one gather serves two reels; the scatter and trigger counts are
+shifted past the line codes so that one gather from an extended pay table (int32 when no
+game's sum can overflow it) prices the lines and the scatter of every game together.
 """
 
 from __future__ import annotations
@@ -155,23 +157,40 @@ class StretchTally:
         stops: npt.NDArray[np.int64],
         won: npt.NDArray[np.bool_],
         credits: npt.NDArray[np.int64] | None = None,
+        wins: int = -1,
     ) -> None:
-        """Tally a run of consecutive games (vectorised); ``credits``: each game's win."""
-        if won.size == 0:
+        """Tally a run of consecutive games (vectorised); ``credits``: each game's win;
+        ``wins``: ``won``'s count if known."""
+        n = won.size
+        if n == 0:
             return
         if credits is not None:
             self.credits += int(credits.sum())
         counts = self._counts
         cells = (stops + self._offsets).ravel() if stops.shape[1] > 1 else stops[:, 0]
         counts += np.bincount(cells, minlength=counts.size)
-        cur = won.astype(np.int64)
-        self.won += int(cur.sum())
-        seq = cur if self.last_won < 0 else np.concatenate(([self.last_won], cur))
-        if seq.size > 1:
-            self.transitions += np.bincount(2 * seq[:-1] + seq[1:], minlength=4)
+        ones = int(np.count_nonzero(won)) if wins < 0 else wins
+        first, last = int(won[0]), int(won[-1])
+        # the pairs (a, b) of consecutive games from their counts: 11 directly, then 10 = ones
+        # among the a's - 11, 01 = ones among the b's - 11, 00 = the rest
+        both = int(np.count_nonzero(won[:-1] & won[1:])) if n > 1 else 0
+        pairs = n - 1
+        a_ones = ones - last
+        b_ones = ones - first
+        if self.last_won >= 0:  # the pair (previous stretch's last game, this first game)
+            pairs += 1
+            a_ones += self.last_won
+            b_ones += first
+            both += self.last_won & first
+        t = self.transitions
+        t[3] += both
+        t[2] += a_ones - both
+        t[1] += b_ones - both
+        t[0] += pairs - a_ones - b_ones + both
+        self.won += ones
         if self.first_won < 0:
-            self.first_won = int(cur[0])
-        self.last_won = int(cur[-1])
+            self.first_won = first
+        self.last_won = last
 
     def add_game(self, stops: list[int], won: bool, credits: int = 0) -> None:
         """Tally one game (the per-spin reference); ``credits``: its win."""
@@ -250,7 +269,6 @@ class _Kernel:
         "_offsets",
         "_pay",
         "_prog",
-        "_scatter",
         "_spins",
         "_table",
         "_totals",
@@ -261,8 +279,8 @@ class _Kernel:
         self._table = game.kind == "table"
         self._cost = game.cost
         self._mult = 1
-        self._spins: tuple[int, int] | None = None  # (trigger count, spins awarded)
-        self._scatter: npt.NDArray[np.int64] | None = None
+        # (the trigger column's value from which spins are awarded, spins awarded)
+        self._spins: tuple[int, int] | None = None
         self._trigger = -1  # column of the trigger count in the code (-1: none)
         self._blocks: list[tuple[tuple[int, ...], tuple[int, ...], npt.NDArray[np.int64]]] = []
         self._lines = 0
@@ -278,8 +296,7 @@ class _Kernel:
             assert reels is not None and game.line_pay is not None
             cums = reels.cum
             lengths = reels.lengths
-            self._pay = game.line_pay
-            self._prog = game.line_prog
+            self._prog = None
             self._build_codes(game, reels, free)
         self._totals = np.array([float(c[-1]) for c in cums])
         self._cums = cums
@@ -296,45 +313,86 @@ class _Kernel:
             self._offsets = np.zeros(len(cums), np.int64)
 
     def _build_codes(self, game: Game, reels: ReelSet, free: bool) -> None:
+        """Per block of reels, one table of every line's code plus the extra columns.
+
+        Line codes are compressed: two prefixes (the symbols of the first block's reels) that
+        pay the same, and hit the progressive the same, for every suffix are one class, and
+        the first block's table holds the class instead of the prefix, so the pay table has
+        a row per class instead of one per prefix (video-5reel: 12 rows of 12**3 instead of
+        144). The extra columns hold the scatter count and the trigger count shifted past
+        the end of the line codes (the shift in the first block's table only, so that the
+        sum over blocks carries it once): one gather from the extended pay table then prices
+        the lines and the scatter together, and the trigger column prices to 0.
+        """
+        assert game.line_pay is not None
         places = game._feature_places if reels is not game.base else game._base_places
         columns: list[list[npt.NDArray[np.int64]]] = [[p] for p in places]
-        self._lines = places[0].shape[1]
-        extra = self._lines
+        lines = self._lines = places[0].shape[1]
+        groups: list[list[int]] = []
+        i = 0
+        while i < len(places):  # consecutive reels share a table while it stays small
+            group = [i]
+            rows = places[i].shape[0]
+            while i + 1 < len(places) and rows * places[i + 1].shape[0] <= _BLOCK_ROWS:
+                i += 1
+                group.append(i)
+                rows *= places[i].shape[0]
+            groups.append(group)
+            i += 1
+        suffixes = len(game.symbols) ** (len(places) - len(groups[0]))
+        keys = game.line_pay.reshape(-1, suffixes)
+        if game.line_prog is not None:
+            keys = np.hstack((keys, game.line_prog.reshape(-1, suffixes)))
+        unique, inverse = np.unique(keys, axis=0, return_inverse=True)
+        prefix_class = inverse.reshape(-1).astype(np.int64)
+        line_pay = np.ascontiguousarray(unique[:, :suffixes]).reshape(-1)
+        extra = lines
+        pay_parts: list[npt.NDArray[np.int64]] = [line_pay]
+        shift = [0] * lines
+        at = line_pay.size
         if game.scatter is not None:
             assert game.scatter_by_count is not None
-            self._scatter = game.scatter_by_count
             for cols, counts in zip(columns, reels.scatter_counts, strict=True):
                 cols.append(counts[:, None])
+            top = sum(int(c.max()) for c in reels.scatter_counts)
+            pay_parts.append(game.scatter_by_count[: top + 1] * game.cost)
+            shift.append(at)
+            at += top + 1
             extra += 1
         fs = game.free_spins
         if fs is not None and (fs.retrigger or not free):
-            self._spins = (fs.count, fs.spins)
+            self._spins = (at + fs.count, fs.spins)
             self._trigger = extra
             for cols, counts in zip(columns, reels.trigger_counts, strict=True):
                 cols.append(counts[:, None])
+            top = sum(int(c.max()) for c in reels.trigger_counts)
+            pay_parts.append(np.zeros(top + 1, np.int64))
+            shift.append(at)
+            at += top + 1
         if free and fs is not None:
             self._mult = fs.multiplier
+        pay = np.concatenate(pay_parts)
+        # every column's price fits an int32 and so does their sum: gather and sum in int32
+        small = int(np.abs(pay).max()) * len(shift) < 2**31
+        self._pay = pay.astype(np.int32) if small else pay
+        if game.line_prog is not None:
+            prog = unique[:, suffixes:].reshape(-1).astype(np.bool_)
+            self._prog = np.concatenate((prog, np.zeros(at - prog.size, np.bool_)))
         tables = [np.hstack(cols) for cols in columns]
-        top = sum(int(t.max()) for t in tables)
-        dtype = np.int32 if top < 2**31 else np.int64
-        i = 0
-        while i < len(tables):  # consecutive reels share a table while it stays small
-            group = [i]
-            rows = tables[i].shape[0]
-            while i + 1 < len(tables) and rows * tables[i + 1].shape[0] <= _BLOCK_ROWS:
-                i += 1
-                group.append(i)
-                rows *= tables[i].shape[0]
+        for b, group in enumerate(groups):
             combined = tables[group[0]]
             for r in group[1:]:
                 t = tables[r]
                 combined = (combined[:, None, :] + t[None, :, :]).reshape(-1, t.shape[1])
+            combined = combined.astype(np.int64)  # numpy's index type: no conversion to gather
+            if b == 0:
+                combined[:, :lines] = prefix_class[combined[:, :lines] // suffixes] * suffixes
+                combined += np.array(shift, np.int64)
             radix = [
                 int(np.prod([tables[r].shape[0] for r in group[k + 1 :]]))
                 for k in range(len(group))
             ]
-            self._blocks.append((tuple(group), tuple(radix), combined.astype(dtype)))
-            i += 1
+            self._blocks.append((tuple(group), tuple(radix), combined))
 
     def stops(self, u: F64) -> npt.NDArray[np.int64]:
         if self._flat is None:
@@ -376,20 +434,18 @@ class _Kernel:
             else:
                 code += part
         assert code is not None
-        lines = code[:, : self._lines]
-        # einsum sums the short rows about twice as fast as sum(axis=1), exactly (integers)
-        wins = np.einsum("ij->i", self._pay.take(lines))
-        if self._scatter is not None:
-            wins += self._scatter.take(code[:, self._lines]) * self._cost
+        # einsum sums the short rows about twice as fast as sum(axis=1), exactly (integers:
+        # the pay table is int32 only when no row's sum can overflow it)
+        wins = np.einsum("ij->i", self._pay.take(code)).astype(np.int64, copy=False)
         spins = None
         if self._spins is not None:
-            count, awarded = self._spins
-            spins = np.where(code[:, self._trigger] >= count, awarded, 0).astype(np.int64)
+            at, awarded = self._spins
+            spins = (code[:, self._trigger] >= at) * awarded
         if self._mult != 1:
             wins *= self._mult
         prog = None
         if self._prog is not None:
-            prog = np.asarray(self._prog.take(lines).any(axis=1), dtype=np.bool_)
+            prog = np.asarray(self._prog.take(code).any(axis=1), dtype=np.bool_)
         return wins, spins, prog, stops
 
 
@@ -455,14 +511,19 @@ class BatchedEngine:
             lock = win >= lock_credits
             if prog is not None:
                 lock |= prog
-            after = np.where(lock, 0, win)
-            after -= wager
-            np.cumsum(after, out=after)
-            after += credits
-            # game i + 1 is played only if the balance after game i is in [threshold, goal)
-            outside = (after < threshold) | (after >= goal)
-            k = _first(outside[:-1], n - 1) + 1
             lk = _first(lock, n)
+            # ``after``: the balance after each game, less the threshold; game i + 1 is played
+            # only if the balance after game i is in [threshold, goal), i.e. after[i] in
+            # [0, span): as unsigned 64-bit, a negative ``after`` is huge, so one comparison
+            if lk < n:
+                after = np.where(lock, 0, win)
+                after -= wager
+            else:
+                after = win - wager
+            np.cumsum(after, out=after)
+            after += credits - threshold
+            span = goal - threshold
+            k = _first(after[:-1].view(np.uint64) >= span, n - 1) + 1
             end = min(k, lk + 1)
             if spins is not None:
                 for j in np.flatnonzero(spins).tolist():
@@ -485,8 +546,8 @@ class BatchedEngine:
                         change = fw * bet
                     if change:
                         after[j:] += change
-                        tail = after[j : n - 1]
-                        k = j + 1 + _first((tail < threshold) | (tail >= goal), n - j - 1)
+                        tail = after[j : n - 1].view(np.uint64)
+                        k = j + 1 + _first(tail >= span, n - j - 1)
                     end = min(k, lk + 1)
             base.advance(end * r)
             games += end
@@ -494,9 +555,10 @@ class BatchedEngine:
             won_games = played > 0
             if prog is not None:
                 won_games |= prog[:end]
-            games_won += int(np.count_nonzero(won_games))
-            tally.add_games(stops[:end], won_games, played)
-            credits = int(after[end - 1])
+            ones = int(np.count_nonzero(won_games))
+            games_won += ones
+            tally.add_games(stops[:end], won_games, played, ones)
+            credits = int(after[end - 1]) + threshold
             if lk < k and lk < n:
                 features.close()
                 won += int(played[:-1].sum())

@@ -15,7 +15,7 @@ Patrons see the casino only through ``twin.patrons.venue.Venue`` and machines on
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -62,6 +62,27 @@ def draw_plan(seg: Segment, rng: np.random.Generator) -> PatronPlan:
     )
 
 
+class ClosingTimes:
+    """``venue.closing_after`` remembered: the answer for ``t`` holds until that closing.
+
+    ``closing_after(t)`` is the first closing strictly after ``t``; for any ``t'`` with
+    ``t <= t' < closing_after(t)`` there is no closing in ``(t, t']``, so the answer is the same.
+    """
+
+    __slots__ = ("_after", "_from", "_venue")
+
+    def __init__(self, venue: Venue) -> None:
+        self._venue = venue
+        self._from = float("inf")  # the answer below holds for [_from, _after)
+        self._after = float("-inf")
+
+    def __call__(self, t: float) -> float:
+        if not self._from <= t < self._after:
+            self._from = t
+            self._after = self._venue.closing_after(t)
+        return self._after
+
+
 class Patron:
     """One visit of one member: arrive, find a machine (or give up), play, leave."""
 
@@ -75,6 +96,7 @@ class Patron:
         plan: PatronPlan,
         rng: np.random.Generator,
         patience: float,
+        closing: Callable[[float], float] | None = None,
     ) -> None:
         self.world = world
         self.venue = venue
@@ -86,6 +108,7 @@ class Patron:
         self.plan = plan
         self.rng = rng
         self.patience = patience
+        self.closing_after = venue.closing_after if closing is None else closing
 
     def visit(self) -> Proc:
         """The whole visit: the member is inside from arrival until leaving the floor."""
@@ -123,7 +146,7 @@ class Patron:
             return
         env = world.env
         until = env.now + plan.session_seconds
-        closing = self.venue.closing_after(env.now)
+        closing = self.closing_after(env.now)
         until = min(until, closing)
         loss_limit = int(start_credits * plan.loss_limit_share)
         goal = int(start_credits * plan.win_goal_multiple)
@@ -189,6 +212,7 @@ class Arrivals:
         self.rng = world.streams.stream("arrivals", "times")
         self.who = world.streams.stream("arrivals", "who")
         self.patience = quantize(config.max_wait_minutes * 60.0)
+        self.closing = ClosingTimes(venue)
         self.count = 0
         self.unmatched = 0
 
@@ -223,5 +247,15 @@ class Arrivals:
         seg = population.segment_of(index)
         rng = self.world.streams.fresh(member_id(index), f"visit:{number}")
         plan = draw_plan(seg, rng)
-        patron = Patron(self.world, self.venue, population, index, number, plan, rng, self.patience)
+        patron = Patron(
+            self.world,
+            self.venue,
+            population,
+            index,
+            number,
+            plan,
+            rng,
+            self.patience,
+            self.closing,
+        )
         self.world.env.process(patron.visit())
