@@ -103,7 +103,8 @@ class Desk:
         self.emit(
             MachineInstalled, machine="B-001", bank="B", zone="main", game_id="g",
             game_signature="s", denomination_cents=25, max_bet_units=3, registration="R",
-            serial="S", hopper_coins=300, progressive="", meter_digits=8, manufacturer="m",
+            serial="S", asset_number="AN-B-001", hopper_coins=300, progressive="", meter_digits=8,
+            manufacturer="m",
             model="x", manufactured="2025-01-01", certified_min_payout_bp=9000, certificate=(),
             paytable_displayed=True, promotional=False, bill_denominations_cents=(500,),
         )  # fmt: skip
@@ -258,7 +259,7 @@ def test_hopper_coins_missing_at_a_reading_are_found() -> None:
                        name="slot_door_opened")  # fmt: skip
     reading = desk.emit(MetersRead, machine="B-001", meters=(("current_credits", 0),),
                         hopper_level=260, registration="R", serial="S",
-                        program_signature="s")  # fmt: skip
+                        asset_number="AN-B-001", program_signature="s")  # fmt: skip
     desk.emit(BillAccepted, machine="B-001", patron="P1", bill_cents=500, credits=20)
     assert desk.messages() == [
         "40 coins are missing from B-001's hopper with no record of their removal; the machine "
@@ -340,6 +341,7 @@ def _scripted(script: Any) -> tuple[Casino, MemorySink]:
     data = floor_data()
     data["floor"].pop("drop_collection")
     data["floor"]["banks"] = [dict(b, count=1) for b in data["floor"]["banks"] if b["id"] == "B"]
+    data.pop("promotions", None)  # they run on bank G, which this floor leaves out
     data["patrons"]["arrivals_per_hour"] = [0] * 24
     sc = parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent)
     sink = MemorySink()

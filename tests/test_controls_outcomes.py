@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -110,20 +111,27 @@ def test_new_injections_are_registered(kind: str) -> None:
     assert kind in INJECTIONS
 
 
-@pytest.mark.parametrize(
-    "override", [{"randomness_confidence": 0.99999}, {"randomness_fdr": 0.0005}]
-)
+@pytest.mark.parametrize("setting", ["randomness_confidence", "randomness_fdr"])
 def test_randomness_confidence_and_fdr_both_change_the_findings(
-    tmp_path: Path, override: dict[str, float]
+    tmp_path: Path, setting: str
 ) -> None:
     """Wager-dependent pays on B-001: at the ruleset's defaults it is reported under 1(b) and
-    1(b)(iii) (test_controls.py, case S1.1b.iii; its dependence test has p ~ 5e-6 among 8
-    tests). A per-machine confidence of 99.999 % (Holm: 1.25e-6 for the smallest of 8) or a
-    floor false-discovery rate of 0.0005 (3.6e-5 for one machine of 14, against its
-    Bonferroni 4e-5) each alone removes the finding: neither setting overrides the other."""
+    1(b)(iii) (test_controls.py, case S1.1b.iii), its dependence test at some p among 8
+    tests of one machine of 14. A per-machine confidence of 1 - p (Holm: p / 8 for the
+    smallest of 8) or a floor false-discovery rate of p (against the machine's Bonferroni
+    8 p) each alone removes the finding: neither setting overrides the other. (The
+    wager-dependent program is also another program than the approved one: 3(a) and 20(a)
+    see that from its signature challenge, whatever the statistics.)"""
     from dataclasses import replace
 
-    case = replace(CASES["S1.1b.iii"], overrides=override)
-    casino, _ = run_floor(tmp_path, case)
+    base, _ = run_floor(tmp_path, CASES["S1.1b.iii"])
+    assert base.compliance is not None
+    msg = next(f.message for f in base.compliance.findings if f.control == "MT98.S1.1b.iii")
+    got = re.search(r"p = ([0-9.e+-]+)", msg)
+    assert got is not None, msg
+    p = float(got.group(1))
+    value = 1.0 - p if setting == "randomness_confidence" else p
+    casino, _ = run_floor(tmp_path, replace(CASES["S1.1b.iii"], overrides={setting: value}))
     assert casino.compliance is not None
-    assert {f.control for f in casino.compliance.findings} == set()
+    found = {f.control for f in casino.compliance.findings}
+    assert found == {"MT98.S1.3a", "MT98.S1.20a"}  # and none of 1(b)

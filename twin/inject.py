@@ -458,14 +458,14 @@ def _stake_above_max(casino: Casino, inj: InjectViolation) -> None:
 
 @injection(
     "adaptive_paytable",
-    "the machine scales its pays with its recent hold (down when below the theoretical), "
-    "still reporting the approved program",
+    "the machine scales its pays with its recent hold (by 1 + `amount` x the hold's excess over "
+    "the theoretical; `amount` 0 means 4), still reporting the approved program",
 )
 def _adaptive_paytable(casino: Casino, inj: InjectViolation) -> None:
     from twin.machines.adaptive import AdaptivePayTable
 
     m = _machine(casino, inj)
-    m.adaptive = AdaptivePayTable(m.game)
+    m.adaptive = AdaptivePayTable(m.game, gain=float(inj.amount) if inj.amount > 0 else 4.0)
 
 
 __all__ = [

@@ -6,7 +6,7 @@ the records since installation say the meter must show, modulo its rollover.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import defaultdict, deque
 
 from twin.compliance.checks.book import MoneyBook, reads_with_book
 from twin.compliance.registry import Checker, Kind, control
@@ -65,12 +65,18 @@ TILTS = frozenset(
 )
 
 
+#: How many of the latest records a meter finding cites as its evidence.
+EVIDENCE_KEPT = 10
+
+
 class ExpectedMeters:
     """What each machine's meters must show, rebuilt from the records (shared by checkers)."""
 
     def __init__(self) -> None:
         self.totals: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-        self.evidence: dict[str, list[int]] = defaultdict(list)
+        # the latest records behind each machine's expected meters (findings cite the last
+        # ten): bounded, so a long run's memory does not grow with its length
+        self.evidence: dict[str, deque[int]] = defaultdict(lambda: deque(maxlen=EVIDENCE_KEPT))
 
     def observe(self, rec: Record) -> None:
         m = rec.entity("machine")
@@ -205,7 +211,7 @@ class NonResettableMeters(_MeterChecker):
                     name,
                     f"machine {m}'s {name} meter shows {shown}, {short} less than its records "
                     "give: a non-resettable meter was reset or wound back",
-                    (*self.expected.evidence[m][-10:], rec.seq),
+                    (*self.expected.evidence[m], rec.seq),
                 )
 
 
@@ -241,7 +247,7 @@ class MeterSemantics(_MeterChecker):
                 m,
                 name,
                 f"machine {m}'s {name} meter shows {shown}; the records of its play give {want}",
-                (*ev[-10:], rec.seq),
+                (*ev, rec.seq),
             )
 
 
@@ -278,7 +284,7 @@ class PlayMeters(_MeterChecker):
                 name,
                 f"machine {m}'s {name} meter shows {got}; the records give {want} "
                 "(reset with no recorded door closing or power loss)",
-                (*self.expected.evidence[m][-10:], rec.seq),
+                (*self.expected.evidence[m], rec.seq),
             )
 
 
@@ -416,5 +422,5 @@ class BillMeters(_MeterChecker):
                 m,
                 name,
                 f"machine {m}'s {name} meter shows {got} bills; the records show {want}",
-                (*self.expected.evidence[m][-10:], rec.seq),
+                (*self.expected.evidence[m], rec.seq),
             )

@@ -21,7 +21,7 @@ investigation.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import defaultdict, deque
 from dataclasses import dataclass
 
 import numpy as np
@@ -159,7 +159,7 @@ class _Randomness(Checker):
             worst = min(bad_tests, key=lambda t: t.result.p_value)
             self.report(
                 (m,),
-                f"machine {m}: {self.what} fails its {level:.4g} confidence limits in "
+                f"machine {m}: {self.what} fails its {level:.10g} confidence limits in "
                 f"{len(bad_tests)} test(s) (worst {worst.result.name}, "
                 f"p = {worst.result.p_value:.2e}, {worst.result.detail})",
                 tuple(sorted({t.evidence for t in bad_tests})),
@@ -296,7 +296,8 @@ class HoldVariance(Checker):
     def setup(self) -> None:
         self.won: dict[str, int] = defaultdict(int)
         self.levels: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
-        self.evidence: dict[str, list[int]] = defaultdict(list)
+        # the last plays of each machine, cited by a finding (bounded: memory stays flat)
+        self.evidence: dict[str, deque[int]] = defaultdict(lambda: deque(maxlen=20))
 
     def on_record(self, rec: Record) -> None:
         m = rec.entity("machine")
@@ -339,6 +340,6 @@ class HoldVariance(Checker):
                     f"machine {m}: actual hold {actual:.2%} against theoretical {theo:.2%} over "
                     f"{games} games (p = {res.p_value:.2e}, {res.detail}): a large variance "
                     "to investigate",
-                    tuple(self.evidence[m][-20:]),
+                    tuple(self.evidence[m]),
                     warning=True,
                 )
