@@ -1,0 +1,24 @@
+"""Fixtures of the hardware tests: a real Mosquitto per test (never skipped)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .broker import Broker
+
+#: SMIB users the broker knows; the twin registers the first three (X-999 is a valid MQTT
+#: user that the twin's registry does not know).
+SMIBS = ("S-001", "S-002", "S-003", "X-999")
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[Broker]:
+    b = Broker(tmp_path, SMIBS)
+    b.start()
+    try:
+        yield b
+    finally:
+        b.kill()
