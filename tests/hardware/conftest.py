@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from .broker import Broker
+from .rig import Rig
 
 #: SMIB users the broker knows; the twin registers the first three (X-999 is a valid MQTT
 #: user that the twin's registry does not know).
@@ -22,3 +23,12 @@ def broker(tmp_path: Path) -> Iterator[Broker]:
         yield b
     finally:
         b.kill()
+
+
+@pytest.fixture
+def rig(broker: Broker) -> Iterator[Rig]:
+    r = Rig(broker).start()
+    try:
+        yield r
+    finally:
+        r.close()
