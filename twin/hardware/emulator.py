@@ -158,6 +158,7 @@ class SmibEmulator:
         self.sent: Counter[str] = Counter()
         self.dropped: Counter[str] = Counter()
         self.births = 0
+        self.refused: list[str] = []
         self.results: dict[str, dict[str, Any]] = {}
         self._held: list[tuple[str, bytes]] = []
         self._lock = threading.RLock()
@@ -222,6 +223,7 @@ class SmibEmulator:
     ) -> None:
         if reason.is_failure:
             log.warning("SMIB %s: connection refused: %s", self.smib, reason)
+            self.refused.append(str(reason))
             return
         client.subscribe(p.down_topic(self.smib), qos=1)
         with self._lock:

@@ -312,8 +312,7 @@ class SmibLink:
             self._open_gap(s)
         else:
             s.missing.discard(seq)
-        if not s.missing and not self._eid_gap(s):
-            s.gap_since = None
+        self._maybe_close(s)
 
     def _eid_gap(self, s: _Session) -> bool:
         return s.contig is not None and s.known > s.contig
@@ -338,7 +337,11 @@ class SmibLink:
                 self._put(snap)
         if self._eid_gap(s):
             self._open_gap(s)
-        elif not s.missing:
+        self._maybe_close(s)
+
+    def _maybe_close(self, s: _Session) -> None:
+        """Close the gap window when nothing is missing any more."""
+        if not s.missing and not self._eid_gap(s) and not s.want_rebirth:
             s.gap_since = None
 
     def _want_rebirth(self, s: _Session, why: str) -> None:
