@@ -73,14 +73,14 @@ class Misbehaviour:
             key, _, value = item.partition("=")
             if key not in ("drop", "duplicate", "reorder", "delay"):
                 raise ValueError(
-                    f"--misbehave {item!r}: expected drop, duplicate, reorder or delay=<number>"
+                    f"{item!r}: expected drop, duplicate, reorder or delay=<number>"
                 )
             try:
                 number = float(value)
             except ValueError:
-                raise ValueError(f"--misbehave {key}: expected a number, found {value!r}") from None
+                raise ValueError(f"{key}: expected a number, found {value!r}") from None
             if number < 0 or (key != "delay" and number > 1):
-                raise ValueError(f"--misbehave {key}: expected 0..1, found {value}")
+                raise ValueError(f"{key}: expected 0..1, found {value}")
             setattr(out, key, number)
         return out
 
@@ -222,7 +222,7 @@ class SmibEmulator:
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
     ) -> None:
         if reason.is_failure:
-            log.warning("SMIB %s: connection refused: %s", self.smib, reason)
+            log.info("SMIB %s: connection refused: %s", self.smib, reason)
             self.refused.append(str(reason))
             return
         client.subscribe(p.down_topic(self.smib), qos=1)
@@ -504,3 +504,97 @@ class SmibEmulator:
             )
         else:
             self._result(cmd_id, "completed", data={"replayed": sent})
+
+
+# -- a bench of emulators (``twin smib emulate``) ----------------------------------------------
+
+
+def bench_ids(base: str, count: int) -> list[str]:
+    """``base`` alone, or ``base-001`` .. ``base-<count>`` for a bench."""
+    return [base] if count == 1 else [f"{base}-{i:03d}" for i in range(1, count + 1)]
+
+
+def play_like_a_patron(emu: SmibEmulator, rng: np.random.Generator) -> None:
+    """One activity of a simulated patron: a bill, a stretch of games or a cash out."""
+    credits = emu.machine.credits
+    if credits < 20:
+        emu.insert_bill(int(rng.choice(BILLS_CENTS)))
+    elif rng.random() < 0.1:
+        emu.cash_out()
+    else:
+        emu.play(int(rng.integers(1, 21)))
+
+
+def run_bench(
+    ids: list[str],
+    broker: Broker,
+    password: str,
+    game: Game,
+    *,
+    misbehave: str = "",
+    events: int = 0,
+    rate: float = 5.0,
+    seed: int = 1,
+    state_dir: Path | None = None,
+    digits: int = 8,
+    meters_every: int = 10,
+    stop: threading.Event | None = None,
+    connect_timeout: float = 30.0,
+) -> dict[str, dict[str, int]]:
+    """Run emulated SMIBs until each sent ``events`` events (0: until ``stop`` is set).
+
+    ``password`` may hold ``{id}``. Each SMIB plays like a patron, ``rate`` activities a
+    second, sends its meters every ``meters_every`` events and at the end, then disconnects
+    cleanly. Returns what each sent. Raises ConnectionError when one cannot connect.
+    """
+    stop = stop if stop is not None else threading.Event()
+    emus = []
+    for i, smib in enumerate(ids):
+        memory = Memory.load(state_dir / f"{smib}.json") if state_dir else Memory()
+        emus.append(
+            SmibEmulator(
+                smib,
+                broker,
+                password.replace("{id}", smib),
+                game,
+                digits=digits,
+                seed=seed * 100_003 + i,
+                memory=memory,
+                misbehave=Misbehaviour.parse(misbehave),
+            )
+        )
+    for emu in emus:
+        emu.start()
+    deadline = time.monotonic() + connect_timeout
+    try:
+        for emu in emus:
+            while not emu.client.is_connected():
+                if emu.refused or time.monotonic() > deadline:
+                    why = emu.refused[0] if emu.refused else "no answer"
+                    raise ConnectionError(f"SMIB {emu.smib}: cannot connect to the broker ({why})")
+                time.sleep(0.05)
+
+        def drive(emu: SmibEmulator, rng: np.random.Generator) -> None:
+            done = 0
+            while not stop.is_set() and (events == 0 or done < events):
+                play_like_a_patron(emu, rng)
+                done += 1
+                if done % meters_every == 0:
+                    emu.send_meters()
+                stop.wait(1.0 / rate)
+            emu.flush_held()
+            emu.send_meters()
+
+        threads = [
+            threading.Thread(target=drive, args=(e, np.random.default_rng([seed, i])), daemon=True)
+            for i, e in enumerate(emus)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            while t.is_alive():
+                t.join(0.2)
+    finally:
+        for emu in emus:
+            emu.stop()
+    return {e.smib: dict(e.sent) for e in emus}
