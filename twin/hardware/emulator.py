@@ -72,9 +72,7 @@ class Misbehaviour:
         for item in filter(None, (t.strip() for t in text.split(","))):
             key, _, value = item.partition("=")
             if key not in ("drop", "duplicate", "reorder", "delay"):
-                raise ValueError(
-                    f"{item!r}: expected drop, duplicate, reorder or delay=<number>"
-                )
+                raise ValueError(f"{item!r}: expected drop, duplicate, reorder or delay=<number>")
             try:
                 number = float(value)
             except ValueError:
