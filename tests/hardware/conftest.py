@@ -11,8 +11,8 @@ from .broker import Broker
 from .rig import Rig
 
 #: SMIB users the broker knows; the twin registers the first three (X-999 is a valid MQTT
-#: user that the twin's registry does not know).
-SMIBS = ("S-001", "S-002", "S-003", "X-999")
+#: user that the twin's registry does not know; R-001..R-012 are the reconnect storm's).
+SMIBS = ("S-001", "S-002", "S-003", "X-999", *(f"R-{i:03d}" for i in range(1, 13)))
 
 
 @pytest.fixture

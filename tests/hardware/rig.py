@@ -26,11 +26,13 @@ def game() -> Game:
 
 
 class Rig:
-    def __init__(self, broker: Broker, *, reorder_window: float = 0.3) -> None:
+    def __init__(
+        self, broker: Broker, *, reorder_window: float = 0.3, smibs: tuple[str, ...] = REGISTERED
+    ) -> None:
         self.broker = broker
         self.game = game()
         self.registry = {
-            s: Registered(s, f"A-{s[-3:]}", f"SN-{s}", self.game.signature) for s in REGISTERED
+            s: Registered(s, f"A-{s[-3:]}", f"SN-{s}", self.game.signature) for s in smibs
         }
         self.sink = MemorySink()
         self.world = HardwareWorld(self.registry, sinks=(self.sink,))

@@ -481,3 +481,41 @@ def test_twin_status_and_its_will(broker: Broker) -> None:
     finally:
         watcher.disconnect()
         watcher.loop_stop()
+
+
+def test_command_lost_is_asked_again(rig: Rig) -> None:
+    emu = rig.emulator()
+    emu.misbehave.drop_next["evt"] = 1
+    emu.misbehave.drop_next["cmd"] = 1  # the first replay request never arrives
+    emu.insert_bill(1000)
+    emu.play(5)  # event 2 shows event 1 missing
+    rig.until("events 1 and 2", lambda: rig.eids() == [1, 2])
+    requests = rig.of(SmibRequest)
+    assert [json.loads(r.args) for r in requests] == [{"from_eid": 1}, {"from_eid": 1}]
+    assert emu.dropped == {"evt": 1, "cmd": 1}
+
+
+def test_reconnect_storm(broker: Broker) -> None:
+    """Twelve SMIBs lose the broker at once (kill -9) and all come back together."""
+    smibs = tuple(f"R-{i:03d}" for i in range(1, 13))
+    rig = Rig(broker, smibs=smibs).start()
+    try:
+        emus = [rig.emulator(s) for s in smibs]
+        for emu in emus:
+            _play(emu, 1)
+        rig.until("2 events each", lambda: all(rig.eids(s) == [1, 2] for s in smibs))
+        broker.kill()
+        for emu in emus:
+            emu.play(5)  # event 3, queued while the broker is gone
+        broker.start()
+        wait_until("every SMIB back", lambda: all(e.births >= 2 for e in emus))
+        for emu in emus:
+            emu.play(5)  # event 4
+            emu.send_meters()
+        rig.until("4 events each", lambda: all(rig.eids(s) == [1, 2, 3, 4] for s in smibs))
+        rig.until("a reconciliation each", lambda: {r.smib for r in rig.of(SmibReconciled)}
+                  == set(smibs))  # fmt: skip
+        assert all(r.ok for r in rig.of(SmibReconciled))
+        assert rig.link.rejected.keys() <= {"duplicate", "stale"}
+    finally:
+        rig.close()

@@ -419,6 +419,11 @@ class SmibEmulator:
     # -- commands ---------------------------------------------------------------------------------
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        with self._lock:
+            if self.misbehave.drop_next["cmd"] > 0:  # a command lost on its way in
+                self.misbehave.drop_next["cmd"] -= 1
+                self.dropped["cmd"] += 1
+                return
         try:
             self.command(bytes(msg.payload))
         except Exception:
