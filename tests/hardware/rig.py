@@ -13,7 +13,7 @@ from twin.hardware.link import Broker as Endpoint
 from twin.hardware.link import LinkConfig, SmibLink
 from twin.hardware.records import SmibEvent
 from twin.machines.par import Game, load_game
-from twin.records import MemorySink, R
+from twin.records import MemorySink, R, Sink
 
 from .broker import TWIN_PASSWORD, TWIN_USER, Broker, smib_password
 
@@ -27,7 +27,12 @@ def game() -> Game:
 
 class Rig:
     def __init__(
-        self, broker: Broker, *, reorder_window: float = 0.3, smibs: tuple[str, ...] = REGISTERED
+        self,
+        broker: Broker,
+        *,
+        reorder_window: float = 0.3,
+        smibs: tuple[str, ...] = REGISTERED,
+        sinks: tuple[Sink, ...] = (),
     ) -> None:
         self.broker = broker
         self.game = game()
@@ -35,7 +40,7 @@ class Rig:
             s: Registered(s, f"A-{s[-3:]}", f"SN-{s}", self.game.signature) for s in smibs
         }
         self.sink = MemorySink()
-        self.world = HardwareWorld(self.registry, sinks=(self.sink,))
+        self.world = HardwareWorld(self.registry, sinks=(self.sink, *sinks))
         self.endpoint = Endpoint(broker.host, broker.port)
         self.link = SmibLink(
             self.world.inbox,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from twin.compliance.findings import Finding
 from twin.hardware.book import Event, HardwareWorld, Meters, Registered
-from twin.hardware.records import SmibReconciled
+from twin.hardware.records import SmibMeters, SmibReconciled
 from twin.records import MemorySink, from_json
 
 
@@ -57,3 +57,16 @@ def test_every_hardware_record_survives_the_ledger_round_trip() -> None:
     assert len({type(r) for r in sink.records}) == 5
     for rec in sink.records:
         assert from_json(rec.to_json()) == rec
+
+
+def test_a_late_copy_of_a_snapshot_is_recorded_but_not_reconciled() -> None:
+    world, sink = _world()
+    book = world.book
+    book.meters(_snap(0, 100))
+    book.event(_evt(1, 10))
+    book.meters(_snap(0, 100))  # a delayed duplicate of the first snapshot
+    book.event(_evt(2, 10))
+    book.meters(_snap(2, 120))
+    assert [m.late for m in sink.of(SmibMeters)] == [False, True, False]
+    (rec,) = sink.of(SmibReconciled)
+    assert (rec.ok, rec.from_eid, rec.to_eid, rec.events) == (True, 0, 2, 2)

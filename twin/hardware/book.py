@@ -234,6 +234,7 @@ class SmibBook:
         self._now = now
         self._accounts: dict[str, _Accounts] = defaultdict(_Accounts)
         self.applied: dict[str, int] = {}  # smib -> events applied
+        self._eid: dict[str, int] = {}  # smib -> the last eid applied (or lost)
 
     def handle(self, envelope: Envelope) -> None:
         cmd = envelope.command
@@ -301,6 +302,7 @@ class SmibBook:
             replay=e.replay,
         )
         self.applied[e.smib] = self.applied.get(e.smib, 0) + 1
+        self._eid[e.smib] = max(e.eid, self._eid.get(e.smib, 0))
         acc = self._accounts[e.smib]
         if acc.last is not None and e.epoch != acc.last.epoch:
             return  # after a reset: it belongs to the next epoch's first interval
@@ -317,6 +319,7 @@ class SmibBook:
             reason=lost.reason,
         )
         self._accounts[lost.smib].lost.append((lost.from_eid, lost.to_eid))
+        self._eid[lost.smib] = max(lost.to_eid, self._eid.get(lost.smib, 0))
         self.finding(
             lost.smib,
             "HW.events_lost",
@@ -328,6 +331,8 @@ class SmibBook:
 
     def meters(self, m: Meters) -> None:
         names = tuple(n for n, _ in m.values)
+        applied = self._eid.get(m.smib, m.as_of_eid)
+        late = m.as_of_eid < applied
         rec = self.bus.emit(
             SmibMeters,
             smib=m.smib,
@@ -337,7 +342,11 @@ class SmibBook:
             digits=m.digits,
             meters=names,
             values=tuple(v for _, v in m.values),
+            late=late,
         )
+        if late:
+            return
+        self._eid[m.smib] = m.as_of_eid
         snap = _Snapshot(rec.seq, m.epoch, m.as_of_eid, m.digits, dict(m.values))
         acc = self._accounts[m.smib]
         last = acc.last

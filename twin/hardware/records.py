@@ -68,6 +68,7 @@ class SmibMeters(Record):
     digits: int
     meters: tuple[str, ...]
     values: tuple[int, ...]
+    late: bool  # older than events already applied (a delayed copy): not reconciled
 
 
 @record("smib_reconciled", roles=("smib",))
