@@ -410,7 +410,12 @@ def smib() -> None:
 @click.option(
     "--id", "smib_id", required=True, help="SMIB id (= MQTT user); with --count, a prefix."
 )
-@click.option("--broker", "broker_url", required=True, help="mqtt://host[:port]")
+@click.option("--broker", "broker_url", required=True, help="mqtt://host[:port] or mqtts://...")
+@click.option(
+    "--ca",
+    type=click.Path(exists=True, dir_okay=False),
+    help="With mqtts://: the certificate of the authority that signed the broker's.",
+)
 @click.option(
     "--password",
     envvar="TWIN_SMIB_PASSWORD",
@@ -439,6 +444,7 @@ def smib() -> None:
 def smib_emulate(
     smib_id: str,
     broker_url: str,
+    ca: str | None,
     password: str,
     game: Path | None,
     misbehave: str,
@@ -456,9 +462,11 @@ def smib_emulate(
     from twin.machines.par import load_game
 
     try:
-        broker = Broker.parse(broker_url)
+        broker = Broker.parse(broker_url, ca)
     except ValueError:
-        raise InputError("--broker", "", "mqtt://host[:port]", broker_url) from None
+        raise InputError(
+            "--broker", "", "mqtt://host[:port] or mqtts://host[:port]", broker_url
+        ) from None
     try:
         Misbehaviour.parse(misbehave)
     except ValueError as exc:

@@ -48,11 +48,16 @@ def wait_until(what: str, ok: object, timeout: float = 20.0, step: float = 0.02)
 class Broker:
     """One Mosquitto process with its own files; see the module docstring."""
 
-    def __init__(self, folder: Path, smibs: tuple[str, ...]) -> None:
+    def __init__(self, folder: Path, smibs: tuple[str, ...], *, tls: bool = False) -> None:
         self.folder = folder
         self.port = free_port()
         self.host = "127.0.0.1"
         self.smibs = smibs
+        #: with ``tls``: a second listener on ``tls_port`` with a certificate signed by a
+        #: throwaway CA (``ca``), and a second CA (``other_ca``) that signed nothing
+        self.tls_port = free_port() if tls else None
+        self.ca = folder / "ca.crt"
+        self.other_ca = folder / "other-ca.crt"
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = folder / "mosquitto.log"
         self.conf = folder / "mosquitto.conf"
@@ -88,6 +93,33 @@ class Broker:
             "log_type error\nlog_type warning\nlog_type notice\nlog_type information\n"
             "max_queued_messages 10000\n"
         )
+        if self.tls_port is not None:
+            self._make_certificates()
+            with self.conf.open("a") as f:
+                f.write(
+                    f"listener {self.tls_port} {self.host}\n"
+                    f"cafile {self.ca}\n"
+                    f"certfile {self.folder / 'server.crt'}\n"
+                    f"keyfile {self.folder / 'server.key'}\n"
+                    "require_certificate false\n"
+                )
+
+    def _make_certificates(self) -> None:
+        """A throwaway CA, a server certificate for 127.0.0.1 signed by it, and another CA."""
+        d = self.folder
+        ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+
+        def openssl(*args: str) -> None:
+            subprocess.run(["openssl", *args], check=True, capture_output=True, cwd=d)
+
+        for name in ("ca", "other-ca"):
+            openssl("req", "-x509", *ec, "-keyout", f"{name}.key", "-out", f"{name}.crt",
+                    "-days", "2", "-subj", f"/CN=test {name}")  # fmt: skip
+        openssl("req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1")
+        (d / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
+        openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
+                "-CAcreateserial", "-out", "server.crt", "-days", "2",
+                "-extfile", "san.ext")  # fmt: skip
 
     # -- process control ---------------------------------------------------------------------
 

@@ -32,3 +32,14 @@ def rig(broker: Broker) -> Iterator[Rig]:
         yield r
     finally:
         r.close()
+
+
+@pytest.fixture
+def tls_broker(tmp_path: Path) -> Iterator[Broker]:
+    """A broker with a plain listener and a TLS listener (a throwaway CA signed its cert)."""
+    b = Broker(tmp_path, SMIBS, tls=True)
+    b.start()
+    try:
+        yield b
+    finally:
+        b.kill()

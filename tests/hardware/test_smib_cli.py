@@ -35,8 +35,8 @@ def test_smib_emulate_runs_a_bench_the_twin_reconciles(rig: Rig, broker: Broker)
 
 def test_smib_emulate_bad_input_is_one_line_and_exit_2() -> None:
     cases = {
-        ("--broker", "http://h"): "twin: error: --broker: expected mqtt://host[:port], found "
-        "'http://h'\n",
+        ("--broker", "http://h"): "twin: error: --broker: expected mqtt://host[:port] or "
+        "mqtts://host[:port], found 'http://h'\n",
         ("--broker", "mqtt://h", "--misbehave", "fly=2"): "twin: error: twin smib emulate: "
         "Invalid value for --misbehave: 'fly=2': expected drop, duplicate, reorder or "
         "delay=<number>\n",

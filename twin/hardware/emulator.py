@@ -166,7 +166,9 @@ class SmibEmulator:
         c.username_pw_set(smib, password)
         c.reconnect_delay_set(1, 2)
         c.max_queued_messages_set(100_000)
+        broker.secure(c)
         c.on_pre_connect = self._on_pre_connect
+        c.on_connect_fail = self._on_connect_fail
         c.on_connect = self._on_connect
         c.on_message = self._on_message
         self.client = c
@@ -215,6 +217,9 @@ class SmibEmulator:
             self.memory.bd += 1
             self.memory.save()
             client.will_set(p.up_topic(self.smib, "status"), self._status("lost"), 1, True)
+
+    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
+        self.refused.append("connection failed")
 
     def _on_connect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any

@@ -45,16 +45,27 @@ log = logging.getLogger("twin.hardware.link")
 
 @dataclass(frozen=True)
 class Broker:
+    """Where the broker is: ``mqtt://host[:port]`` or, over TLS, ``mqtts://host[:port]``
+    with ``ca`` the certificate file of the authority that signed the broker's."""
+
     host: str
     port: int
+    tls: bool = False
+    ca: str | None = None
 
     @classmethod
-    def parse(cls, url: str) -> Broker:
-        """``mqtt://host:port`` (port 1883 by default); ValueError naming what is wrong."""
+    def parse(cls, url: str, ca: str | None = None) -> Broker:
+        """The broker of ``url`` (port 1883, or 8883 over TLS); ValueError naming the fault."""
         u = urlparse(url)
-        if u.scheme != "mqtt" or not u.hostname:
-            raise ValueError(f"broker URL {url!r}: expected mqtt://host[:port]")
-        return cls(u.hostname, u.port or 1883)
+        if u.scheme not in ("mqtt", "mqtts") or not u.hostname:
+            raise ValueError(f"broker URL {url!r}: expected mqtt://host[:port] or mqtts://...")
+        tls = u.scheme == "mqtts"
+        return cls(u.hostname, u.port or (8883 if tls else 1883), tls, ca)
+
+    def secure(self, client: mqtt.Client) -> None:
+        """Turn on TLS for ``client`` when the broker wants it (the broker's name is checked)."""
+        if self.tls:
+            client.tls_set(ca_certs=self.ca)
 
 
 @dataclass(frozen=True)
@@ -120,6 +131,7 @@ class SmibLink:
         c.username_pw_set(config.username, config.password)
         c.will_set(self._status_topic, self._status("offline"), qos=1, retain=True)
         c.reconnect_delay_set(1, 2)
+        config.broker.secure(c)
         c.on_connect = self.on_connect
         c.on_message = self.on_message
         self.client = c
