@@ -439,6 +439,9 @@ def test_tools_reject_bad_misbehave_text() -> None:
         Misbehaviour.parse("fly=1")
     with pytest.raises(ValueError, match=r"^drop: expected 0..1, found 2"):
         Misbehaviour.parse("drop=2")
+    assert Misbehaviour.parse("reset_at=5,die_at=9").die_at == 9
+    with pytest.raises(ValueError, match=r"^die_at: expected a whole number >= 1, found '0'"):
+        Misbehaviour.parse("die_at=0")
 
 
 def test_emulator_keeps_bd_and_eid_across_restarts(tmp_path: Path, broker: Broker) -> None:

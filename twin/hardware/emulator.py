@@ -55,24 +55,37 @@ class Misbehaviour:
     ``drop``/``duplicate``/``reorder`` are per-message probabilities (a reordered message is
     held back and sent after the next one); ``delay`` is the most seconds a message may wait.
     The ``*_next`` counters act on the next messages of a topic leaf ("evt", "meters", ...).
+    In a bench (:func:`run_bench`), ``reset_at=N`` clears the meters after the N-th activity
+    and ``die_at=N`` cuts the power after it (no clean disconnect: the will fires).
     """
 
     drop: float = 0.0
     duplicate: float = 0.0
     reorder: float = 0.0
     delay: float = 0.0
+    reset_at: int = 0
+    die_at: int = 0
     drop_next: Counter[str] = field(default_factory=Counter)
     duplicate_next: Counter[str] = field(default_factory=Counter)
     hold_next: Counter[str] = field(default_factory=Counter)
 
     @classmethod
     def parse(cls, text: str) -> Misbehaviour:
-        """``drop=0.05,duplicate=0.02,reorder=0.02,delay=0.2``; ValueError naming the key."""
+        """``drop=0.05,duplicate=0.02,reorder=0.02,delay=0.2,reset_at=50,die_at=80``;
+        ValueError naming the key, what was expected and what was found."""
         out = cls()
         for item in filter(None, (t.strip() for t in text.split(","))):
             key, _, value = item.partition("=")
+            if key in ("reset_at", "die_at"):
+                if not value.isdigit() or int(value) < 1:
+                    raise ValueError(f"{key}: expected a whole number >= 1, found {value!r}")
+                setattr(out, key, int(value))
+                continue
             if key not in ("drop", "duplicate", "reorder", "delay"):
-                raise ValueError(f"{item!r}: expected drop, duplicate, reorder or delay=<number>")
+                raise ValueError(
+                    f"{item!r}: expected drop, duplicate, reorder, delay, reset_at or die_at"
+                    "=<number>"
+                )
             try:
                 number = float(value)
             except ValueError:
@@ -92,19 +105,28 @@ class Memory:
     epoch: int = 0
     events: list[dict[str, Any]] = field(default_factory=list)
     path: Path | None = None
+    #: the machine's own non-volatile meters (raw), bill counts and hopper level: a SMIB
+    #: restart does not clear the machine
+    machine: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def load(cls, path: Path) -> Memory:
         if not path.exists():
             return cls(path=path)
         doc = json.loads(path.read_text(encoding="utf-8"))
-        return cls(doc["bd"], doc["eid"], doc["epoch"], doc["events"], path)
+        return cls(doc["bd"], doc["eid"], doc["epoch"], doc["events"], path, doc["machine"])
 
     def save(self) -> None:
         if self.path is None:
             return
         tmp = self.path.with_suffix(".tmp")
-        doc = {"bd": self.bd, "eid": self.eid, "epoch": self.epoch, "events": self.events}
+        doc = {
+            "bd": self.bd,
+            "eid": self.eid,
+            "epoch": self.epoch,
+            "events": self.events,
+            "machine": self.machine,
+        }
         tmp.write_text(json.dumps(doc), encoding="utf-8")
         os.replace(tmp, self.path)
 
@@ -151,12 +173,14 @@ class SmibEmulator:
         self._mis_rng = np.random.default_rng([seed, 1])
         self.engine = PerSpinEngine(game)
         self.machine = self._new_machine()
+        self._restore(self.memory.machine)
         self.enabled = True
         self.seq = 0
         self.sent: Counter[str] = Counter()
         self.dropped: Counter[str] = Counter()
         self.births = 0
         self.refused: list[str] = []
+        self.dead = False
         self.results: dict[str, dict[str, Any]] = {}
         self._held: list[tuple[str, bytes]] = []
         self._lock = threading.RLock()
@@ -183,6 +207,21 @@ class SmibEmulator:
             bill_denominations_cents=BILLS_CENTS,
         )
 
+    def _restore(self, saved: dict[str, int]) -> None:
+        """Put back the machine's meters, bills and hopper as the state file kept them."""
+        m = self.machine
+        for name, value in saved.items():
+            if name == "hopper_level":
+                m.hopper_level = value
+            elif name.startswith("bills_"):
+                m.bills[int(name.removeprefix("bills_"))] = value
+            else:
+                m.meters[MeterCode[name.upper()]] = value
+
+    def _keep(self) -> None:
+        self.memory.machine = {**self._raw(), "hopper_level": self.machine.hopper_level}
+        self.memory.save()
+
     # -- connection --------------------------------------------------------------------------
 
     def start(self) -> None:
@@ -190,7 +229,10 @@ class SmibEmulator:
         self.client.loop_start()
 
     def stop(self) -> None:
-        """A clean shutdown: ``offline`` on the status topic, then DISCONNECT."""
+        """A clean shutdown: ``offline`` on the status topic, then DISCONNECT (not after
+        :meth:`die`: a dead board says nothing)."""
+        if self.dead:
+            return
         with self._lock:
             info = self.client.publish(
                 p.up_topic(self.smib, "status"), self._status("offline"), 1, True
@@ -202,6 +244,7 @@ class SmibEmulator:
 
     def die(self) -> None:
         """Power cut: the network thread stops and the socket closes with no DISCONNECT."""
+        self.dead = True
         self.client.loop_stop()
         sock = self.client.socket()
         if isinstance(sock, socket.socket):
@@ -343,7 +386,7 @@ class SmibEmulator:
         self.memory.events.append(evt)
         if len(self.memory.events) > self.keep_events:
             del self.memory.events[: len(self.memory.events) - self.keep_events]
-        self.memory.save()
+        self._keep()
         self._publish("evt", dict(evt))
         return evt
 
@@ -584,9 +627,15 @@ def run_bench(
 
         def drive(emu: SmibEmulator, rng: np.random.Generator) -> None:
             done = 0
+            m = emu.misbehave
             while not stop.is_set() and (events == 0 or done < events):
                 play_like_a_patron(emu, rng)
                 done += 1
+                if done == m.reset_at:
+                    emu.reset_meters()
+                if done == m.die_at:
+                    emu.die()
+                    return
                 if done % meters_every == 0:
                     emu.send_meters()
                 stop.wait(1.0 / rate)
