@@ -333,6 +333,30 @@ def test_broker_paused(rig: Rig, broker: Broker) -> None:
     assert rec.ok
 
 
+def test_broker_hung_past_keepalive(rig: Rig, broker: Broker) -> None:
+    """The broker hangs for 7 s: the SMIB (keepalive 2 s) gives it up and reconnects once it
+    answers again; its old session's will may race its new birth. Nothing is lost or counted
+    twice, and the SMIB ends online in its new session."""
+    emu = rig.emulator()
+    _play(emu, 1)
+    rig.until("events 1, 2", lambda: rig.eids() == [1, 2])
+    broker.pause()
+    try:
+        emu.play(5)
+        time.sleep(7.0)  # the fault's duration, not a wait for a result
+    finally:
+        broker.resume()
+    emu.play(5)
+    emu.send_meters()
+    rig.until("events 1..4", lambda: rig.eids() == [1, 2, 3, 4])
+    rig.until("online", lambda: rig.link.session("S-001")["online"])
+    rig.until("a reconciliation to eid 4", lambda: any(
+        r.to_eid == 4 for r in rig.of(SmibReconciled)))  # fmt: skip
+    assert all(r.ok for r in rig.of(SmibReconciled))
+    assert emu.births >= 2  # the SMIB gave the hung broker up and came back in a new session
+    assert rig.link.session("S-001")["bd"] == emu.memory.bd
+
+
 # -- meters ----------------------------------------------------------------------------------
 
 

@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 
 import simpy
 
+from twin.clock import Clock
 from twin.compliance.findings import Finding, Severity
 from twin.hardware.records import (
     SmibCommandResult,
@@ -415,7 +416,10 @@ class HardwareWorld:
     """
 
     def __init__(
-        self, registry: Mapping[str, Registered], sinks: tuple[Sink, ...] = (), clock: Any = None
+        self,
+        registry: Mapping[str, Registered],
+        sinks: tuple[Sink, ...] = (),
+        clock: Clock | None = None,
     ) -> None:
         self._time = time.monotonic
         self.env = simpy.Environment()
