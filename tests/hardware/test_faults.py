@@ -20,6 +20,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from twin.compliance.findings import Finding
 from twin.hardware import protocol as p
 from twin.hardware.emulator import Memory, SmibEmulator
+from twin.hardware.link import SmibLink
 from twin.hardware.records import (
     SmibCommandResult,
     SmibEvent,
@@ -208,6 +209,38 @@ def test_stale_lost_after_new_birth(rig: Rig) -> None:
     assert all(r.bd == 1 for r in rig.of(SmibOffline))
     last_birth = rig.of(SmibOnline)[-1].seq
     assert all(r.seq < last_birth for r in rig.of(SmibOffline))
+
+
+def test_twin_restart_resumes_from_its_records(broker: Broker) -> None:
+    """The twin stops; the SMIB plays on; a new twin that resumes from the first one's
+    records asks for a rebirth and replays what it missed: every event once overall."""
+    from twin.hardware.link import resume_points
+
+    first = Rig(broker).start()
+    emu = first.emulator()
+    _play(emu, 1)
+    first.until("events 1, 2", lambda: first.eids() == [1, 2])
+    first.link.stop()  # the twin only: the SMIB stays up
+    emu.play(5)
+    emu.play(5)  # events 3, 4: nobody listens
+    second = Rig(broker)
+    second.link = SmibLink(
+        second.world.inbox,
+        second.registry,
+        second.link.config,
+        resume=resume_points(first.sink.records),
+    )
+    second.start()
+    try:
+        second.until("events 3, 4", lambda: second.eids() == [3, 4])
+        assert [r.cmd for r in second.of(SmibRequest)] == ["rebirth", "replay_events"]
+        emu.send_meters()
+        (rec,) = _reconciled(second, 1)
+        assert (rec.from_eid, rec.to_eid, rec.ok) == (4, 4, True)
+    finally:
+        emu.client.disconnect()
+        emu.client.loop_stop()
+        second.close()
 
 
 # -- bad messages ----------------------------------------------------------------------------

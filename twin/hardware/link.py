@@ -17,7 +17,7 @@ import random
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
@@ -38,7 +38,9 @@ from twin.hardware.book import (
     Status,
     canonical,
 )
+from twin.hardware.records import SmibEvent, SmibEventsLost
 from twin.inbox import Inbox
+from twin.records import Record
 
 log = logging.getLogger("twin.hardware.link")
 
@@ -106,8 +108,16 @@ class SmibLink:
     """The twin's side of the MQTT link. Thread-safe; see the module docstring."""
 
     def __init__(
-        self, inbox: Inbox, smibs: Iterable[str], config: LinkConfig, *, source: str = "smib"
+        self,
+        inbox: Inbox,
+        smibs: Iterable[str],
+        config: LinkConfig,
+        *,
+        source: str = "smib",
+        resume: Mapping[str, int] | None = None,
     ) -> None:
+        """``resume``: the last eid applied of each SMIB by an earlier run (from its ledger,
+        :func:`resume_points`); the link then asks for what came after it."""
         self.inbox = inbox
         self.smibs = frozenset(smibs)
         self.config = config
@@ -117,7 +127,10 @@ class SmibLink:
         self.requests: Counter[str] = Counter()
         self.connects = 0
         self._lock = threading.Lock()
-        self._sessions: dict[str, _Session] = {s: _Session() for s in self.smibs}
+        resume = resume or {}
+        self._sessions = {
+            s: _Session(contig=resume.get(s), known=resume.get(s, 0)) for s in self.smibs
+        }
         self._rng = random.Random(config.seed)
         self._cmd_no = 0
         self._stop = threading.Event()
@@ -435,3 +448,14 @@ class SmibLink:
                 "held": sorted(s.held),
                 "missing": sorted(s.missing),
             }
+
+
+def resume_points(records: Iterable[Record]) -> dict[str, int]:
+    """The last eid applied (or declared lost) of each SMIB in an earlier run's records."""
+    out: dict[str, int] = {}
+    for rec in records:
+        if isinstance(rec, SmibEvent):
+            out[rec.smib] = max(out.get(rec.smib, 0), rec.eid)
+        elif isinstance(rec, SmibEventsLost):
+            out[rec.smib] = max(out.get(rec.smib, 0), rec.to_eid)
+    return out
