@@ -450,6 +450,21 @@ def _coin_out(rig: Rig) -> tuple[int, int]:
     return said + 40, said
 
 
+def test_exception_queue_overflow(rig: Rig) -> None:
+    """Events lost inside the machine (SAS 0x70): the meters still count the games, the
+    interval does not reconcile, and the finding says why (a warning, not a breach)."""
+    emu = rig.emulator()
+    emu.insert_bill(2000)
+    emu.overflow_queue(10)
+    emu.send_meters()
+    (rec,) = _reconciled(rig, 1)
+    assert not rec.ok
+    assert any(m.startswith("games_played: meters moved 10, events say 0") for m in rec.mismatches)
+    (finding,) = rig.of(Finding)
+    assert (finding.control, finding.severity) == ("HW.queue_overflow", "warning")
+    assert "SAS 0x70, eid 2" in finding.message
+
+
 def test_identity_mismatch(rig: Rig) -> None:
     rig.emulator("S-002", serial="SN-SWAPPED", program="f" * 64)
     rig.until("the finding", lambda: rig.of(Finding) != [])

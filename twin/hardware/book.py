@@ -46,6 +46,9 @@ from twin.hardware.records import (
 from twin.inbox import Envelope, Inbox
 from twin.records import RecordBus, Sink
 
+#: SAS exception 0x70: the machine's exception queue overflowed (events were lost in it).
+QUEUE_OVERFLOW = 0x70
+
 #: Meters that are not cumulative: left out of reconciliation.
 NOT_CUMULATIVE = frozenset(
     {"current_credits", "games_since_power_reset", "games_since_door_closed"}
@@ -217,6 +220,7 @@ class _Accounts:
     sums: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     events: int = 0
     lost: list[tuple[int, int]] = field(default_factory=list)  # since the last snapshot
+    overflows: list[int] = field(default_factory=list)  # eids of SAS 0x70 since then
 
 
 class SmibBook:
@@ -308,6 +312,8 @@ class SmibBook:
         if acc.last is not None and e.epoch != acc.last.epoch:
             return  # after a reset: it belongs to the next epoch's first interval
         acc.events += 1
+        if e.code == QUEUE_OVERFLOW:
+            acc.overflows.append(e.eid)
         for name, delta in e.deltas:
             acc.sums[name] += delta
 
@@ -370,6 +376,7 @@ class SmibBook:
             acc.sums = defaultdict(int)
             acc.events = 0
             acc.lost = []
+            acc.overflows = []
 
     def _reconcile(self, smib: str, a: _Snapshot, b: _Snapshot, acc: _Accounts) -> None:
         width = 10**b.digits
@@ -396,7 +403,18 @@ class SmibBook:
             mismatches=tuple(mismatches),
             evidence=(a.seq, b.seq),
         )
-        if not ok and not lost:
+        if not ok and not lost and acc.overflows:
+            self.finding(
+                smib,
+                "HW.queue_overflow",
+                Severity.WARNING,
+                f"SMIB {smib}: the machine's exception queue overflowed (SAS 0x70, eid "
+                f"{', '.join(map(str, acc.overflows))}), so its events between eid "
+                f"{a.as_of_eid} and {b.as_of_eid} are incomplete; the meters count: "
+                f"{'; '.join(mismatches)}",
+                (a.seq, b.seq, rec.seq),
+            )
+        elif not ok and not lost:
             self.finding(
                 smib,
                 "HW.reconcile",

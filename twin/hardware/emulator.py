@@ -45,6 +45,7 @@ BILL_ACCEPTED = 0x4F
 CASH_OUT = 0x66
 METERS_RESET = 0x7A
 GAME_ENDED = 0x7F
+QUEUE_OVERFLOW = 0x70
 BILLS_CENTS = (500, 1000, 2000, 5000)
 
 
@@ -454,6 +455,16 @@ class SmibEmulator:
         with self._lock:
             for name, value in values.items():
                 self.machine.meters[MeterCode[name.upper()]] = value
+
+    def overflow_queue(self, games: int) -> dict[str, Any] | None:
+        """Games whose events the machine's full exception queue dropped (the meters still
+        count them), then the SAS 0x70 exception that says so."""
+        with self._lock:
+            req = PlayRequest(credits=self.machine.credits, bet_units=1, max_games=games)
+            r = self.engine.play(req, self.rng, self.rng)
+            if r.games:
+                self.machine.record_play(r.games, r.wagered, r.won, r.games_won)
+            return self._event(QUEUE_OVERFLOW, "exception_queue_overflow", self._raw())
 
     def reset_meters(self) -> dict[str, Any]:
         """RAM clear: every meter to zero in a new epoch (``meters_reset`` event, then meters)."""
