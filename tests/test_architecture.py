@@ -169,10 +169,11 @@ LAYERS: dict[str, set[str]] = {
     "twin.patrons": {"twin.machines", "twin.floor"},
     "twin.floor": {"twin.machines", "twin.staff"},
     "twin.compliance": {"twin.machines", "twin.patrons", "twin.staff", "twin.floor"},
-    "twin.hardware": {"twin.machines"},
+    # the link writes findings (reconciliation, identity): it may use the Finding record
+    "twin.hardware": {"twin.machines", "twin.compliance"},
     "twin.experiments": set(),
 }
-EXTRA_LIBS: dict[str, set[str]] = {"twin.hardware": {"paho"}}
+EXTRA_LIBS: dict[str, set[str]] = {"twin.hardware": {"paho", "jsonschema"}}
 ASSEMBLY_LIBS = {"click", "tqdm"}
 
 
@@ -235,6 +236,9 @@ def test_the_layout_check_catches_an_inward_violation() -> None:
     assert not _allowed("twin.compliance", "twin.hardware.link")
     assert not _allowed("twin.machines", "pygame")
     assert _allowed("twin.hardware", "paho.mqtt.client")
+    assert _allowed("twin.hardware", "jsonschema")
+    assert not _allowed("twin.machines", "jsonschema")
+    assert not _allowed("twin.compliance", "twin.hardware.book")
     assert not _allowed("twin.floor", "paho.mqtt.client")
     assert _allowed("twin.floor", "twin.machines.machine")
     assert _allowed("assembly", "twin.compliance.engine")
@@ -252,5 +256,17 @@ def test_every_record_kind_is_registered_in_twin_kinds() -> None:
         "from twin.records import kinds\n"
         "missing = sorted(set(kinds()) - known)\n"
         "assert not missing, missing\n"
+    )
+    _python_ok(code)
+
+
+def test_the_cli_and_the_record_kinds_load_no_paho() -> None:
+    """``twin smib emulate`` imports twin.hardware lazily; the hardware records (registered in
+    twin.kinds) import nothing of MQTT, so the CLI and a ledger reader never load paho."""
+    code = (
+        "import twin.cli, twin.kinds, sys; "
+        "assert 'smib_event' in twin.kinds.ALL; "
+        "bad = sorted(m for m in sys.modules if m.startswith(('paho', 'jsonschema'))); "
+        "assert not bad, bad"
     )
     _python_ok(code)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from twin.commands import CommandAccepted, CommandRejected
 from twin.compliance.findings import Finding
+from twin.hardware import records as hardware_records
 from twin.inject import InjectionIdle
 from twin.machines import events as machine_events
 from twin.machines import promotions, verification
@@ -17,7 +18,14 @@ from twin.records import Record, kinds
 from twin.staff import events as staff_events
 
 #: The modules that define record kinds (imported for their registrations).
-MODULES = (machine_events, promotions, verification, patron_events, staff_events)
+MODULES = (
+    machine_events,
+    promotions,
+    verification,
+    patron_events,
+    staff_events,
+    hardware_records,
+)
 
 #: Every record kind by name.
 ALL: dict[str, type[Record]] = kinds()

@@ -1,0 +1,45 @@
+"""Fixtures of the hardware tests: a real Mosquitto per test (never skipped)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .broker import Broker
+from .rig import Rig
+
+#: SMIB users the broker knows; the twin registers the first three (X-999 is a valid MQTT
+#: user that the twin's registry does not know; R-001..R-012 are the reconnect storm's).
+SMIBS = ("S-001", "S-002", "S-003", "X-999", *(f"R-{i:03d}" for i in range(1, 13)))
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[Broker]:
+    b = Broker(tmp_path, SMIBS)
+    b.start()
+    try:
+        yield b
+    finally:
+        b.kill()
+
+
+@pytest.fixture
+def rig(broker: Broker) -> Iterator[Rig]:
+    r = Rig(broker).start()
+    try:
+        yield r
+    finally:
+        r.close()
+
+
+@pytest.fixture
+def tls_broker(tmp_path: Path) -> Iterator[Broker]:
+    """A broker with a plain listener and a TLS listener (a throwaway CA signed its cert)."""
+    b = Broker(tmp_path, SMIBS, tls=True)
+    b.start()
+    try:
+        yield b
+    finally:
+        b.kill()

@@ -1,0 +1,109 @@
+"""A twin (link + book in a minimal world) and emulated SMIBs in front of a real broker."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from twin.hardware.book import HardwareWorld, Registered
+from twin.hardware.emulator import Memory, SmibEmulator
+from twin.hardware.link import Broker as Endpoint
+from twin.hardware.link import LinkConfig, SmibLink
+from twin.hardware.records import SmibEvent
+from twin.machines.par import Game, load_game
+from twin.records import MemorySink, R, Sink
+
+from .broker import TWIN_PASSWORD, TWIN_USER, Broker, smib_password
+
+GAME_FILE = Path(__file__).resolve().parents[2] / "twin/data/scenarios/games/classic-3reel.toml"
+REGISTERED = ("S-001", "S-002", "S-003")
+
+
+def game() -> Game:
+    return load_game(GAME_FILE)
+
+
+class Rig:
+    def __init__(
+        self,
+        broker: Broker,
+        *,
+        reorder_window: float = 0.3,
+        smibs: tuple[str, ...] = REGISTERED,
+        sinks: tuple[Sink, ...] = (),
+    ) -> None:
+        self.broker = broker
+        self.game = game()
+        self.registry = {
+            s: Registered(s, f"A-{s[-3:]}", f"SN-{s}", self.game.signature) for s in smibs
+        }
+        self.sink = MemorySink()
+        self.world = HardwareWorld(self.registry, sinks=(self.sink, *sinks))
+        self.endpoint = Endpoint(broker.host, broker.port)
+        self.link = SmibLink(
+            self.world.inbox,
+            self.registry,
+            LinkConfig(
+                self.endpoint,
+                TWIN_USER,
+                TWIN_PASSWORD,
+                reorder_window=reorder_window,
+                request_interval=0.5,
+            ),
+        )
+        self.emulators: list[SmibEmulator] = []
+
+    def start(self) -> Rig:
+        self.link.start()
+        self.until("the twin connected", lambda: self.link.connects >= 1)
+        return self
+
+    def emulator(self, smib: str = "S-001", *, start: bool = True, **kw: Any) -> SmibEmulator:
+        kw.setdefault("password", smib_password(smib))
+        kw.setdefault("memory", Memory())
+        emu = SmibEmulator(smib, self.endpoint, game=self.game, **kw)
+        self.emulators.append(emu)
+        if start:
+            emu.start()
+            self.until(f"{smib} online", lambda: self.online(smib))
+        return emu
+
+    def until(self, what: str, ok: Callable[[], bool], timeout: float = 30.0) -> None:
+        """Pump the world until ``ok()``; fail naming ``what`` after ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self.world.pump()
+            if ok():
+                return
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+            time.sleep(0.02)
+
+    def settle(self, seconds: float = 0.5) -> None:
+        """Pump for a while (to show that nothing more arrives)."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self.world.pump()
+            time.sleep(0.02)
+
+    def of(self, cls: type[R], smib: str | None = None) -> list[R]:
+        return [r for r in self.sink.of(cls) if smib is None or r.entity("smib") == smib]
+
+    def eids(self, smib: str = "S-001") -> list[int]:
+        return [e.eid for e in self.of(SmibEvent, smib)]
+
+    def online(self, smib: str) -> bool:
+        from twin.hardware.records import SmibOnline
+
+        return any(r.smib == smib for r in self.sink.of(SmibOnline))
+
+    def close(self) -> None:
+        for emu in self.emulators:
+            try:
+                emu.client.disconnect()
+                emu.client.loop_stop()
+            except Exception:
+                pass
+        self.link.stop()

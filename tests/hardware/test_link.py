@@ -1,0 +1,148 @@
+"""The link end to end against a real Mosquitto: birth, events, snapshots, reconciliation."""
+
+from __future__ import annotations
+
+import time
+
+from twin.hardware import protocol as p
+from twin.hardware.book import HardwareWorld, Registered
+from twin.hardware.link import Broker, LinkConfig, SmibLink
+from twin.hardware.records import (
+    SmibEvent,
+    SmibMessageRejected,
+    SmibMeters,
+    SmibOffline,
+    SmibOnline,
+    SmibReconciled,
+    SmibRequest,
+)
+from twin.records import MemorySink
+
+from .rig import Rig
+
+
+def test_birth_events_and_a_snapshot_reconcile(rig: Rig) -> None:
+    emu = rig.emulator("S-001")
+    emu.insert_bill(2000)
+    emu.play(20)
+    emu.cash_out()
+    emu.send_meters()
+    rig.until("the snapshot", lambda: len(rig.of(SmibReconciled)) == 1)
+    (online,) = rig.of(SmibOnline)
+    assert (online.smib, online.bd, online.serial, online.last_eid) == ("S-001", 1, "SN-S-001", 0)
+    assert rig.eids() == [1, 2, 3]
+    (rec,) = rig.of(SmibReconciled)
+    assert (rec.ok, rec.from_eid, rec.to_eid, rec.events, rec.mismatches) == (True, 0, 3, 3, ())
+    assert [m.source for m in rig.of(SmibMeters)] == ["birth", "meters"]
+
+
+# -- the link's rules, message by message (no broker: messages handed to receive()) --------
+
+
+class Offline:
+    """A link that is never connected: the test hands it messages and pumps the world."""
+
+    def __init__(self) -> None:
+        reg = {"S-001": Registered("S-001", "A-001", "SN-1", "abc")}
+        self.sink = MemorySink()
+        self.world = HardwareWorld(reg, sinks=(self.sink,))
+        self.link = SmibLink(
+            self.world.inbox, reg, LinkConfig(Broker("127.0.0.1", 1), "twin", "pw")
+        )
+
+    def send(self, leaf: str, **body: object) -> None:
+        doc = {"v": 1, "smib": "S-001", "ts": "t", **body}
+        self.link.receive(p.up_topic("S-001", leaf), p.encode(doc))
+        self.world.pump()
+
+    def birth(self, bd: int, last_eid: int = 0) -> None:
+        ident = {"serial": "SN-1", "program": "abc", "denom_cents": 25, "paytable": "x"}
+        self.send(
+            "birth", bd=bd, seq=0, identity=ident, epoch=0, digits=8, meters={"games_played": 0},
+            last_eid=last_eid,
+        )  # fmt: skip
+
+    def evt(self, bd: int, seq: int, eid: int) -> None:
+        self.send("evt", bd=bd, seq=seq, eid=eid, code=0x7F, epoch=0, deltas={"games_played": 1})
+
+    def eids(self) -> list[int]:
+        return [e.eid for e in self.sink.of(SmibEvent)]
+
+
+def test_events_wait_for_their_predecessor_and_duplicates_are_refused() -> None:
+    o = Offline()
+    o.birth(1)
+    o.evt(1, 2, 2)
+    assert o.eids() == []  # held: event 1 is missing
+    o.evt(1, 1, 1)
+    o.evt(1, 1, 1)
+    assert o.eids() == [1, 2]
+    assert [r.reason for r in o.sink.of(SmibMessageRejected)] == ["duplicate"]
+
+
+def test_a_gap_is_asked_for_only_after_its_window() -> None:
+    o = Offline()
+    o.birth(1)
+    o.evt(1, 3, 3)  # seq 1, 2 and eid 1, 2 missing
+    now = time.monotonic()
+    o.link.tick(now)  # inside the window (0.3 s + jitter): nothing asked
+    assert o.link.requests == {}
+    o.link.tick(now + 0.41)
+    assert o.link.requests == {"replay_events": 1}
+    o.link.tick(now + 0.9)  # rate limit: one request a second
+    assert o.link.requests == {"replay_events": 1}
+    o.world.pump()
+    (req,) = o.sink.of(SmibRequest)
+    assert (req.cmd, req.args) == ("replay_events", '{"from_eid":1}')
+
+
+def test_a_gap_filled_inside_its_window_asks_nothing() -> None:
+    o = Offline()
+    o.birth(1)
+    o.evt(1, 2, 2)
+    o.evt(1, 1, 1)
+    o.link.tick(time.monotonic() + 60)
+    assert o.link.requests == {}
+    assert o.eids() == [1, 2]
+
+
+def test_stale_lost_never_marks_a_live_smib_offline() -> None:
+    o = Offline()
+    o.birth(1)
+    o.birth(2)
+    o.send("status", bd=1, state="lost")
+    assert o.sink.of(SmibOffline) == []
+    assert o.link.session("S-001")["online"] is True
+    o.send("status", bd=2, state="lost")
+    assert [(r.bd, r.state) for r in o.sink.of(SmibOffline)] == [(2, "lost")]
+
+
+def test_a_message_of_a_session_without_birth_asks_a_rebirth() -> None:
+    o = Offline()
+    o.birth(1)
+    o.evt(2, 5, 1)  # session 2: its birth was lost
+    o.link.tick(time.monotonic() + 0.2)
+    assert o.link.requests == {"rebirth": 1}
+
+
+def test_on_message_never_raises() -> None:
+    o = Offline()
+
+    def broken(topic: str, payload: bytes) -> None:
+        raise KeyError("boom")
+
+    o.link.receive = broken  # type: ignore[method-assign]
+    msg = type("M", (), {"topic": "csn/v1/smib/S-001/up/evt", "payload": b"{}"})()
+    o.link.on_message(o.link.client, None, msg)  # type: ignore[arg-type]
+    o.world.pump()
+    assert o.link.rejected == {"internal": 1}
+    (rej,) = o.sink.of(SmibMessageRejected)
+    assert rej.detail == "KeyError: 'boom'"
+
+
+def test_a_topic_outside_the_layout_is_refused() -> None:
+    o = Offline()
+    o.link.receive("csn/v1/smib/S-001/down/cmd", b"{}")
+    o.link.receive("csn/v1/smib/S-001/up/nonsense", b"{}")
+    o.world.pump()
+    assert o.link.rejected == {"topic": 2}

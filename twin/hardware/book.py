@@ -1,0 +1,469 @@
+"""The twin's side of each SMIB, inside the simulation thread.
+
+The link (paho's thread) turns each accepted message into a typed :class:`LinkCommand` and
+puts it into the inbox; the inbox hands it to :meth:`SmibBook.handle` in the simulation
+thread, which writes the records and findings. The link has already validated the message,
+removed duplicates and put events and snapshots in ``eid`` order, so the book only keeps
+accounts:
+
+* **reconciliation**: between two snapshots of one epoch, every cumulative meter's delta
+  modulo ``10 ** digits`` must equal the sum of the ``deltas`` of the events between them
+  (``smib_reconciled``; a mismatch is a finding ``HW.reconcile``);
+* **meter reset**: a snapshot of a new epoch (``smib_meter_reset``, finding
+  ``HW.meter_reset``): nothing reconciles across it;
+* **identity**: a birth whose serial or programme signature differs from the registry is a
+  finding ``HW.identity`` (reg 28(3));
+* **lost events**: a range the SMIB could not replay (``smib_events_lost``, finding
+  ``HW.events_lost``); a reconciliation over it is not ok and says why.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import defaultdict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any, ClassVar
+
+import simpy
+
+from twin.clock import Clock
+from twin.compliance.findings import Finding, Severity
+from twin.hardware.records import (
+    SmibCommandResult,
+    SmibEvent,
+    SmibEventsLost,
+    SmibMessageRejected,
+    SmibMeterReset,
+    SmibMeters,
+    SmibOffline,
+    SmibOnline,
+    SmibReconciled,
+    SmibRequest,
+)
+from twin.inbox import Envelope, Inbox
+from twin.records import RecordBus, Sink
+
+#: SAS exception 0x70: the machine's exception queue overflowed (events were lost in it).
+QUEUE_OVERFLOW = 0x70
+
+#: Meters that are not cumulative: left out of reconciliation.
+NOT_CUMULATIVE = frozenset(
+    {"current_credits", "games_since_power_reset", "games_since_door_closed"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Registered:
+    """What the Board's registry says about the machine behind a SMIB."""
+
+    smib: str
+    machine: str
+    serial: str
+    program: str  # the certified programme signature
+
+
+# -- commands from the link --------------------------------------------------------------------
+
+
+class LinkCommand:
+    """A typed message from the link; applied to the book in the simulation thread."""
+
+    name: ClassVar[str] = "link"
+
+    def apply(self, book: SmibBook) -> None:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class Birth(LinkCommand):
+    name: ClassVar[str] = "smib_birth"
+    smib: str
+    bd: int
+    serial: str
+    program: str
+    denom_cents: int
+    paytable: str
+    last_eid: int
+
+    def apply(self, book: SmibBook) -> None:
+        book.birth(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Status(LinkCommand):
+    name: ClassVar[str] = "smib_status"
+    smib: str
+    bd: int
+    state: str
+
+    def apply(self, book: SmibBook) -> None:
+        book.bus.emit(SmibOffline, smib=self.smib, bd=self.bd, state=self.state)
+
+
+@dataclass(frozen=True, slots=True)
+class Event(LinkCommand):
+    name: ClassVar[str] = "smib_event"
+    smib: str
+    eid: int
+    bd: int
+    code: int
+    event: str
+    epoch: int
+    deltas: tuple[tuple[str, int], ...]
+    data: str
+    replay: bool
+
+    def apply(self, book: SmibBook) -> None:
+        book.event(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Meters(LinkCommand):
+    name: ClassVar[str] = "smib_meters"
+    smib: str
+    source: str
+    epoch: int
+    as_of_eid: int
+    digits: int
+    values: tuple[tuple[str, int], ...]
+
+    def apply(self, book: SmibBook) -> None:
+        book.meters(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected(LinkCommand):
+    name: ClassVar[str] = "smib_rejected"
+    smib: str
+    topic: str
+    reason: str
+    detail: str
+
+    def apply(self, book: SmibBook) -> None:
+        book.bus.emit(
+            SmibMessageRejected,
+            smib=self.smib,
+            topic=self.topic,
+            reason=self.reason,
+            detail=self.detail,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Lost(LinkCommand):
+    name: ClassVar[str] = "smib_lost"
+    smib: str
+    from_eid: int
+    to_eid: int
+    reason: str
+
+    def apply(self, book: SmibBook) -> None:
+        book.lost(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Request(LinkCommand):
+    name: ClassVar[str] = "smib_request"
+    smib: str
+    cmd_id: str
+    cmd: str
+    args: str
+    why: str
+
+    def apply(self, book: SmibBook) -> None:
+        book.bus.emit(
+            SmibRequest,
+            smib=self.smib,
+            cmd_id=self.cmd_id,
+            cmd=self.cmd,
+            args=self.args,
+            why=self.why,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Result(LinkCommand):
+    name: ClassVar[str] = "smib_cmdres"
+    smib: str
+    cmd_id: str
+    result: str
+    reason: str
+
+    def apply(self, book: SmibBook) -> None:
+        book.bus.emit(
+            SmibCommandResult,
+            smib=self.smib,
+            cmd_id=self.cmd_id,
+            result=self.result,
+            reason=self.reason,
+        )
+
+
+# -- the book ------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Snapshot:
+    seq: int  # of its smib_meters record
+    epoch: int
+    as_of_eid: int
+    digits: int
+    values: dict[str, int]
+
+
+@dataclass
+class _Accounts:
+    last: _Snapshot | None = None
+    sums: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    events: int = 0
+    lost: list[tuple[int, int]] = field(default_factory=list)  # since the last snapshot
+    overflows: list[int] = field(default_factory=list)  # eids of SAS 0x70 since then
+
+
+class SmibBook:
+    """Sessions, events and meter accounts of every registered SMIB (simulation thread)."""
+
+    def __init__(
+        self,
+        bus: RecordBus,
+        registry: Mapping[str, Registered],
+        at: Callable[[float], str],
+        now: Callable[[], float],
+    ) -> None:
+        self.bus = bus
+        self.registry = dict(registry)
+        self._at = at
+        self._now = now
+        self._accounts: dict[str, _Accounts] = defaultdict(_Accounts)
+        self.applied: dict[str, int] = {}  # smib -> events applied
+        self._eid: dict[str, int] = {}  # smib -> the last eid applied (or lost)
+
+    def handle(self, envelope: Envelope) -> None:
+        cmd = envelope.command
+        if isinstance(cmd, LinkCommand):
+            cmd.apply(self)
+
+    def finding(
+        self, smib: str, control: str, severity: Severity, message: str, ev: tuple[int, ...]
+    ) -> None:
+        self.bus.emit(
+            Finding,
+            subjects=(smib,),
+            control=control,
+            severity=str(severity),
+            at=self._at(self._now()),
+            message=message,
+            evidence=ev,
+        )
+
+    # -- what the link delivers ------------------------------------------------------------------
+
+    def birth(self, b: Birth) -> None:
+        rec = self.bus.emit(
+            SmibOnline,
+            smib=b.smib,
+            bd=b.bd,
+            serial=b.serial,
+            program=b.program,
+            denom_cents=b.denom_cents,
+            paytable=b.paytable,
+            last_eid=b.last_eid,
+        )
+        reg = self.registry.get(b.smib)
+        if reg is None:
+            return
+        wrong = []
+        if b.serial != reg.serial:
+            wrong.append(f"serial {b.serial!r} (registered {reg.serial!r})")
+        if b.program != reg.program:
+            wrong.append(f"programme {b.program!r} (certified {reg.program!r})")
+        if wrong:
+            self.finding(
+                b.smib,
+                "HW.identity",
+                Severity.BREACH,
+                f"SMIB {b.smib} on machine {reg.machine} reports {' and '.join(wrong)}: "
+                "only the registered machine running its certified programme may operate "
+                "(reg 28(3))",
+                (rec.seq,),
+            )
+
+    def event(self, e: Event) -> None:
+        names = tuple(n for n, _ in e.deltas)
+        self.bus.emit(
+            SmibEvent,
+            smib=e.smib,
+            eid=e.eid,
+            bd=e.bd,
+            code=e.code,
+            name=e.event,
+            epoch=e.epoch,
+            meters=names,
+            deltas=tuple(d for _, d in e.deltas),
+            data=e.data,
+            replay=e.replay,
+        )
+        self.applied[e.smib] = self.applied.get(e.smib, 0) + 1
+        self._eid[e.smib] = max(e.eid, self._eid.get(e.smib, 0))
+        acc = self._accounts[e.smib]
+        if acc.last is not None and e.epoch != acc.last.epoch:
+            return  # after a reset: it belongs to the next epoch's first interval
+        acc.events += 1
+        if e.code == QUEUE_OVERFLOW:
+            acc.overflows.append(e.eid)
+        for name, delta in e.deltas:
+            acc.sums[name] += delta
+
+    def lost(self, lost: Lost) -> None:
+        rec = self.bus.emit(
+            SmibEventsLost,
+            smib=lost.smib,
+            from_eid=lost.from_eid,
+            to_eid=lost.to_eid,
+            reason=lost.reason,
+        )
+        self._accounts[lost.smib].lost.append((lost.from_eid, lost.to_eid))
+        self._eid[lost.smib] = max(lost.to_eid, self._eid.get(lost.smib, 0))
+        self.finding(
+            lost.smib,
+            "HW.events_lost",
+            Severity.WARNING,
+            f"events {lost.from_eid}..{lost.to_eid} of SMIB {lost.smib} are lost "
+            f"({lost.reason}); the meters still carry their money",
+            (rec.seq,),
+        )
+
+    def meters(self, m: Meters) -> None:
+        names = tuple(n for n, _ in m.values)
+        applied = self._eid.get(m.smib, m.as_of_eid)
+        late = m.as_of_eid < applied
+        rec = self.bus.emit(
+            SmibMeters,
+            smib=m.smib,
+            source=m.source,
+            epoch=m.epoch,
+            as_of_eid=m.as_of_eid,
+            digits=m.digits,
+            meters=names,
+            values=tuple(v for _, v in m.values),
+            late=late,
+        )
+        if late:
+            return
+        self._eid[m.smib] = m.as_of_eid
+        snap = _Snapshot(rec.seq, m.epoch, m.as_of_eid, m.digits, dict(m.values))
+        acc = self._accounts[m.smib]
+        last = acc.last
+        if last is not None and snap.epoch != last.epoch:
+            reset = self.bus.emit(
+                SmibMeterReset, smib=m.smib, old_epoch=last.epoch, new_epoch=snap.epoch
+            )
+            self.finding(
+                m.smib,
+                "HW.meter_reset",
+                Severity.WARNING,
+                f"the meters of SMIB {m.smib} were reset (epoch {last.epoch} -> {snap.epoch}): "
+                f"play between eid {last.as_of_eid} and the reset cannot be reconciled",
+                (last.seq, reset.seq),
+            )
+        elif last is not None and snap.as_of_eid >= last.as_of_eid:
+            self._reconcile(m.smib, last, snap, acc)
+        if last is None or snap.epoch != last.epoch or snap.as_of_eid >= last.as_of_eid:
+            acc.last = snap
+            acc.sums = defaultdict(int)
+            acc.events = 0
+            acc.lost = []
+            acc.overflows = []
+
+    def _reconcile(self, smib: str, a: _Snapshot, b: _Snapshot, acc: _Accounts) -> None:
+        width = 10**b.digits
+        mismatches: list[str] = []
+        lost = [r for r in acc.lost if r[1] > a.as_of_eid and r[0] <= b.as_of_eid]
+        for lo, hi in lost:
+            mismatches.append(f"events {lo}..{hi} lost: the interval cannot be reconciled")
+        if not lost:
+            names = sorted((set(a.values) | set(b.values) | set(acc.sums)) - NOT_CUMULATIVE)
+            for name in names:
+                moved = (b.values.get(name, 0) - a.values.get(name, 0)) % width
+                said = acc.sums.get(name, 0) % width
+                if moved != said:
+                    mismatches.append(f"{name}: meters moved {moved}, events say {said}")
+        ok = not mismatches
+        rec = self.bus.emit(
+            SmibReconciled,
+            smib=smib,
+            epoch=b.epoch,
+            from_eid=a.as_of_eid,
+            to_eid=b.as_of_eid,
+            events=acc.events,
+            ok=ok,
+            mismatches=tuple(mismatches),
+            evidence=(a.seq, b.seq),
+        )
+        if not ok and not lost and acc.overflows:
+            self.finding(
+                smib,
+                "HW.queue_overflow",
+                Severity.WARNING,
+                f"SMIB {smib}: the machine's exception queue overflowed (SAS 0x70, eid "
+                f"{', '.join(map(str, acc.overflows))}), so its events between eid "
+                f"{a.as_of_eid} and {b.as_of_eid} are incomplete; the meters count: "
+                f"{'; '.join(mismatches)}",
+                (a.seq, b.seq, rec.seq),
+            )
+        elif not ok and not lost:
+            self.finding(
+                smib,
+                "HW.reconcile",
+                Severity.BREACH,
+                f"SMIB {smib} meters between eid {a.as_of_eid} and {b.as_of_eid} "
+                f"(epoch {b.epoch}) do not match its events: {'; '.join(mismatches)}",
+                (a.seq, b.seq, rec.seq),
+            )
+
+
+class HardwareWorld:
+    """A minimal world for the link on its own: SimPy, the inbox, a bus and the book.
+
+    Simulation time follows the wall clock (seconds since :meth:`start`); :meth:`pump`
+    delivers what the link queued. A full run binds a :class:`SmibBook` into the casino
+    instead (not built yet).
+    """
+
+    def __init__(
+        self,
+        registry: Mapping[str, Registered],
+        sinks: tuple[Sink, ...] = (),
+        clock: Clock | None = None,
+    ) -> None:
+        self._time = time.monotonic
+        self.env = simpy.Environment()
+        self.bus = RecordBus(lambda: self.env.now, sinks)
+        self.inbox = Inbox()
+        self.book = SmibBook(
+            self.bus,
+            registry,
+            at=clock.iso if clock is not None else _iso,
+            now=lambda: self.env.now,
+        )
+        self._t0 = self._time()
+        self.inbox.attach(self.env, self.book.handle)
+
+    def pump(self) -> int:
+        """Deliver what is waiting (in the calling thread: the simulation thread)."""
+        before = self.inbox.delivered
+        target = max(self._time() - self._t0, self.env.now) + 1e-6
+        self.inbox.poll()
+        self.env.run(until=target)
+        return self.inbox.delivered - before
+
+
+def _iso(t: float) -> str:
+    return (datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=t)).isoformat()
+
+
+def canonical(data: Mapping[str, Any]) -> str:
+    return json.dumps(dict(data), sort_keys=True, separators=(",", ":"))

@@ -1,0 +1,668 @@
+"""A SMIB emulator: the twin's machine model behind a SMIB that speaks the link protocol.
+
+The machine is :class:`twin.machines.accounting.SlotAccounts` (SAS meters, credit meter,
+hopper, doors) played by :class:`twin.machines.engine.PerSpinEngine` on a PAR sheet. Each
+activity (a bill, a stretch of games, a cash out, a door, a meter reset) is one event with
+a persistent ``eid`` and the meter increments it caused; ``bd``, ``eid``, ``epoch`` and the
+events it can still replay survive a restart when the emulator is given a state file.
+
+It answers ``down/cmd`` (``rebirth``, ``replay_events``, ``read_meters``, ``ping``,
+``enable``/``disable``; idempotent by ``cmd_id``; ``expired`` after ``expires``) and can
+misbehave on purpose: drop, duplicate, hold back (reorder) or delay its messages, reset its
+meters, and die without a clean disconnect (the broker then publishes its will).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import socket
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from twin.hardware import protocol as p
+from twin.hardware.link import Broker
+from twin.machines.accounting import SlotAccounts
+from twin.machines.engine import PerSpinEngine, PlayRequest, Stop
+from twin.machines.par import Game
+from twin.machines.sas import Door, ExceptionCode, MeterCode
+
+log = logging.getLogger("twin.hardware.emulator")
+
+#: Real-time event codes the emulator reports besides the SAS general exceptions.
+BILL_ACCEPTED = 0x4F
+CASH_OUT = 0x66
+METERS_RESET = 0x7A
+GAME_ENDED = 0x7F
+QUEUE_OVERFLOW = 0x70
+BILLS_CENTS = (500, 1000, 2000, 5000)
+
+
+@dataclass
+class Misbehaviour:
+    """Switches for a misbehaving SMIB: probabilities per message, and one-shot orders.
+
+    ``drop``/``duplicate``/``reorder`` are per-message probabilities (a reordered message is
+    held back and sent after the next one); ``delay`` is the most seconds a message may wait.
+    The ``*_next`` counters act on the next messages of a topic leaf ("evt", "meters", ...).
+    In a bench (:func:`run_bench`), ``reset_at=N`` clears the meters after the N-th activity
+    and ``die_at=N`` cuts the power after it (no clean disconnect: the will fires).
+    """
+
+    drop: float = 0.0
+    duplicate: float = 0.0
+    reorder: float = 0.0
+    delay: float = 0.0
+    reset_at: int = 0
+    die_at: int = 0
+    drop_next: Counter[str] = field(default_factory=Counter)
+    duplicate_next: Counter[str] = field(default_factory=Counter)
+    hold_next: Counter[str] = field(default_factory=Counter)
+
+    @classmethod
+    def parse(cls, text: str) -> Misbehaviour:
+        """``drop=0.05,duplicate=0.02,reorder=0.02,delay=0.2,reset_at=50,die_at=80``;
+        ValueError naming the key, what was expected and what was found."""
+        out = cls()
+        for item in filter(None, (t.strip() for t in text.split(","))):
+            key, _, value = item.partition("=")
+            if key in ("reset_at", "die_at"):
+                if not value.isdigit() or int(value) < 1:
+                    raise ValueError(f"{key}: expected a whole number >= 1, found {value!r}")
+                setattr(out, key, int(value))
+                continue
+            if key not in ("drop", "duplicate", "reorder", "delay"):
+                raise ValueError(
+                    f"{item!r}: expected drop, duplicate, reorder, delay, reset_at or die_at"
+                    "=<number>"
+                )
+            try:
+                number = float(value)
+            except ValueError:
+                raise ValueError(f"{key}: expected a number, found {value!r}") from None
+            if number < 0 or (key != "delay" and number > 1):
+                raise ValueError(f"{key}: expected 0..1, found {value}")
+            setattr(out, key, number)
+        return out
+
+
+@dataclass
+class Memory:
+    """What a SMIB keeps across reboots (non-volatile): session, event ids, epoch, events."""
+
+    bd: int = 0
+    eid: int = 0
+    epoch: int = 0
+    events: list[dict[str, Any]] = field(default_factory=list)
+    path: Path | None = None
+    #: the machine's own non-volatile meters (raw), bill counts and hopper level: a SMIB
+    #: restart does not clear the machine
+    machine: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: Path) -> Memory:
+        if not path.exists():
+            return cls(path=path)
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        return cls(doc["bd"], doc["eid"], doc["epoch"], doc["events"], path, doc["machine"])
+
+    def save(self) -> None:
+        if self.path is None:
+            return
+        tmp = self.path.with_suffix(".tmp")
+        doc = {
+            "bd": self.bd,
+            "eid": self.eid,
+            "epoch": self.epoch,
+            "events": self.events,
+            "machine": self.machine,
+        }
+        tmp.write_text(json.dumps(doc), encoding="utf-8")
+        os.replace(tmp, self.path)
+
+
+@dataclass(frozen=True)
+class Identity:
+    serial: str
+    program: str
+    denom_cents: int
+    paytable: str
+
+
+class SmibEmulator:
+    """One emulated SMIB and its machine; thread-safe (activities from any thread)."""
+
+    def __init__(
+        self,
+        smib: str,
+        broker: Broker,
+        password: str,
+        game: Game,
+        *,
+        serial: str = "",
+        program: str | None = None,
+        denom_cents: int = 25,
+        digits: int = 8,
+        seed: int = 0,
+        memory: Memory | None = None,
+        keep_events: int = 10_000,
+        misbehave: Misbehaviour | None = None,
+        keepalive: int = 2,
+    ) -> None:
+        self.smib = smib
+        self.broker = broker
+        self.game = game
+        self.identity = Identity(
+            serial or f"SN-{smib}", program or game.signature, denom_cents, game.id
+        )
+        self.digits = digits
+        self.memory = memory if memory is not None else Memory()
+        self.keep_events = keep_events
+        self.misbehave = misbehave if misbehave is not None else Misbehaviour()
+        self.rng = np.random.default_rng(seed)
+        self._mis_rng = np.random.default_rng([seed, 1])
+        self.engine = PerSpinEngine(game)
+        self.machine = self._new_machine()
+        self._restore(self.memory.machine)
+        self.enabled = True
+        self.seq = 0
+        self.sent: Counter[str] = Counter()
+        self.dropped: Counter[str] = Counter()
+        self.births = 0
+        self.refused: list[str] = []
+        self.dead = False
+        self.results: dict[str, dict[str, Any]] = {}
+        self._held: list[tuple[str, bytes]] = []
+        self._lock = threading.RLock()
+        c = mqtt.Client(
+            CallbackAPIVersion.VERSION2, client_id=smib, clean_session=True, protocol=mqtt.MQTTv311
+        )
+        c.username_pw_set(smib, password)
+        c.reconnect_delay_set(1, 2)
+        c.max_queued_messages_set(100_000)
+        broker.secure(c)
+        c.on_pre_connect = self._on_pre_connect
+        c.on_connect_fail = self._on_connect_fail
+        c.on_connect = self._on_connect
+        c.on_message = self._on_message
+        self.client = c
+        self._keepalive = keepalive
+
+    def _new_machine(self) -> SlotAccounts:
+        return SlotAccounts(
+            denomination_cents=self.identity.denom_cents,
+            hopper_capacity=2_000,
+            hopper_level=1_000,
+            meter_digits=self.digits,
+            bill_denominations_cents=BILLS_CENTS,
+        )
+
+    def _restore(self, saved: dict[str, int]) -> None:
+        """Put back the machine's meters, bills and hopper as the state file kept them."""
+        m = self.machine
+        for name, value in saved.items():
+            if name == "hopper_level":
+                m.hopper_level = value
+            elif name.startswith("bills_"):
+                m.bills[int(name.removeprefix("bills_"))] = value
+            else:
+                m.meters[MeterCode[name.upper()]] = value
+
+    def _keep(self) -> None:
+        self.memory.machine = {**self._raw(), "hopper_level": self.machine.hopper_level}
+        self.memory.save()
+
+    # -- connection --------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.client.connect_async(self.broker.host, self.broker.port, keepalive=self._keepalive)
+        self.client.loop_start()
+
+    def stop(self) -> None:
+        """A clean shutdown: ``offline`` on the status topic, then DISCONNECT (not after
+        :meth:`die`: a dead board says nothing)."""
+        if self.dead:
+            return
+        with self._lock:
+            info = self.client.publish(
+                p.up_topic(self.smib, "status"), self._status("offline"), 1, True
+            )
+        if self.client.is_connected():
+            info.wait_for_publish(timeout=5)
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    def die(self) -> None:
+        """Power cut: the network thread stops and the socket closes with no DISCONNECT."""
+        self.dead = True
+        self.client.loop_stop()
+        sock = self.client.socket()
+        if isinstance(sock, socket.socket):
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+
+    def _status(self, state: str) -> bytes:
+        return p.encode({"v": p.VERSION, "smib": self.smib, "bd": self.memory.bd, "state": state})
+
+    def _on_pre_connect(self, client: mqtt.Client, userdata: Any) -> None:
+        with self._lock:
+            self.memory.bd += 1
+            self.memory.save()
+            client.will_set(p.up_topic(self.smib, "status"), self._status("lost"), 1, True)
+
+    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
+        self.refused.append("connection failed")
+
+    def _on_connect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
+    ) -> None:
+        if reason.is_failure:
+            log.info("SMIB %s: connection refused: %s", self.smib, reason)
+            self.refused.append(str(reason))
+            return
+        client.subscribe(p.down_topic(self.smib), qos=1)
+        with self._lock:
+            self.birth()
+            client.publish(p.up_topic(self.smib, "status"), self._status("online"), 1, True)
+
+    # -- what it sends ---------------------------------------------------------------------------
+
+    def _meter_values(self) -> dict[str, int]:
+        return self.machine.readings()
+
+    def _raw(self) -> dict[str, int]:
+        out = {code.name.lower(): v for code, v in self.machine.meters.items()}
+        out.update({f"bills_{c}": n for c, n in self.machine.bills.items()})
+        return out
+
+    def birth(self) -> None:
+        """seq 0 of a session: identity, every meter, epoch and the last event id."""
+        with self._lock:
+            self.seq = 0
+            self.births += 1
+            self._publish(
+                "birth",
+                {
+                    "identity": {
+                        "serial": self.identity.serial,
+                        "program": self.identity.program,
+                        "denom_cents": self.identity.denom_cents,
+                        "paytable": self.identity.paytable,
+                    },
+                    "epoch": self.memory.epoch,
+                    "digits": self.digits,
+                    "meters": self._meter_values(),
+                    "last_eid": self.memory.eid,
+                },
+            )
+
+    def send_meters(self, cmd_id: str | None = None) -> None:
+        with self._lock:
+            body: dict[str, Any] = {
+                "epoch": self.memory.epoch,
+                "digits": self.digits,
+                "meters": self._meter_values(),
+                "as_of_eid": self.memory.eid,
+            }
+            if cmd_id is not None:
+                body["cmd_id"] = cmd_id
+            self._publish("meters", body)
+
+    def _publish(self, leaf: str, body: dict[str, Any], *, raw: bool = False) -> None:
+        """Stamp (v, smib, bd, seq, ts) and send, through the misbehaviour switches."""
+        if not raw:
+            body = {
+                "v": p.VERSION,
+                "smib": self.smib,
+                "bd": self.memory.bd,
+                "seq": self.seq,
+                "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
+                **body,
+            }
+            self.seq += 1
+        self.send_bytes(p.up_topic(self.smib, leaf), p.encode(body), leaf=leaf)
+
+    def send_bytes(self, topic: str, payload: bytes, *, leaf: str = "", qos: int = 1) -> None:
+        """Publish raw bytes on any topic (tests use it for malformed messages)."""
+        m = self.misbehave
+        if m.drop_next[leaf] > 0 or (m.drop and self._mis_rng.random() < m.drop):
+            m.drop_next[leaf] = max(0, m.drop_next[leaf] - 1)
+            self.dropped[leaf] += 1
+            return
+        copies = 1
+        if m.duplicate_next[leaf] > 0 or (m.duplicate and self._mis_rng.random() < m.duplicate):
+            m.duplicate_next[leaf] = max(0, m.duplicate_next[leaf] - 1)
+            copies = 2
+        if m.hold_next[leaf] > 0 or (m.reorder and self._mis_rng.random() < m.reorder):
+            m.hold_next[leaf] = max(0, m.hold_next[leaf] - 1)
+            self._held.extend([(topic, payload)] * copies)
+            return
+        out = [(topic, payload)] * copies + self._held
+        self._held = []
+        if m.delay:
+            wait = float(self._mis_rng.uniform(0, m.delay))
+            timer = threading.Timer(wait, self._send_all, (out,))
+            timer.daemon = True
+            timer.start()
+        else:
+            self._send_all(out)
+
+    def _send_all(self, messages: list[tuple[str, bytes]]) -> None:
+        for topic, payload in messages:
+            self.client.publish(topic, payload, qos=1)
+            self.sent[topic.rsplit("/", 1)[-1]] += 1
+
+    def flush_held(self) -> None:
+        with self._lock:
+            out, self._held = self._held, []
+            self._send_all(out)
+
+    def _event(
+        self, code: int, name: str, before: dict[str, int], data: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        after = self._raw()
+        deltas = {k: v - before.get(k, 0) for k, v in after.items() if v != before.get(k, 0)}
+        deltas = {k: v for k, v in deltas.items() if v > 0}
+        self.memory.eid += 1
+        evt = {
+            "eid": self.memory.eid,
+            "code": code,
+            "name": name,
+            "epoch": self.memory.epoch,
+            "deltas": deltas,
+            "data": data or {},
+        }
+        self.memory.events.append(evt)
+        if len(self.memory.events) > self.keep_events:
+            del self.memory.events[: len(self.memory.events) - self.keep_events]
+        self._keep()
+        self._publish("evt", dict(evt))
+        return evt
+
+    # -- the machine's activities ----------------------------------------------------------------
+
+    def insert_bill(self, cents: int) -> dict[str, Any]:
+        with self._lock:
+            before = self._raw()
+            credits = self.machine.insert_bill(cents)
+            return self._event(
+                BILL_ACCEPTED, "bill_accepted", before, {"cents": cents, "credits": credits}
+            )
+
+    def play(self, games: int, bet_units: int = 1) -> dict[str, Any] | None:
+        """Up to ``games`` games (fewer when the credits run out); one ``game_ended`` event."""
+        with self._lock:
+            if not self.enabled or not self.machine.play_enabled:
+                return None
+            req = PlayRequest(credits=self.machine.credits, bet_units=bet_units, max_games=games)
+            r = self.engine.play(req, self.rng, self.rng)
+            if r.games == 0:
+                return None
+            before = self._raw()
+            self.machine.record_play(r.games, r.wagered, r.won, r.games_won)
+            if r.stop in (Stop.JACKPOT, Stop.PROGRESSIVE) and r.lock_win > 0:
+                self.machine.record_jackpot(r.lock_win)
+            return self._event(GAME_ENDED, "game_ended", before, {"games": r.games})
+
+    def cash_out(self) -> dict[str, Any] | None:
+        with self._lock:
+            credits = self.machine.credits
+            if credits <= 0:
+                return None
+            before = self._raw()
+            paid = self.machine.pay_from_hopper(credits)
+            if paid < credits:
+                self.machine.pay_by_hand(credits - paid)
+            return self._event(CASH_OUT, "cash_out", before, {"credits": credits, "hopper": paid})
+
+    def open_door(self, door: Door = Door.SLOT) -> dict[str, Any]:
+        with self._lock:
+            before = self._raw()
+            self.machine.open_door(door)
+            code = door.opened_code
+            return self._event(int(code), code.name.lower(), before)
+
+    def close_door(self, door: Door = Door.SLOT) -> dict[str, Any]:
+        with self._lock:
+            before = self._raw()
+            self.machine.close_door(door)
+            code = door.closed_code
+            return self._event(int(code), code.name.lower(), before)
+
+    def tilt(self, code: ExceptionCode = ExceptionCode.GENERAL_TILT) -> dict[str, Any]:
+        with self._lock:
+            return self._event(int(code), code.name.lower(), self._raw())
+
+    def skew_meter(self, meter: str, delta: int) -> None:
+        """A meter moved with no event behind it (reconciliation must catch it)."""
+        with self._lock:
+            self.machine.tamper_meter(MeterCode[meter.upper()], delta)
+
+    def preset_meters(self, values: dict[str, int]) -> None:
+        """Start the meters at these raw values (a machine near its rollover)."""
+        with self._lock:
+            for name, value in values.items():
+                self.machine.meters[MeterCode[name.upper()]] = value
+
+    def overflow_queue(self, games: int) -> dict[str, Any] | None:
+        """Games whose events the machine's full exception queue dropped (the meters still
+        count them), then the SAS 0x70 exception that says so."""
+        with self._lock:
+            req = PlayRequest(credits=self.machine.credits, bet_units=1, max_games=games)
+            r = self.engine.play(req, self.rng, self.rng)
+            if r.games:
+                self.machine.record_play(r.games, r.wagered, r.won, r.games_won)
+            return self._event(QUEUE_OVERFLOW, "exception_queue_overflow", self._raw())
+
+    def reset_meters(self) -> dict[str, Any]:
+        """RAM clear: every meter to zero in a new epoch (``meters_reset`` event, then meters)."""
+        with self._lock:
+            self.memory.epoch += 1
+            self.machine = self._new_machine()
+            evt = self._event(METERS_RESET, "meters_reset", self._raw())
+            self.send_meters()
+            return evt
+
+    # -- commands ---------------------------------------------------------------------------------
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        with self._lock:
+            if self.misbehave.drop_next["cmd"] > 0:  # a command lost on its way in
+                self.misbehave.drop_next["cmd"] -= 1
+                self.dropped["cmd"] += 1
+                return
+        try:
+            self.command(bytes(msg.payload))
+        except Exception:
+            log.exception("SMIB %s: command failed", self.smib)
+
+    def command(self, payload: bytes) -> None:
+        try:
+            doc = json.loads(payload.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            self._result("?", "rejected", f"not JSON: {exc}")
+            return
+        err = p.validate("cmd", doc)
+        if err is not None:
+            cmd_id = doc.get("cmd_id") if isinstance(doc, dict) else None
+            self._result(cmd_id if isinstance(cmd_id, str) and cmd_id else "?", "rejected", err)
+            return
+        cmd_id = doc["cmd_id"]
+        with self._lock:
+            if cmd_id in self.results:
+                self._result(cmd_id, "duplicate", f"already {self.results[cmd_id]['result']}")
+                return
+            if doc["expires"] < time.time():
+                self._result(cmd_id, "expired", "received after it expired", remember=True)
+                return
+            getattr(self, f"_cmd_{doc['cmd']}")(cmd_id, doc.get("args", {}))
+
+    def _result(
+        self,
+        cmd_id: str,
+        result: str,
+        reason: str = "",
+        data: dict[str, Any] | None = None,
+        *,
+        remember: bool = True,
+    ) -> None:
+        with self._lock:
+            body: dict[str, Any] = {"cmd_id": cmd_id, "result": result}
+            if reason:
+                body["reason"] = reason[:200]
+            if data:
+                body["data"] = data
+            if remember and cmd_id != "?" and result != "duplicate":
+                self.results[cmd_id] = body
+            self._publish("cmdres", body)
+
+    def _cmd_rebirth(self, cmd_id: str, args: dict[str, int]) -> None:
+        self._result(cmd_id, "completed")
+        self.birth()
+
+    def _cmd_read_meters(self, cmd_id: str, args: dict[str, int]) -> None:
+        self.send_meters(cmd_id)
+        self._result(cmd_id, "completed")
+
+    def _cmd_ping(self, cmd_id: str, args: dict[str, int]) -> None:
+        self._result(cmd_id, "completed")
+
+    def _cmd_enable(self, cmd_id: str, args: dict[str, int]) -> None:
+        self.enabled = True
+        self._result(cmd_id, "completed")
+
+    def _cmd_disable(self, cmd_id: str, args: dict[str, int]) -> None:
+        self.enabled = False
+        self._result(cmd_id, "completed")
+
+    def _cmd_replay_events(self, cmd_id: str, args: dict[str, int]) -> None:
+        start = args["from_eid"]
+        end = args.get("to_eid", self.memory.eid)
+        events = self.memory.events
+        first_held = events[0]["eid"] if events else self.memory.eid + 1
+        sent = 0
+        for evt in events:
+            if start <= evt["eid"] <= end:
+                self._publish("evt", {**evt, "replay": True})
+                sent += 1
+        if start < first_held:
+            self._result(
+                cmd_id,
+                "failed",
+                f"events before {first_held} are no longer held",
+                {"first_held": first_held, "replayed": sent},
+            )
+        else:
+            self._result(cmd_id, "completed", data={"replayed": sent})
+
+
+# -- a bench of emulators (``twin smib emulate``) ----------------------------------------------
+
+
+def bench_ids(base: str, count: int) -> list[str]:
+    """``base`` alone, or ``base-001`` .. ``base-<count>`` for a bench."""
+    return [base] if count == 1 else [f"{base}-{i:03d}" for i in range(1, count + 1)]
+
+
+def play_like_a_patron(emu: SmibEmulator, rng: np.random.Generator) -> None:
+    """One activity of a simulated patron: a bill, a stretch of games or a cash out."""
+    credits = emu.machine.credits
+    if credits < 20:
+        emu.insert_bill(int(rng.choice(BILLS_CENTS)))
+    elif rng.random() < 0.1:
+        emu.cash_out()
+    else:
+        emu.play(int(rng.integers(1, 21)))
+
+
+def run_bench(
+    ids: list[str],
+    broker: Broker,
+    password: str,
+    game: Game,
+    *,
+    misbehave: str = "",
+    events: int = 0,
+    rate: float = 5.0,
+    seed: int = 1,
+    state_dir: Path | None = None,
+    digits: int = 8,
+    meters_every: int = 10,
+    stop: threading.Event | None = None,
+    connect_timeout: float = 30.0,
+) -> dict[str, dict[str, int]]:
+    """Run emulated SMIBs until each sent ``events`` events (0: until ``stop`` is set).
+
+    ``password`` may hold ``{id}``. Each SMIB plays like a patron, ``rate`` activities a
+    second, sends its meters every ``meters_every`` events and at the end, then disconnects
+    cleanly. Returns what each sent. Raises ConnectionError when one cannot connect.
+    """
+    stop = stop if stop is not None else threading.Event()
+    emus = []
+    for i, smib in enumerate(ids):
+        memory = Memory.load(state_dir / f"{smib}.json") if state_dir else Memory()
+        emus.append(
+            SmibEmulator(
+                smib,
+                broker,
+                password.replace("{id}", smib),
+                game,
+                digits=digits,
+                seed=seed * 100_003 + i,
+                memory=memory,
+                misbehave=Misbehaviour.parse(misbehave),
+            )
+        )
+    for emu in emus:
+        emu.start()
+    deadline = time.monotonic() + connect_timeout
+    try:
+        for emu in emus:
+            while not emu.client.is_connected():
+                if emu.refused or time.monotonic() > deadline:
+                    why = emu.refused[0] if emu.refused else "no answer"
+                    raise ConnectionError(f"SMIB {emu.smib}: cannot connect to the broker ({why})")
+                time.sleep(0.05)
+
+        def drive(emu: SmibEmulator, rng: np.random.Generator) -> None:
+            done = 0
+            m = emu.misbehave
+            while not stop.is_set() and (events == 0 or done < events):
+                play_like_a_patron(emu, rng)
+                done += 1
+                if done == m.reset_at:
+                    emu.reset_meters()
+                if done == m.die_at:
+                    emu.die()
+                    return
+                if done % meters_every == 0:
+                    emu.send_meters()
+                stop.wait(1.0 / rate)
+            emu.flush_held()
+            emu.send_meters()
+
+        threads = [
+            threading.Thread(target=drive, args=(e, np.random.default_rng([seed, i])), daemon=True)
+            for i, e in enumerate(emus)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            while t.is_alive():
+                t.join(0.2)
+    finally:
+        for emu in emus:
+            emu.stop()
+    return {e.smib: dict(e.sent) for e in emus}
