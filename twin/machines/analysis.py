@@ -158,9 +158,13 @@ def _wsum(w: IntArray | None, x: IntArray, wmax: int, xmax: int) -> int:
     return int(np.dot(ww, x.astype(object)))
 
 
-def enumerate_reels(game: Game, reels: ReelSet, chunk: int = CHUNK) -> ReelSums:
-    """Evaluate every stop combination of ``reels`` and return the exact weighted sums."""
-    assert game.line_pay is not None and game.scatter_by_count is not None
+def _split(
+    game: Game, reels: ReelSet, chunk: int
+) -> tuple[int, int, int, tuple[npt.NDArray[np.intp], ...], list[int]]:
+    """How both enumerations walk every stop combination: reels ``k`` on form a suffix block
+    of ``ns`` combinations (at most ``chunk``, with their stop indices ``idx``) evaluated at
+    once for each prefix; ``place`` is each reel's weight in a line code. Returns ``(n_reels,
+    k, ns, idx, place)``; too many combinations is the PAR sheet's error."""
     lengths = reels.lengths
     n_reels = len(lengths)
     combos = math.prod(lengths)
@@ -177,8 +181,18 @@ def enumerate_reels(game: Game, reels: ReelSet, chunk: int = CHUNK) -> ReelSums:
     suffix = lengths[k:]
     ns = math.prod(suffix)
     idx = np.unravel_index(np.arange(ns, dtype=np.int64), suffix)
+    n_sym = len(game.symbols)
+    place = [n_sym ** (n_reels - 1 - r) for r in range(n_reels)]
+    return n_reels, k, ns, idx, place
+
+
+def enumerate_reels(game: Game, reels: ReelSet, chunk: int = CHUNK) -> ReelSums:
+    """Evaluate every stop combination of ``reels`` and return the exact weighted sums."""
+    assert game.line_pay is not None and game.scatter_by_count is not None
+    lengths = reels.lengths
+    n_reels, k, ns, idx, place = _split(game, reels, chunk)
     K = len(game.symbols)
-    place = [K ** (n_reels - 1 - r) for r in range(n_reels)]
+    combos = math.prod(lengths)
     ws: IntArray | None = None
     wmax = 1
     if any(w != 1 for r in range(k, n_reels) for w in reels.weights[r]):
@@ -410,23 +424,8 @@ def _weighted_wins(
     ``2 * win + trigger`` instead of moment sums."""
     assert game.line_pay is not None and game.scatter_by_count is not None
     lengths = reels.lengths
-    n_reels = len(lengths)
-    combos = math.prod(lengths)
-    if combos > MAX_COMBINATIONS:
-        raise InputError(
-            game.path,
-            "reels",
-            f"at most {MAX_COMBINATIONS} stop combinations for exact enumeration",
-            combos,
-        )
-    k = n_reels - 1
-    while k > 0 and math.prod(lengths[k - 1 :]) <= chunk:
-        k -= 1
-    suffix = lengths[k:]
-    ns = math.prod(suffix)
-    idx = np.unravel_index(np.arange(ns, dtype=np.int64), suffix)
+    n_reels, k, ns, idx, place = _split(game, reels, chunk)
     n_sym = len(game.symbols)
-    place = [n_sym ** (n_reels - 1 - r) for r in range(n_reels)]
     ws = np.ones(ns, np.float64)
     for j, r in enumerate(range(k, n_reels)):
         ws *= np.asarray(reels.weights[r], np.float64)[idx[j]]
