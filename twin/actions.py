@@ -124,4 +124,59 @@ class ConvertProgram(Command):
         casino.env.process(casino.convert(casino.machine(self.machine), game))
 
 
-__all__ = ["DOORS", "AssignJob", "CloseDoor", "ConvertProgram", "Note", "OpenDoor"]
+@command("remove_machine")
+class RemoveMachine(Command):
+    """Take ``machine`` out of operation (First Schedule item 20(c)): once its patron has
+    left it is emptied, read, recorded as removed and disconnected. ``returning``: the
+    licensee keeps it (repair, storage); ``False``: it leaves the licensee's ownership."""
+
+    machine: str
+    reason: str = "repair"
+    returning: bool = True
+
+    def check(self, casino: Casino) -> str | None:
+        if self.machine not in casino.machine_ids:
+            return f"no machine {self.machine!r} on the floor"
+        if not self.reason.strip():
+            return "reason: why the machine is taken out must be given"
+        m = casino.machine(self.machine)
+        if m.withdrawn is not None or not m.present:
+            return f"{self.machine} is already out of operation"
+        return None
+
+    def apply(self, casino: Casino) -> None:
+        casino.take_out(casino.machine(self.machine), self.reason, self.returning)
+
+
+@command("return_machine")
+class ReturnMachine(Command):
+    """Place ``machine`` back into operation after a removal (once the removal is done)."""
+
+    machine: str
+
+    def check(self, casino: Casino) -> str | None:
+        if self.machine not in casino.machine_ids:
+            return f"no machine {self.machine!r} on the floor"
+        if self.machine in casino.sold:
+            return f"{self.machine} left the licensee's ownership; it cannot be placed back"
+        m = casino.machine(self.machine)
+        if m.withdrawn is None and m.present:
+            return f"{self.machine} is in operation"
+        if self.machine not in casino.removals_open:
+            return f"{self.machine} was not taken out by a recorded removal"
+        return None
+
+    def apply(self, casino: Casino) -> None:
+        casino.put_back(self.machine)
+
+
+__all__ = [
+    "DOORS",
+    "AssignJob",
+    "CloseDoor",
+    "ConvertProgram",
+    "Note",
+    "OpenDoor",
+    "RemoveMachine",
+    "ReturnMachine",
+]

@@ -21,7 +21,7 @@ from pathlib import Path
 import simpy
 
 from twin import inject
-from twin.actions import ConvertProgram
+from twin.actions import ConvertProgram, RemoveMachine, ReturnMachine
 from twin.commands import Command, CommandAccepted, CommandRejected
 from twin.compliance.engine import ComplianceEngine, FloorFacts
 from twin.compliance.ruleset import load_ruleset
@@ -184,6 +184,8 @@ class Casino:
             Disruption("power_loss", ExceptionCode.AC_POWER_LOST, f.power_loss_mtbf_hours),
         ]
         self._by_id = {m.id: m for m in self.machines}
+        self._removals: dict[str, simpy.Event] = {}  # taken out, not yet sent back
+        self.sold: set[str] = set()  # machines that left the licensee's ownership
         self._started = False
         self._finished: RunOutcome | None = None
         self.wall_seconds = 0.0
@@ -235,6 +237,41 @@ class Casino:
 
         yield from m.convert_program(game, done)
         self.verifier.verify(m, "conversion")
+
+    # -- machines out of operation and back (First Schedule item 20(c)) ----------------------
+    def take_out(self, m: SlotMachine, reason: str, returning: bool) -> None:
+        """``m`` is taken out of operation (no new patron from now; emptied, read, recorded
+        and disconnected once idle); ``returning``: the licensee keeps it, else it leaves the
+        licensee's ownership."""
+        m.withdrawn = reason
+        done = self.env.event()
+        if returning:
+            self._removals[m.id] = done
+        else:
+            self.sold.add(m.id)
+        self.env.process(self._take_out(m, reason, returning, done))
+
+    def _take_out(
+        self, m: SlotMachine, reason: str, returning: bool, done: simpy.Event
+    ) -> simpy.events.ProcessGenerator:
+        yield from m.leave_floor(reason, returning)
+        done.succeed()
+
+    @property
+    def removals_open(self) -> frozenset[str]:
+        """Machines taken out (or being taken out) by a recorded removal, not yet sent back."""
+        return frozenset(self._removals)
+
+    def put_back(self, machine_id: str) -> None:
+        """Place the machine back into operation once its removal is complete."""
+        removing = self._removals.pop(machine_id)
+        self.env.process(self._put_back(self.machine(machine_id), removing))
+
+    def _put_back(self, m: SlotMachine, removing: simpy.Event) -> simpy.events.ProcessGenerator:
+        if not removing.triggered:
+            yield removing
+        yield from m.return_to_floor()
+        self.verifier.verify(m, "return")  # the Board checks the program, as after any work
 
     def machine(self, machine_id: str) -> SlotMachine:
         return self._by_id[machine_id]
@@ -298,6 +335,13 @@ class Casino:
         for conv in self.scenario.conversions:
             at = quantize(conv.at_hours * 3600.0)
             self.inbox.schedule(at, ConvertProgram(conv.machine, conv.game), source="scenario")
+        for rem in self.scenario.removals:
+            at = quantize(rem.at_hours * 3600.0)
+            removal = RemoveMachine(rem.machine, rem.reason, returning=not rem.sold)
+            self.inbox.schedule(at, removal, source="scenario")
+            if rem.return_hours is not None:
+                back = quantize(rem.return_hours * 3600.0)
+                self.inbox.schedule(back, ReturnMachine(rem.machine), source="scenario")
         env.process(self.open_floor())
 
     def advance(self, until: float) -> None:
@@ -320,7 +364,8 @@ class Casino:
         t0 = wall.perf_counter()
         self.inbox.deliver_pending()  # nothing that came in is lost
         for m in self.machines:
-            m.read_meters()
+            if m.present:  # one taken away cannot be read
+                m.read_meters()
         inject.report_idle(self)  # an injection that never took effect says so
         self.verifier.verify_all("closing")
         if self.compliance is not None:
@@ -400,7 +445,8 @@ class Casino:
         while True:
             yield env.timeout(clock.next_local(env.now, clock.gaming_day_start) - env.now)
             for m in self.machines:
-                m.read_meters()
+                if m.present:
+                    m.read_meters()
 
     def collect_drops_daily(self, at: time) -> simpy.events.ProcessGenerator:
         """Every day at ``at`` (local) the drop team empties every machine's drop."""
@@ -408,7 +454,8 @@ class Casino:
         while True:
             yield env.timeout(self.world.clock.next_local(env.now, at) - env.now)
             for m in self.machines:
-                env.process(m.collect_drop())
+                if m.present and m.withdrawn is None:
+                    env.process(m.collect_drop())
 
 
 __all__ = ["Casino", "RunOutcome"]

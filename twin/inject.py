@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import simpy
 
 from twin.commands import Command, CommandAccepted, CommandRejected, command
 from twin.errors import InputError
@@ -243,6 +245,39 @@ _arm(
 
 
 _arm(M.SHORTENED_WIN, "after selecting a win the machine shows a smaller one (still a win)")
+
+
+_arm(
+    M.HOPPER_EMPTIED_BY_OUTSIDER,
+    "when the machine is next taken out of operation, someone not acting for the licensee "
+    "empties its drop and hopper",
+)
+_arm(
+    M.RETAG_ON_RETURN,
+    "when the machine is next placed back into operation it carries a new asset number "
+    "(recorded on its return)",
+)
+
+
+@injection(
+    "unrecorded_removal",
+    "once its patron has left, the machine is disconnected and taken off the floor with no "
+    "record, and put back `amount` hours later (0 means 8), again with no record",
+)
+def _unrecorded_removal(casino: Casino, inj: InjectViolation) -> None:
+    m = _machine(casino, inj)
+    hours = inj.amount if inj.amount > 0 else 8
+
+    def away() -> Generator[simpy.events.Event, Any, None]:
+        m.withdrawn = "taken away"  # no new patron; the one playing finishes
+        while m.patron is not None or m.down:
+            yield casino.env.timeout(60.0)
+        m.disconnect()
+        yield casino.env.timeout(hours * 3600.0)
+        m.reconnect()
+        m.place_back()
+
+    casino.env.process(away())
 
 
 @injection(

@@ -25,12 +25,17 @@ REPAIR = "repair"
 DOOR_CHECK = "door_check"
 #: the daily drop: empty the drop bucket and the bill stacker, a Board inspector witnessing
 DROP_COLLECTION = "drop_collection"
+#: a machine taken out of operation (emptied, read, disconnected) and placed back (20(c))
+MACHINE_REMOVAL = "machine_removal"
+MACHINE_RETURN = "machine_return"
 JOB_ROLES: Mapping[str, tuple[str, ...]] = {
     HAND_PAY: ("attendant", "inspector"),
     HOPPER_FILL: ("attendant", "inspector"),
     REPAIR: ("technician",),
     DOOR_CHECK: ("technician",),
     DROP_COLLECTION: ("attendant", "inspector"),
+    MACHINE_REMOVAL: ("attendant", "technician", "inspector"),
+    MACHINE_RETURN: ("attendant", "technician", "inspector"),
 }
 
 

@@ -607,6 +607,19 @@ class Conversion(_Model):
     game: Annotated[Path, BeforeValidator(_resolve_game)]
 
 
+class Removal(_Model):
+    """A machine taken out of operation (``[[removals]]``, First Schedule item 20(c)): at
+    ``at_hours`` (once its patron has left) it is emptied, read, recorded and disconnected;
+    at ``return_hours`` it is placed back. ``sold``: it leaves the licensee's ownership and
+    does not come back."""
+
+    machine: Ident
+    at_hours: NonNegativeFloat
+    reason: NonEmptyStr = "repair"
+    return_hours: PositiveFloat | None = None
+    sold: bool = False
+
+
 class Promotion(_Model):
     """A promotion (``[[promotions]]``) on the promotional machines of bank ``bank``: while a
     patron plays one, it awards ``award_cents`` at random moments, ``mean_hours`` apart on
@@ -648,6 +661,7 @@ class Scenario(_Model):
     inject: tuple[Inject, ...] = Field(default=(), strict=False)
     conversions: tuple[Conversion, ...] = Field(default=(), strict=False)
     promotions: tuple[Promotion, ...] = Field(default=(), strict=False)
+    removals: tuple[Removal, ...] = Field(default=(), strict=False)
 
     _source_path: Path | None = PrivateAttr(default=None)
     _source_sha256: str | None = PrivateAttr(default=None)
@@ -672,6 +686,28 @@ class Scenario(_Model):
                     key=f"promotions[{i}].bank",
                     found=promo.bank,
                 )  # fmt: skip
+        for i, rem in enumerate(self.removals):
+            if rem.machine not in machine_ids:
+                raise invalid(
+                    "the id of a machine on the floor", key=f"removals[{i}].machine",
+                    found=rem.machine,
+                )  # fmt: skip
+            if rem.sold and rem.return_hours is not None:
+                raise invalid(
+                    "no return_hours for a machine sold (it leaves the licensee's ownership)",
+                    key=f"removals[{i}].return_hours", found=rem.return_hours,
+                )  # fmt: skip
+            if rem.return_hours is not None and rem.return_hours <= rem.at_hours:
+                raise invalid(
+                    f"a time after at_hours ({rem.at_hours:g})",
+                    key=f"removals[{i}].return_hours", found=rem.return_hours,
+                )  # fmt: skip
+            for hours, key in ((rem.at_hours, "at_hours"), (rem.return_hours, "return_hours")):
+                if hours is not None and hours * 3600.0 >= self.duration_seconds:
+                    raise invalid(
+                        f"a time before the run ends (under {self.duration_seconds / 3600.0:g} h)",
+                        key=f"removals[{i}].{key}", found=hours,
+                    )  # fmt: skip
         for i, conv in enumerate(self.conversions):
             if conv.machine not in machine_ids:
                 raise invalid(

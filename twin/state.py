@@ -24,7 +24,9 @@ Record → accounting (as in :mod:`twin.machines.machine`):
 * ``machine_exception``: door opened/closed → ``open_door``/``close_door``; AC power lost →
   ``power_reset``. Down reasons follow the machine's own: ``hand_pay`` (hand pay pending
   until reset), ``hopper_empty`` (until the short pay completes), ``door:<door>``,
-  ``tilt:<name>`` (any other exception, until ``tilt_repaired``).
+  ``tilt:<name>`` (any other exception, until ``tilt_repaired``);
+* ``machine_removed`` → down ``removed`` until ``machine_returned`` (First Schedule 20(c));
+  ``machine_unreachable`` → down ``unreachable`` until ``machine_reachable``.
 
 A record counts when it is written: a hopper payout is written once its coins have dropped
 (``coins × coin_pay_seconds`` after the credits left the meter), so during those seconds the
@@ -74,6 +76,10 @@ MACHINE_KINDS: Final = frozenset(
         "meters_read",
         "outcome_tally",
         "money_removed",
+        "machine_removed",
+        "machine_returned",
+        "machine_unreachable",
+        "machine_reachable",
     }
 )
 
@@ -279,6 +285,14 @@ class _Replay:
                 acc.empty_drop_bucket()
             elif d["container"] == "cash_box":
                 acc.empty_cash_box()
+        elif kind == "machine_removed":
+            self.down.add("removed")  # out of operation (20(c)) until it is placed back
+        elif kind == "machine_returned":
+            self.down.discard("removed")
+        elif kind == "machine_unreachable":
+            self.down.add("unreachable")
+        elif kind == "machine_reachable":
+            self.down.discard("unreachable")
 
     def _exception(self, code: int, name: str, acc: SlotAccounts) -> None:
         if code in _DOOR_OPENED:

@@ -217,3 +217,56 @@ class MoneyRemoved(Record):
     staff: str
     witness: str
     reason: str
+
+
+# --- removal from operation and return (First Schedule item 20(c); reg 36) -----------------
+
+
+@record("machine_removed", roles=("machine", "technician", "attendant", "witness"))
+class MachineRemoved(Record):
+    """A machine taken out of operation (20(c): the date it was removed), after its drop,
+    bill stacker and hopper were emptied (reg 36: ``money_removed`` records just before).
+
+    ``date``: the calendar date of the removal (ISO); ``returning``: whether the licensee
+    keeps it (repair, storage) or it leaves the licensee's ownership (``False``: sold,
+    scrapped); ``asset_number`` and ``registration`` as it left.
+    """
+
+    machine: str
+    date: str
+    reason: str
+    returning: bool
+    asset_number: str
+    registration: str
+    technician: str
+    attendant: str
+    witness: str
+
+
+@record("machine_returned", roles=("machine", "technician", "attendant", "witness"))
+class MachineReturned(Record):
+    """A machine placed back into operation (20(c): the date it was placed back), with the
+    asset number and registration it carries now."""
+
+    machine: str
+    date: str
+    asset_number: str
+    registration: str
+    technician: str
+    attendant: str
+    witness: str
+
+
+@record("machine_unreachable", roles=("machine",))
+class MachineUnreachable(Record):
+    """The floor's accounting system lost the machine: it no longer answers its polls (it
+    was disconnected and taken away, with or without a record of it)."""
+
+    machine: str
+
+
+@record("machine_reachable", roles=("machine",))
+class MachineReachable(Record):
+    """The floor's accounting system hears from the machine again."""
+
+    machine: str

@@ -28,6 +28,8 @@ from twin.jobs import (
     HAND_PAY,
     HOPPER_FILL,
     JOB_ROLES,
+    MACHINE_REMOVAL,
+    MACHINE_RETURN,
     REPAIR,
     JobHandle,
     JobSpec,
@@ -55,6 +57,10 @@ from twin.machines.events import (
     MachineException,
     MachineInstalled,
     MachineLocked,
+    MachineReachable,
+    MachineRemoved,
+    MachineReturned,
+    MachineUnreachable,
     MetersRead,
     MoneyRemoved,
     OutcomeTally,
@@ -204,6 +210,11 @@ class SlotMachine:
         self._busy_with: simpy.Event | None = None  # set during a procedure
         self.downtime = LevelMonitor(lambda: self.env.now)
         self._door_holders: dict[Door, str] = {}
+        # out of operation (20(c)): why no new patron may take it (None: in operation), and
+        # whether it is on the floor and connected at all
+        self.withdrawn: str | None = None
+        self.present = True
+        self._back: simpy.Event | None = None
 
     # -- records -------------------------------------------------------------------------
     def emit(self, cls: type[Record], **fields: Any) -> None:
@@ -344,7 +355,7 @@ class SlotMachine:
     # -- availability ----------------------------------------------------------------------
     @property
     def available(self) -> bool:
-        return not self.down
+        return not self.down and self.withdrawn is None
 
     def mark_down(self, reason: str) -> None:
         if not self.down:
@@ -726,6 +737,13 @@ class SlotMachine:
             got: dict[str, str] = yield job.assigned
             staff, witness = got["attendant"], got.get("inspector", "")
         yield env.timeout(self._minutes(self.crew.timing.walk))
+        self._empty(staff, witness, "drop_collection")
+        if job is not None:
+            self.crew.service.complete(job)
+
+    def _empty(self, staff: str, witness: str, reason: str) -> None:
+        """``staff`` empties the drop bucket and the bill stacker, each door opened and closed
+        by them, one ``money_removed`` record a container."""
         acc = self.accounts
         containers = (
             (Door.DROP, "drop_bucket", self.spec.coin_acceptor),
@@ -747,11 +765,131 @@ class SlotMachine:
                 cents=cents,
                 staff=staff,
                 witness=witness,
-                reason="drop_collection",
+                reason=reason,
             )
             self.close_door(door, staff)
-        if job is not None:
-            self.crew.service.complete(job)
+
+    # -- out of operation and back (20(c): the dates; reg 36: who empties it) ---------------
+    def leave_floor(self, reason: str, returning: bool) -> Proc:
+        """The machine is taken out of operation.
+
+        No new patron may take it; the one playing finishes their session and is paid. Once
+        it is idle, an attendant, a technician and a Board inspector come together: the
+        attendant empties the drop bucket, the bill stacker and the hopper (``money_removed``,
+        the inspector witnessing), the meters are read a last time, the removal is recorded
+        with its date (``machine_removed``) and the technician disconnects the machine (the
+        floor system loses it: ``machine_unreachable``). ``returning``: the licensee keeps it.
+        """
+        env = self.env
+        self.withdrawn = reason
+        while self.patron is not None or self.down:  # a session, hand pay or repair first
+            yield env.timeout(60.0)
+        job = self.crew.service.request(
+            JobSpec(MACHINE_REMOVAL, self.id, JOB_ROLES[MACHINE_REMOVAL])
+        )
+        got: dict[str, str] = yield job.assigned
+        attendant, tech, inspector = got["attendant"], got["technician"], got["inspector"]
+        yield env.timeout(self._minutes(self.crew.timing.walk))
+        emptier = OUTSIDER if self.take(Misconduct.HOPPER_EMPTIED_BY_OUTSIDER) else attendant
+        self._empty(emptier, inspector, "machine_removed")
+        if self.accounts.hopper_level > 0:
+            self.open_door(Door.SLOT, tech)
+            coins = self.accounts.take_from_hopper(self.accounts.hopper_level)
+            self.emit(
+                MoneyRemoved,
+                container="hopper",
+                coins=coins,
+                cents=coins * self.spec.denomination_cents,
+                staff=emptier,
+                witness=inspector,
+                reason="hopper_emptied",
+            )
+            yield env.timeout(self._minutes(self.crew.timing.hopper_fill))
+            self.close_door(Door.SLOT, tech)
+        self.read_meters()
+        self.emit(
+            MachineRemoved,
+            date=self.world.clock.at(env.now).date().isoformat(),
+            reason=reason,
+            returning=returning,
+            asset_number=self.spec.asset_number,
+            registration=self.spec.registration,
+            technician=tech,
+            attendant=attendant,
+            witness=inspector,
+        )
+        self.disconnect()
+        self.crew.service.complete(job)
+
+    def disconnect(self) -> None:
+        """Unplugged and taken away: out of operation, and silent to the floor system."""
+        if self.withdrawn is None:
+            self.withdrawn = "disconnected"
+        self.present = False
+        self.emit(MachineUnreachable)
+
+    def reconnect(self) -> None:
+        """Back on the floor and heard from again (still out of operation until placed back)."""
+        self.present = True
+        self.emit(MachineReachable)
+
+    def return_to_floor(self) -> Proc:
+        """The machine is placed back into operation: the technician connects it, the
+        attendant loads the hopper's standard fill (a certified fill, the inspector
+        witnessing), the return is recorded with its date (``machine_returned``) and the
+        meters are read; then patrons may take it again."""
+        env = self.env
+        job = self.crew.service.request(JobSpec(MACHINE_RETURN, self.id, JOB_ROLES[MACHINE_RETURN]))
+        got: dict[str, str] = yield job.assigned
+        attendant, tech, inspector = got["attendant"], got["technician"], got["inspector"]
+        yield env.timeout(self._minutes(self.crew.timing.walk))
+        self.reconnect()
+        if self.take(Misconduct.RETAG_ON_RETURN):  # injected: back with a new asset number
+            self.spec = replace(self.spec, asset_number=self.spec.asset_number + "-N")
+        coins = min(
+            self.spec.hopper_standard_fill, self.spec.hopper_capacity - self.accounts.hopper_level
+        )
+        if coins > 0:
+            self.open_door(Door.SLOT, tech)
+            yield env.timeout(self._minutes(self.crew.timing.hopper_fill))
+            self.accounts.fill_hopper(coins)
+            self.emit(
+                HopperFilled,
+                reason="return",
+                coins=coins,
+                certified_coins=coins,
+                hopper_level=self.accounts.hopper_level,
+                attendant=attendant,
+                inspector=inspector,
+                requested_t=env.now,
+            )
+            self.close_door(Door.SLOT, tech)
+        self.emit(
+            MachineReturned,
+            date=self.world.clock.at(env.now).date().isoformat(),
+            asset_number=self.spec.asset_number,
+            registration=self.spec.registration,
+            technician=tech,
+            attendant=attendant,
+            witness=inspector,
+        )
+        self.read_meters()
+        self.crew.service.complete(job)
+        self.place_back()
+
+    def place_back(self) -> None:
+        """In operation again: patrons may take it, its faults and checks resume."""
+        self.withdrawn = None
+        back, self._back = self._back, None
+        if back is not None:
+            back.succeed()
+
+    def wait_in_operation(self) -> Proc:
+        """Until the machine is in operation (faults and door checks pause while it is out)."""
+        while self.withdrawn is not None:
+            if self._back is None:
+                self._back = self.env.event()
+            yield self._back
 
     # -- doors, tilts and repairs --------------------------------------------------------------
     def interrupt_play(self) -> None:
@@ -849,7 +987,9 @@ class SlotMachine:
             name = min(next_at, key=lambda k: (next_at[k], k))
             at = next_at[name]
             yield LateTimeout(env, at - env.now)
-            # never start a fault in the middle of a hand pay, fill or repair already under way
+            # never start a fault in the middle of a hand pay, fill or repair already under way,
+            # nor on a machine out of operation (off the floor, or being taken off)
+            yield from self.wait_in_operation()
             yield from self.wait_ready()
             if name == "door_check":
                 yield env.process(self.check_door())

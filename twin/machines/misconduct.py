@@ -27,6 +27,8 @@ class Misconduct(Enum):
     UNRECORDED_PROMOTIONAL_PAYOUT = "unrecorded_promotional_payout"  # paid, never documented
     UNCONFIRMED_PROMOTIONAL_PAYOUT = "unconfirmed_promotional_payout"  # no inspector confirms
     SHORTENED_WIN = "shortened_win"  # a selected win is shown smaller (games won unchanged)
+    HOPPER_EMPTIED_BY_OUTSIDER = "hopper_emptied_by_outsider"  # next removal: not the licensee's
+    RETAG_ON_RETURN = "retag_on_return"  # next return to the floor: a new asset number
 
 
 #: What each misconduct waits for: "the machine never <awaits> before the run ended" is the
@@ -46,6 +48,8 @@ AWAITS: dict[Misconduct, str] = {
     Misconduct.UNRECORDED_PROMOTIONAL_PAYOUT: "made a promotional payout",
     Misconduct.UNCONFIRMED_PROMOTIONAL_PAYOUT: "made a promotional payout",
     Misconduct.SHORTENED_WIN: "selected a win of two credits or more",
+    Misconduct.HOPPER_EMPTIED_BY_OUTSIDER: "was taken out of operation",
+    Misconduct.RETAG_ON_RETURN: "was placed back into operation",
 }
 
 __all__ = ["AWAITS", "Misconduct"]

@@ -49,7 +49,7 @@ class ProgramVerified(Record):
 
     machine: str
     inspector: str
-    reason: str  # "install", "scheduled", "conversion" or "closing"
+    reason: str  # "install", "scheduled", "conversion", "return" or "closing"
     seed: int
     response: str
 
@@ -96,8 +96,10 @@ class ProgramVerifier:
         )
 
     def verify_all(self, reason: str) -> None:
+        """Challenge every machine on the floor (one taken away cannot answer)."""
         for m in self.machines:
-            self.verify(m, reason)
+            if m.present:
+                self.verify(m, reason)
 
     def verify_programs(self) -> Generator[simpy.events.Event, Any, None]:
         """Every ``hours`` after opening, every machine is verified (0: never on a schedule)."""

@@ -5,6 +5,7 @@ Malta reg 28(3)(a)-(f), reg 29, First Schedule items 1(d), 15, 16 and 20(a)-(c).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 
 from twin.compliance.checks.common import ReadingDiffersFromInstall
@@ -14,6 +15,10 @@ from twin.machines.events import (
     GamesPlayed,
     MachineInstalled,
     MachineLocked,
+    MachineReachable,
+    MachineRemoved,
+    MachineReturned,
+    MachineUnreachable,
     MetersRead,
     ProgressiveHit,
 )
@@ -691,54 +696,167 @@ class _Renumbered(ReadingDiffersFromInstall):
         )
 
 
+R = "tests/test_controls_removal.py::"
+
+
 @control(
     "MT98.S1.20c",
     kind=Kind.RECORD,
     title="Record removals, returns and renumbering",
-    reads=("meters_read",),
+    reads=(
+        "meters_read",
+        "machine_removed",
+        "machine_returned",
+        "machine_unreachable",
+        "machine_reachable",
+    ),
     test=T,
     checks={
         "an unrecorded change of registration number": C + "S1.20c]",
         "an unrecorded change of serial number": C + "R28.3c.permanent]",
         "an unrecorded change of asset number": C + "S1.20c.asset]",
+        "a machine taken out of operation with no record of the date it was removed (the "
+        "floor system lost it and no removal was recorded), reported when it is back or at "
+        "the end of the run": R + "test_a_machine_taken_away_unrecorded_is_found",
+        "each removal and return recorded with its date (the calendar date of the event), "
+        "and a return only of a machine the licensee kept": R
+        + "test_a_return_with_a_wrong_date_or_no_removal_on_record_is_found",
+        "numbers changed on record when a machine is placed back are the ones its readings "
+        "must then show": R
+        + "test_a_machine_back_with_a_new_asset_number_is_found_even_when_recorded",
     },
     unchecked=(
         (
-            "records of the dates a machine is removed from and placed back into operation: the "
-            "twin has no removals"
+            "a renumbering recorded other than on a return (the twin has no separate "
+            "renumbering workflow): a change of numbers while in operation is an unrecorded one"
         ),
         (
-            "a recorded renumbering: the twin has no renumbering workflow, so every change is an "
-            "unrecorded one"
+            "machines in inventory (never installed): the twin has no inventory; a machine "
+            "exists from its installation"
         ),
     ),
 )
 class RenumberingRecorded(_Renumbered):
+    """Readings report the numbers on record: those of the installation, or the ones a
+    return recorded (whether a new asset number may be recorded is 20c.asset's business)."""
+
     consequence = "with no record of the change in machine numbers and designations"
+
+    def difference(self, inst: MachineInstalled, rec: MetersRead) -> str | None:
+        registration, asset = self.recorded.get(rec.machine, (inst.registration, inst.asset_number))
+        return super().difference(replace(inst, registration=registration, asset_number=asset), rec)
+
+    def setup(self) -> None:
+        # numbers changed on record (a return with new ones): (registration, asset number)
+        self.recorded: dict[str, tuple[str, str]] = {}
+        self.removed: dict[str, MachineRemoved] = {}  # recorded removals not yet returned
+        # machine -> (seq, t) of losing it with no removal on record
+        self.gone: dict[str, tuple[int, float]] = {}
+
+    def on_record(self, rec: Record) -> None:
+        if isinstance(rec, MetersRead):
+            super().on_record(rec)
+        elif isinstance(rec, MachineRemoved):
+            self.removed[rec.machine] = rec
+            self.dated(rec, "removal")
+        elif isinstance(rec, MachineReturned):
+            before = self.removed.pop(rec.machine, None)
+            self.recorded[rec.machine] = (rec.registration, rec.asset_number)
+            self.dated(rec, "return")
+            if before is None or not before.returning:
+                why = "no removal of it" if before is None else "it left the licensee's ownership"
+                self.report(
+                    (rec.machine,),
+                    f"machine {rec.machine} was recorded as placed back into operation, but "
+                    f"{why} is on record",
+                    (rec.seq,) if before is None else (before.seq, rec.seq),
+                )
+        elif isinstance(rec, MachineUnreachable):
+            if rec.machine not in self.removed:
+                self.gone[rec.machine] = (rec.seq, rec.t)
+        elif isinstance(rec, MachineReachable):
+            lost = self.gone.pop(rec.machine, None)
+            if lost is not None:
+                self.unrecorded(rec.machine, lost, (rec.seq, rec.t))
+
+    def dated(self, rec: MachineRemoved | MachineReturned, what: str) -> None:
+        """The record's date must be the calendar date on which the event happened."""
+        day = self.ctx.clock.at(rec.t).date().isoformat()
+        if rec.date != day:
+            self.report(
+                (rec.machine,),
+                f"the {what} of machine {rec.machine} on {day} is recorded with the date "
+                f"{rec.date or '(none)'}",
+                (rec.seq,),
+            )
+
+    def unrecorded(self, m: str, lost: tuple[int, float], back: tuple[int, float] | None) -> None:
+        since = self.ctx.clock.iso(lost[1])
+        until = "the end of the run" if back is None else self.ctx.clock.iso(back[1])
+        self.report(
+            (m,),
+            f"machine {m} was out of operation from {since} until {until} with no record of "
+            "the date it was removed (nor of its return)",
+            (lost[0],) if back is None else (lost[0], back[0]),
+        )
+
+    def finish(self) -> None:
+        for m, lost in sorted(self.gone.items()):
+            self.unrecorded(m, lost, None)
 
 
 @control(
     "MT98.S1.20c.asset",
     kind=Kind.RUNTIME,
     title="Asset number fixed for the whole period of ownership",
-    reads=("meters_read",),
+    reads=("meters_read", "machine_removed", "machine_returned"),
     test=T,
     checks={
         "the asset number never changes while the machine is on the floor": P
         + "test_a_retagged_asset_number_is_found_at_the_next_reading",
+        "... nor while it is out of operation and kept by the licensee: it comes back with "
+        "the asset number it left with, even when the new one is recorded": R
+        + "test_a_machine_back_with_a_new_asset_number_is_found_even_when_recorded",
+        "ownership ends when a machine leaves it (sold): no asset number is required of it "
+        "after that": R + "test_a_machine_sold_is_no_longer_held_to_its_asset_number",
     },
     unchecked=(
         (
-            "the end of ownership (a machine leaving the floor): the twin has no removals, so "
-            "every machine is owned for the whole run"
+            "machines owned but never installed (inventory): the twin has no inventory, so "
+            "ownership starts at installation"
         ),
     ),
 )
 class AssetNumberFixed(ReadingDiffersFromInstall):
     """The asset number a machine reports must stay the one it was installed with for as
-    long as the licensee owns it (on the floor, every machine is owned)."""
+    long as the licensee owns it: on the floor, out of operation and back; ownership ends
+    with a removal that does not return (a sale)."""
 
     consequence = "although a machine keeps its asset number while the licensee owns it"
+
+    def setup(self) -> None:
+        self.sold: set[str] = set()
+
+    def on_record(self, rec: Record) -> None:
+        m = rec.entity("machine")
+        if m in self.sold:
+            return
+        if isinstance(rec, MachineRemoved):
+            if not rec.returning:
+                self.sold.add(m)
+        elif isinstance(rec, MachineReturned):
+            inst = self.ctx.installed.get(m)
+            if inst is not None and rec.asset_number != inst.asset_number:
+                self.report_once(
+                    m,
+                    (m,),
+                    f"machine {m} was placed back into operation as asset number "
+                    f"{rec.asset_number or '(none)'} (it was {inst.asset_number}) "
+                    f"{self.consequence}",
+                    (inst.seq, rec.seq),
+                )
+        else:
+            super().on_record(rec)
 
     def difference(self, inst: MachineInstalled, rec: MetersRead) -> str | None:
         if rec.asset_number == inst.asset_number:

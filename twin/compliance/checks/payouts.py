@@ -328,6 +328,9 @@ class HandPaysCertified(Checker):
         "that no game paid and no money in explains (credits in + won - wagered - cashed out "
         "- hand paid = credits on the meter)": "tests/test_controls.py::"
         "test_injected_violation_is_found[R36.phantom]",
+        "the hopper, drop and stacker emptied when a machine is taken out of operation, by "
+        "someone not acting for the licensee": "tests/test_controls_removal.py::"
+        "test_a_hopper_emptied_by_an_outsider_at_removal_is_found",
         "the drop collected holds what went in: the drop bucket every coin diverted to it, "
         "the bill stacker every bill accepted, since the last collection": TM
         + "test_a_drop_short_of_what_went_in_is_found",
@@ -335,8 +338,6 @@ class HandPaysCertified(Checker):
     unchecked=(
         "'any arrangement with him': contractors acting for the licensee are not modelled; "
         "every removal by someone outside the licensee's staff is a finding",
-        "hopper emptying when a machine leaves the floor: the twin never removes a machine, "
-        "so no such removal happens (the record and the check of who made it would apply)",
         "credits on the meter that no play explains but that never leave the machine (played "
         "away, or still there at the end of the run) are not a removal and not reported",
         "the run's closing meter reading is not compared with the book (a hopper payout may "
