@@ -203,6 +203,10 @@ CASES: dict[str, Case] = {
             "at_hours": 3.0,
         },
     ),
+    "S1.4b.undocumented": Case(  # paid by hand off the books: meter up, no record
+        frozenset({"MT98.S1.4b", "MT98.S1.4d"}),
+        {"kind": "undocumented_payout", "machine": "B-001", "at_hours": 2.0},
+    ),
     "S1.4c": Case(
         frozenset({"MT98.S1.4c"}), {"kind": "silent_door", "machine": "B-001", "at_hours": 5.0}
     ),

@@ -221,7 +221,11 @@ _arm(M.UNPAID_HAND_PAY, "the next hand pay is never made: the machine stays lock
 _arm(M.FILL_WITHOUT_INSPECTOR, "the next hopper fill is made with no Board inspector present")
 _arm(M.FILL_MISCOUNTED, "the next fill's certified coins differ from the coins put in (amount)")
 _arm(M.SECONDARY_DECISION, "after selecting a winning outcome the machine shows a loss")
-_arm(M.UNDOCUMENTED_PAYOUT, "the next cash-out is paid but leaves no record")
+_arm(
+    M.UNDOCUMENTED_PAYOUT,
+    "the next cash-out is paid by hand off the books: the meter cancels the credits, but no "
+    "slip, hand pay or cash-out is recorded",
+)
 _arm(M.SHORT_PAY_WITHOUT_FILL, "the next hopper-empty short pay is settled by hand, no fill")
 _arm(M.DROP_BY_OUTSIDER, "the next drop is emptied by someone not acting for the licensee")
 

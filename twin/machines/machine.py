@@ -637,6 +637,11 @@ class SlotMachine:
         if credits == 0:
             return 0
         env = self.env
+        if self.take(Misconduct.UNDOCUMENTED_PAYOUT):
+            # injected: the whole payout is made by hand off the books: the meter cancels
+            # the credits as a hand pay, but no slip, no hand pay and no cash-out is recorded
+            self.accounts.pay_by_hand(credits)
+            return credits
         by_hopper = min(credits, self.spec.hopper_pay_limit_credits)
         by_hand = credits - by_hopper
         paid = self.accounts.pay_from_hopper(by_hopper)
@@ -680,8 +685,6 @@ class SlotMachine:
             self.mark_up("hopper_empty")
         if by_hand:
             yield from self.pay_by_hand(patron, "credit_payout", by_hand)
-        if self.take(Misconduct.UNDOCUMENTED_PAYOUT):
-            return credits  # injected: the payout is made but never documented
         self.emit(
             CashedOut,
             patron=patron,

@@ -19,7 +19,7 @@ class Misconduct(Enum):
     FILL_WITHOUT_INSPECTOR = "fill_without_inspector"  # next fill: no inspector present
     FILL_MISCOUNTED = "fill_miscounted"  # next fill's certified coins differ by ``amount``
     SECONDARY_DECISION = "secondary_decision"  # a selected win is shown as a loss
-    UNDOCUMENTED_PAYOUT = "undocumented_payout"  # next cash-out leaves no record
+    UNDOCUMENTED_PAYOUT = "undocumented_payout"  # next cash-out paid by hand, no record at all
     SHORT_PAY_WITHOUT_FILL = "short_pay_without_fill"  # next short pay settled by hand, no fill
     DROP_BY_OUTSIDER = "drop_by_outsider"  # next drop: emptied by someone not the licensee's
     TECHNICIAN_TAKES_COINS = "technician_takes_coins"  # next slot-door job: ``amount`` coins
