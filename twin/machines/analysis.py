@@ -460,7 +460,9 @@ def _weighted_wins(
             tc_pre = sum(int(reels.trigger_counts[r][s]) for r, s in enumerate(pre))
             key += (tc_suf + tc_pre) >= trig_count
         if dense is not None:
-            dense += np.bincount(key, weights=ws, minlength=dense.size) * wp
+            # only up to this prefix's largest key (adding zeros beyond it changes nothing)
+            cells = np.bincount(key, weights=ws)
+            dense[: cells.size] += cells * wp
             continue
         cells, inverse = np.unique(key, return_inverse=True)
         sums = np.bincount(inverse.ravel(), weights=ws, minlength=cells.size) * wp
