@@ -4,8 +4,9 @@ seeds, with its Clopper-Pearson 95 % interval (a measurement, not a test).
     python tests/detection_power.py                       # the default cases, seeds 1-20
     python tests/detection_power.py --cases S1.1e --amounts 2,4,8 --days 1,3 --seeds 1-20
 
-A case is *found* on a seed when every control the case expects reports; *other* counts the
-seeds on which some other control reported as well (it should stay 0). The floor is
+A case is *found* on a seed when every control the case expects reports; *other* names any
+other control that reported on some seed. The case ``clean`` runs the floor with no injection
+and counts the seeds with any finding (false alarms: it should stay 0). The floor is
 tests/data/controls.toml; ``--days`` lengthens the run, ``--amounts`` overrides the
 injection's ``amount`` (the adaptive pay table's gain, a skew...).
 """
@@ -43,7 +44,13 @@ def found_on(case: Case, seed: int, days: float, tmp: Path) -> tuple[bool, set[s
     data = tomllib.loads(FLOOR.read_text())
     data["scenario"]["seed"] = seed
     data["scenario"]["duration_hours"] = 24.0 * days
-    assert case.inject is not None
+    if case.inject is None:  # the clean floor: any finding is a false alarm
+        data["inject"] = []
+        casino = Casino(parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent))
+        casino.run()
+        assert casino.compliance is not None
+        got = {f.control for f in casino.compliance.findings}
+        return bool(got), got
     inj = dict(case.inject)
     if case.game == "low-return":
         inj["game"] = str(LOW)
@@ -83,13 +90,13 @@ def main() -> None:
     print("|---|---:|---:|---:|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for cid in args.cases.split(","):
-            base = CASES[cid]
-            assert base.inject is not None
-            amounts = [int(a) for a in args.amounts.split(",") if a] or [
-                int(base.inject.get("amount", 0))
-            ]
+            base = CASES[cid] if cid != "clean" else Case(frozenset(), None)
+            given = [int(a) for a in args.amounts.split(",") if a]
+            amounts = given or [int((base.inject or {}).get("amount", 0))]
             for amount in amounts:
-                case = replace(base, inject={**base.inject, "amount": amount})
+                case = base
+                if base.inject is not None:
+                    case = replace(base, inject={**base.inject, "amount": amount})
                 for days in (float(d) for d in args.days.split(",")):
                     k, other = 0, set()
                     for seed in seeds:
