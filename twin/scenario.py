@@ -620,6 +620,28 @@ class Promotion(_Model):
     mean_hours: PositiveFloat
 
 
+# -- hardware-backed machines (issue 8) ---------------------------------------------------------
+
+SMIB_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"
+_SMIB_ID = re.compile(SMIB_ID_PATTERN)
+SmibId = Annotated[
+    str, expect(f"a SMIB id matching {SMIB_ID_PATTERN}", lambda v: bool(_SMIB_ID.match(v)))
+]
+
+
+class HardwareBinding(_Model):
+    """``[[hardware]]``: machine ``machine`` of the floor is the real (or emulated) machine
+    behind SMIB ``smib`` (its MQTT user); ``mode`` "mirror" (real people play it; its data
+    feeds every control) or "drive" (simulated patrons play it through bench commands)."""
+
+    machine: Ident
+    smib: SmibId
+    mode: Literal["mirror", "drive"] = "mirror"
+
+
+# -- end hardware ----------------------------------------------------------------------------------
+
+
 class FaultsConfig(_Model):
     """Mean time between faults per machine in hours (0 disables); door checks per day."""
 
@@ -648,6 +670,7 @@ class Scenario(_Model):
     inject: tuple[Inject, ...] = Field(default=(), strict=False)
     conversions: tuple[Conversion, ...] = Field(default=(), strict=False)
     promotions: tuple[Promotion, ...] = Field(default=(), strict=False)
+    hardware: tuple[HardwareBinding, ...] = Field(default=(), strict=False)  # issue 8
 
     _source_path: Path | None = PrivateAttr(default=None)
     _source_sha256: str | None = PrivateAttr(default=None)
@@ -672,6 +695,7 @@ class Scenario(_Model):
                     key=f"promotions[{i}].bank",
                     found=promo.bank,
                 )  # fmt: skip
+        self._check_hardware(machine_ids)
         for i, conv in enumerate(self.conversions):
             if conv.machine not in machine_ids:
                 raise invalid(
@@ -701,6 +725,27 @@ class Scenario(_Model):
                         found=zone,
                     )
         return self
+
+    def _check_hardware(self, machine_ids: set[str]) -> None:
+        """Each ``[[hardware]]`` names a machine of the floor, once, and a SMIB, once."""
+        machines: set[str] = set()
+        smibs: set[str] = set()
+        for i, hw in enumerate(self.hardware):
+            if hw.machine not in machine_ids:
+                raise invalid(
+                    "the id of a machine on the floor (e.g. "
+                    f"{sorted(machine_ids)[0] if machine_ids else 'A-001'})",
+                    key=f"hardware[{i}].machine",
+                    found=hw.machine,
+                )
+            if hw.machine in machines:
+                raise invalid("a machine bound to one SMIB only", key=f"hardware[{i}].machine",
+                              found=hw.machine)  # fmt: skip
+            if hw.smib in smibs:
+                raise invalid("a SMIB bound to one machine only", key=f"hardware[{i}].smib",
+                              found=hw.smib)  # fmt: skip
+            machines.add(hw.machine)
+            smibs.add(hw.smib)
 
     # provenance
 

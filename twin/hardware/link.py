@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import secrets
 import threading
 import time
 from collections import Counter
@@ -102,6 +103,8 @@ class _Session:
     last_request: float = float("-inf")
     replays: dict[str, int] = field(default_factory=dict)  # cmd_id -> from_eid
     want_rebirth: bool = False
+    last_seen: float | None = None  # time.monotonic() of its last valid message
+    snapshots_seen: int = 0  # meters messages received
 
 
 class SmibLink:
@@ -133,6 +136,8 @@ class SmibLink:
         }
         self._rng = random.Random(config.seed)
         self._cmd_no = 0
+        # command ids are unique across runs: a SMIB remembers the ids it executed
+        self._run = secrets.token_hex(4)
         self._stop = threading.Event()
         self._keeper: threading.Thread | None = None
         c = mqtt.Client(
@@ -222,6 +227,7 @@ class SmibLink:
             return
         with self._lock:
             s = self._sessions[where.smib]
+            s.last_seen = time.monotonic()
             getattr(self, f"_on_{where.leaf}")(where.smib, topic, s, doc)
 
     # -- per topic (lock held) ---------------------------------------------------------------------
@@ -287,12 +293,15 @@ class SmibLink:
             tuple(sorted(doc["deltas"].items())),
             canonical(doc.get("data", {})),
             bool(doc.get("replay", False)),
+            doc["ts"],
+            time.monotonic(),
         )
         self._release(s)
 
     def _on_meters(self, smib: str, topic: str, s: _Session, doc: dict[str, Any]) -> None:
         self._sequence(s, doc)
         as_of = doc["as_of_eid"]
+        s.snapshots_seen += 1
         s.known = max(s.known, as_of)
         snap = Meters(
             smib, "meters", doc["epoch"], as_of, doc["digits"], tuple(sorted(doc["meters"].items()))
@@ -303,7 +312,9 @@ class SmibLink:
     def _on_cmdres(self, smib: str, topic: str, s: _Session, doc: dict[str, Any]) -> None:
         self._sequence(s, doc)
         cmd_id, result = doc["cmd_id"], doc["result"]
-        self._put(Result(smib, cmd_id, result, doc.get("reason", "")))
+        self._put(
+            Result(smib, cmd_id, result, doc.get("reason", ""), canonical(doc.get("data", {})))
+        )
         start = s.replays.pop(cmd_id, None)
         if start is None or result not in ("failed", "expired", "rejected"):
             return
@@ -410,9 +421,21 @@ class SmibLink:
                 s.missing.clear()
                 s.gap_since = now if self._eid_gap(s) else None
 
-    def _send(self, smib: str, cmd: str, args: dict[str, int], why: str) -> str:
-        self._cmd_no += 1
-        cmd_id = f"{self.config.twin}-{self._cmd_no}"
+    def command(
+        self, smib: str, cmd: str, args: Mapping[str, Any], why: str, *, cmd_id: str | None = None
+    ) -> str:
+        """Send ``cmd`` to ``smib`` (any thread); its cmd_id. ``cmd_id``: send an earlier
+        command again under its own id (a money command is interrogated this way after a
+        disconnect: the SMIB answers ``duplicate`` if it executed it, never twice)."""
+        with self._lock:
+            return self._send(smib, cmd, dict(args), why, cmd_id=cmd_id)
+
+    def _send(
+        self, smib: str, cmd: str, args: dict[str, Any], why: str, *, cmd_id: str | None = None
+    ) -> str:
+        if cmd_id is None:
+            self._cmd_no += 1
+            cmd_id = f"{self.config.twin}-{self._run}-{self._cmd_no}"
         body: dict[str, Any] = {
             "v": p.VERSION,
             "cmd_id": cmd_id,
@@ -447,6 +470,8 @@ class SmibLink:
                 "known": s.known,
                 "held": sorted(s.held),
                 "missing": sorted(s.missing),
+                "last_seen": s.last_seen,
+                "snapshots_seen": s.snapshots_seen,
             }
 
 
