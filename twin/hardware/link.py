@@ -129,6 +129,8 @@ class SmibLink:
         self.accepted = 0
         self.requests: Counter[str] = Counter()
         self.connects = 0
+        #: why connecting failed (a refused socket, bad credentials), newest last
+        self.refused: list[str] = []
         self._lock = threading.Lock()
         resume = resume or {}
         self._sessions = {
@@ -151,6 +153,7 @@ class SmibLink:
         c.reconnect_delay_set(1, 2)
         config.broker.secure(c)
         c.on_connect = self.on_connect
+        c.on_connect_fail = self._on_connect_fail
         c.on_message = self.on_message
         self.client = c
 
@@ -187,10 +190,14 @@ class SmibLink:
     ) -> None:
         if reason.is_failure:
             log.warning("twin link: connection refused: %s", reason)
+            self.refused.append(str(reason))
             return
         self.connects += 1
         client.subscribe(p.UP_FILTER, qos=1)
         client.publish(self._status_topic, self._status("online"), qos=1, retain=True)
+
+    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
+        self.refused.append("no broker answers")
 
     # -- paho's thread -----------------------------------------------------------------------------
 

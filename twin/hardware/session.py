@@ -77,12 +77,13 @@ class HardwareSession:
         self.link.start()
         deadline = time.monotonic() + timeout
         while self.link.connects == 0:
-            if time.monotonic() > deadline:
+            if self.link.refused or time.monotonic() > deadline:
                 self.link.stop()
                 b = self.endpoint.broker
+                why = self.link.refused[0] if self.link.refused else f"no answer in {timeout:g} s"
                 raise ConnectionError(
                     f"cannot connect to the MQTT broker at {b.host}:{b.port} as "
-                    f"{self.endpoint.user!r} within {timeout:g} s"
+                    f"{self.endpoint.user!r} ({why})"
                 )
             time.sleep(0.02)
         if self.on_lines is not None:
