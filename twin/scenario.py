@@ -637,6 +637,9 @@ class HardwareBinding(_Model):
     machine: Ident
     smib: SmibId
     mode: Literal["mirror", "drive"] = "mirror"
+    #: the serial number the Board registered for the machine behind it (a bench's own
+    #: machine); default: the one the floor gives the machine
+    serial: NonEmptyStr | None = None
 
 
 # -- end hardware ----------------------------------------------------------------------------------

@@ -69,26 +69,27 @@ class Misbehaviour:
     delay: float = 0.0
     reset_at: int = 0
     die_at: int = 0
+    skew: int = 0  # a miscounting machine: each stretch of games adds this to coin-in, unsaid
     drop_next: Counter[str] = field(default_factory=Counter)
     duplicate_next: Counter[str] = field(default_factory=Counter)
     hold_next: Counter[str] = field(default_factory=Counter)
 
     @classmethod
     def parse(cls, text: str) -> Misbehaviour:
-        """``drop=0.05,duplicate=0.02,reorder=0.02,delay=0.2,reset_at=50,die_at=80``;
+        """``drop=0.05,duplicate=0.02,reorder=0.02,delay=0.2,reset_at=50,die_at=80,skew=1``;
         ValueError naming the key, what was expected and what was found."""
         out = cls()
         for item in filter(None, (t.strip() for t in text.split(","))):
             key, _, value = item.partition("=")
-            if key in ("reset_at", "die_at"):
+            if key in ("reset_at", "die_at", "skew"):
                 if not value.isdigit() or int(value) < 1:
                     raise ValueError(f"{key}: expected a whole number >= 1, found {value!r}")
                 setattr(out, key, int(value))
                 continue
             if key not in ("drop", "duplicate", "reorder", "delay"):
                 raise ValueError(
-                    f"{item!r}: expected drop, duplicate, reorder, delay, reset_at or die_at"
-                    "=<number>"
+                    f"{item!r}: expected drop, duplicate, reorder, delay, reset_at, die_at or "
+                    "skew=<number>"
                 )
             try:
                 number = float(value)
@@ -462,7 +463,10 @@ class SmibEmulator:
                 "credits": self.machine.credits,
                 **(tag or {}),
             }
-            return self._event(GAME_ENDED, "game_ended", before, data)
+            evt = self._event(GAME_ENDED, "game_ended", before, data)
+            if self.misbehave.skew:  # the coin-in meter counts more than the games it says
+                self.machine.tamper_meter(MeterCode.TOTAL_COIN_IN, self.misbehave.skew)
+            return evt
 
     def cash_out(
         self, *, hopper_limit: int | None = None, tag: dict[str, Any] | None = None
@@ -474,7 +478,7 @@ class SmibEmulator:
                 return None
             before = self._raw()
             want = credits if hopper_limit is None else min(credits, hopper_limit)
-            paid = self.machine.pay_from_hopper(want)
+            paid = self.machine.pay_from_hopper(want) if want > 0 else 0
             if paid < credits:
                 self.machine.pay_by_hand(credits - paid)
             data = {"credits": credits, "hopper": paid, **(tag or {})}
@@ -661,7 +665,8 @@ class SmibEmulator:
         self._bench(cmd_id, evt, "cannot play (disabled, a door open, or no credits)")
 
     def _cmd_cash_out(self, cmd_id: str, args: dict[str, Any]) -> None:
-        self._bench(cmd_id, self.cash_out(tag=self._tag(cmd_id, args)), "no credits")
+        evt = self.cash_out(hopper_limit=args.get("limit"), tag=self._tag(cmd_id, args))
+        self._bench(cmd_id, evt, "no credits")
 
     def _cmd_open_door(self, cmd_id: str, args: dict[str, Any]) -> None:
         door = Door[args["door"].upper()]

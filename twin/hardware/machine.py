@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Generator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
 import simpy
@@ -56,6 +56,7 @@ from twin.machines.events import (
     MachineInstalled,
     MachineLocked,
     MetersRead,
+    TiltRepaired,
 )
 from twin.machines.machine import MachineSpec
 from twin.machines.sas import ExceptionCode
@@ -71,6 +72,12 @@ CASH_OUT = 0x66
 GAME_ENDED = 0x7F
 HOPPER_FILLED = 0x6B
 _EXCEPTIONS = frozenset(int(c) for c in ExceptionCode)
+#: Meters that restart at an event (not cumulative): after it, the SMIB's reading is the
+#: run's own, with no baseline to take off.
+_RESTARTS = {
+    int(ExceptionCode.SLOT_DOOR_CLOSED): "games_since_door_closed",
+    int(ExceptionCode.AC_POWER_LOST): "games_since_power_reset",
+}
 
 #: Games a simulated patron asks the real machine to play per ``play`` command (drive).
 STRETCH_GAMES = 10
@@ -89,6 +96,7 @@ class Binding:
     machine: str
     smib: str
     mode: Mode = "mirror"
+    serial: str | None = None  # the registered serial, when not the floor's own
 
 
 class Sender(Protocol):
@@ -154,6 +162,7 @@ class HardwareMachine:
         self._totals = _Totals()
         self._analysis: Analysis | None = None
         self._reported_credits: int | None = None
+        self._power_lost_at: float | None = None
 
     # -- the Machine protocol --------------------------------------------------------------------
 
@@ -351,6 +360,17 @@ class HardwareMachine:
         elif e.code in _EXCEPTIONS:
             self.emit(MachineException, patron=who, staff=staff, code=e.code,
                       name=ExceptionCode(e.code).name.lower())  # fmt: skip
+            if e.code == ExceptionCode.AC_POWER_LOST:
+                self._power_lost_at = self.env.now
+            elif e.code == ExceptionCode.AC_POWER_APPLIED and self._power_lost_at is not None:
+                # power back: the tilt of the power loss is cleared (as a repair clears it)
+                lost = ExceptionCode.AC_POWER_LOST
+                self.emit(TiltRepaired, code=int(lost), name=lost.name.lower(), technician=staff,
+                          requested_t=self._power_lost_at)  # fmt: skip
+                self._power_lost_at = None
+            restarts = _RESTARTS.get(e.code)
+            if restarts is not None and self._baseline is not None:
+                self._baseline[restarts] = 0  # the meter restarted here: no baseline left
         if self.mode == "drive":
             self._check_drive(e, rec, d, data)
 
@@ -499,6 +519,7 @@ class HardwareFloor:
     def __init__(self, world: World, specs: Mapping[str, MachineSpec], bindings: list[Binding]):
         self.world = world
         self.bindings = list(bindings)
+        specs = {b.machine: _registered(specs[b.machine], b.serial) for b in bindings}
         registry = {
             b.smib: Registered(b.smib, b.machine, specs[b.machine].serial,
                                specs[b.machine].game.signature)
@@ -554,9 +575,18 @@ class HardwareFloor:
             self.sender.command(smib, "read_meters", {}, "meter reading")
 
 
+def _registered(spec: MachineSpec, serial: str | None) -> MachineSpec:
+    """The spec of the machine a bench registered under its own serial (its manufacturer's
+    certificate describes that serial)."""
+    if not serial:
+        return spec
+    cert = spec.certificate
+    return replace(spec, serial=serial, certificate=replace(cert, serial=serial) if cert else None)
+
+
 def bindings_from(entries: Any) -> list[Binding]:
     """The scenario's ``[[hardware]]`` entries as bindings."""
-    return [Binding(e.machine, e.smib, e.mode) for e in entries]
+    return [Binding(e.machine, e.smib, e.mode, e.serial) for e in entries]
 
 
 __all__ = [
