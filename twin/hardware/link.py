@@ -140,6 +140,7 @@ class SmibLink:
         self._cmd_no = 0
         # command ids are unique across runs: a SMIB remembers the ids it executed
         self._run = secrets.token_hex(4)
+        self._sent: dict[str, dict[str, Any]] = {}  # money commands by cmd_id, as sent
         self._stop = threading.Event()
         self._keeper: threading.Thread | None = None
         c = mqtt.Client(
@@ -429,17 +430,34 @@ class SmibLink:
                 s.gap_since = now if self._eid_gap(s) else None
 
     def command(
-        self, smib: str, cmd: str, args: Mapping[str, Any], why: str, *, cmd_id: str | None = None
+        self,
+        smib: str,
+        cmd: str,
+        args: Mapping[str, Any],
+        why: str,
+        *,
+        cmd_id: str | None = None,
+        ttl: float | None = None,
     ) -> str:
-        """Send ``cmd`` to ``smib`` (any thread); its cmd_id. ``cmd_id``: send an earlier
-        command again under its own id (a money command is interrogated this way after a
-        disconnect: the SMIB answers ``duplicate`` if it executed it, never twice)."""
+        """Send ``cmd`` to ``smib`` (any thread); its cmd_id. It expires after ``ttl``
+        seconds (default ``command_ttl``). ``cmd_id``: send an earlier command again, the
+        very same message, expiry included (a money command is interrogated this way after
+        a disconnect: the SMIB answers ``duplicate`` if it executed it, ``expired`` if it
+        arrives too late, and never executes it twice)."""
         with self._lock:
-            return self._send(smib, cmd, dict(args), why, cmd_id=cmd_id)
+            return self._send(smib, cmd, dict(args), why, cmd_id=cmd_id, ttl=ttl)
 
     def _send(
-        self, smib: str, cmd: str, args: dict[str, Any], why: str, *, cmd_id: str | None = None
+        self,
+        smib: str,
+        cmd: str,
+        args: dict[str, Any],
+        why: str,
+        *,
+        cmd_id: str | None = None,
+        ttl: float | None = None,
     ) -> str:
+        sent = self._sent.get(cmd_id) if cmd_id is not None else None
         if cmd_id is None:
             self._cmd_no += 1
             cmd_id = f"{self.config.twin}-{self._run}-{self._cmd_no}"
@@ -447,10 +465,16 @@ class SmibLink:
             "v": p.VERSION,
             "cmd_id": cmd_id,
             "cmd": cmd,
-            "expires": time.time() + self.config.command_ttl,
+            "expires": time.time() + (self.config.command_ttl if ttl is None else ttl),
         }
         if args:
             body["args"] = args
+        if sent is not None:
+            body = sent  # the same command again
+        elif cmd in p.MONEY_COMMANDS:
+            self._sent[cmd_id] = body
+            while len(self._sent) > 10_000:  # the oldest are long expired
+                del self._sent[next(iter(self._sent))]
         self.client.publish(p.down_topic(smib), p.encode(body), qos=1)
         self.requests[cmd] += 1
         self._put(Request(smib, cmd_id, cmd, canonical(args), why))
