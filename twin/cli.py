@@ -266,12 +266,22 @@ def controls(as_json: bool, parts: bool) -> None:
     yet."""
     from twin.compliance.catalog import controls_json, coverage, render_controls_text
     from twin.compliance.registry import registry
+    from twin.hardware.findings import CATALOG as HARDWARE  # no MQTT: only what they say
 
     rows = coverage(registry())
     if as_json:
-        click.echo(json.dumps(controls_json(rows), indent=2))
+        doc = controls_json(rows)
+        doc["hardware"] = [
+            {"id": h.id, "severity": h.severity, "title": h.title, "test": h.test}
+            for h in HARDWARE
+        ]
+        click.echo(json.dumps(doc, indent=2))
     else:
         click.echo(render_controls_text(rows, parts=parts))
+        click.echo("\nFindings of the hardware link (SMIBs; not controls of a regulation):")
+        width = max(len(h.id) for h in HARDWARE)
+        for h in HARDWARE:
+            click.echo(f"  {h.id:<{width}}  {h.severity:<7}  {h.title}")
 
 
 @cli.group()

@@ -19,7 +19,7 @@ from twin import api
 from twin.casino import Casino
 from twin.compliance.findings import Finding
 from twin.drivers import FastDriver
-from twin.hardware.emulator import Memory, SmibEmulator
+from twin.hardware.emulator import Memory, Misbehaviour, SmibEmulator
 from twin.hardware.link import Broker as Endpoint
 from twin.hardware.records import SmibCommandResult, SmibEvent, SmibReconciled, SmibRequest
 from twin.machines.engine import PerSpinEngine, PlayRequest, PlayResult
@@ -155,6 +155,34 @@ def test_drive_patrons_play_the_real_machine_through_bench_commands(
     paid = sum(c.credits for c in sink.of(CashedOut))
     assert paid == emu.machine.meters[MeterCode.TOTAL_CANCELLED_CREDITS]
     assert [f["control"] for f in result.findings] == []
+
+
+def test_drive_reports_that_the_commands_do_not_imply_are_found(
+    tmp_path: Path, broker: Broker, emulators: list[SmibEmulator]
+) -> None:
+    """A bill acceptor that credits 3 credits less than each bill: the twin, which put the
+    bill in, says so (HW.drive), and goes on from what the machine really shows."""
+    path = scenario(
+        tmp_path,
+        seconds=10,
+        machines=1,
+        arrivals=3000,
+        quick_patrons=True,
+        bindings=(("A-001", "S-001", "drive"),),
+    )
+    emu = _emulator(broker, emulators, "S-001", _serial(path, "S-001"),
+                    misbehave=Misbehaviour(short_credit=3))  # fmt: skip
+    sink = MemorySink()
+    result = api.run(path, hardware=_url(broker), sinks=[sink])
+    bills = [b for b in sink.of(BillAccepted) if b.machine == "A-001"]
+    assert bills, "no patron put a bill in"
+    drive = [f for f in result.findings if f["control"] == "HW.drive"]
+    assert len(drive) >= len(bills)
+    assert all(f["subjects"] == ["A-001", "S-001"] for f in drive)
+    assert any("gave" in f["message"] and "credits, not" in f["message"] for f in drive)
+    # the cash-outs paid what the machine held: the twin followed the machine's meter
+    paid = sum(c.credits for c in sink.of(CashedOut))
+    assert paid == emu.machine.meters[MeterCode.TOTAL_CANCELLED_CREDITS]
 
 
 # -- must show: mirror and simulated give the same findings for the same play ---------------------

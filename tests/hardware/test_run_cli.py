@@ -13,7 +13,7 @@ from twin import api
 from twin.casino import Casino
 
 from .broker import TWIN_PASSWORD, TWIN_USER, Broker, wait_until
-from .floors import scenario
+from .floors import REPO, scenario
 
 
 def _twin(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -111,3 +111,19 @@ def test_twin_run_hardware_without_a_broker_exits_1(tmp_path: Path) -> None:
     assert proc.stderr.startswith("twin: error: cannot connect to the MQTT broker at 127.0.0.1:1")
     assert "Traceback" not in proc.stderr
     assert time.monotonic() - t0 < 60
+
+
+def test_twin_controls_lists_the_hardware_findings_each_with_its_test() -> None:
+    from twin.hardware.findings import CATALOG
+
+    text = _twin("controls").stdout
+    assert "Findings of the hardware link" in text
+    doc = json.loads(_twin("controls", "--json").stdout)
+    assert doc["total"] == 149  # the regulation's catalogue is unchanged
+    ids = [h["id"] for h in doc["hardware"]]
+    assert ids == [h.id for h in CATALOG]
+    assert {"HW.reconcile", "HW.identity", "HW.drive", "HW.par"} <= set(ids)
+    for h in doc["hardware"]:
+        assert h["id"] in text
+        path, _, name = h["test"].partition("::")
+        assert f"def {name}(" in (REPO / path).read_text(), h["test"]

@@ -283,8 +283,9 @@ class SmibBook:
         #: smib -> what follows its records (a hardware-backed machine); see :class:`Watcher`
         self.watchers: dict[str, Watcher] = {}
         self.stats: dict[str, SmibStats] = defaultdict(SmibStats)
-        #: with ``keep_latency``: seconds from the link accepting each event to its record
-        self.latencies: list[float] | None = None
+        #: when a list: (the event's device ``ts``, unix time once its records and the
+        #: machine's records derived from it went through every sink) per event (benchmarks)
+        self.latencies: list[tuple[str, float]] | None = None
 
     def handle(self, envelope: Envelope) -> None:
         cmd = envelope.command
@@ -365,8 +366,8 @@ class SmibBook:
         if e.received:
             st.lag = time.monotonic() - e.received
             st.max_lag = max(st.max_lag, st.lag)
-            if self.latencies is not None:
-                self.latencies.append(st.lag)
+        if self.latencies is not None:
+            self.latencies.append((e.ts, time.time()))
         acc = self._accounts[e.smib]
         if acc.last is not None and e.epoch != acc.last.epoch:
             return  # after a reset: it belongs to the next epoch's first interval

@@ -70,6 +70,7 @@ class Misbehaviour:
     reset_at: int = 0
     die_at: int = 0
     skew: int = 0  # a miscounting machine: each stretch of games adds this to coin-in, unsaid
+    short_credit: int = 0  # a bill acceptor that credits this many credits less per bill
     drop_next: Counter[str] = field(default_factory=Counter)
     duplicate_next: Counter[str] = field(default_factory=Counter)
     hold_next: Counter[str] = field(default_factory=Counter)
@@ -81,15 +82,15 @@ class Misbehaviour:
         out = cls()
         for item in filter(None, (t.strip() for t in text.split(","))):
             key, _, value = item.partition("=")
-            if key in ("reset_at", "die_at", "skew"):
+            if key in ("reset_at", "die_at", "skew", "short_credit"):
                 if not value.isdigit() or int(value) < 1:
                     raise ValueError(f"{key}: expected a whole number >= 1, found {value!r}")
                 setattr(out, key, int(value))
                 continue
             if key not in ("drop", "duplicate", "reorder", "delay"):
                 raise ValueError(
-                    f"{item!r}: expected drop, duplicate, reorder, delay, reset_at, die_at or "
-                    "skew=<number>"
+                    f"{item!r}: expected drop, duplicate, reorder, delay, reset_at, die_at, "
+                    "skew or short_credit=<number>"
                 )
             try:
                 number = float(value)
@@ -344,7 +345,7 @@ class SmibEmulator:
                 "smib": self.smib,
                 "bd": self.memory.bd,
                 "seq": self.seq,
-                "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
+                "ts": datetime.now(UTC).isoformat(timespec="microseconds"),
                 **body,
             }
             self.seq += 1
@@ -413,6 +414,10 @@ class SmibEmulator:
         with self._lock:
             before = self._raw()
             credits = self.machine.insert_bill(cents)
+            short = min(self.misbehave.short_credit, credits)
+            if short:  # the credit meter gets less than the bill is worth
+                self.machine.tamper_meter(MeterCode.CURRENT_CREDITS, -short)
+                credits -= short
             data = {"cents": cents, "credits": credits, **(tag or {})}
             return self._event(BILL_ACCEPTED, "bill_accepted", before, data)
 
