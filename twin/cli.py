@@ -272,8 +272,7 @@ def controls(as_json: bool, parts: bool) -> None:
     if as_json:
         doc = controls_json(rows)
         doc["hardware"] = [
-            {"id": h.id, "severity": h.severity, "title": h.title, "test": h.test}
-            for h in HARDWARE
+            {"id": h.id, "severity": h.severity, "title": h.title, "test": h.test} for h in HARDWARE
         ]
         click.echo(json.dumps(doc, indent=2))
     else:

@@ -33,7 +33,7 @@ def scenario(
             r"arrivals_per_hour = \[.*?\]", f"arrivals_per_hour = [{hourly}]", src, flags=re.S
         )
     if quick_patrons:  # sessions of seconds, paid with bills
-        src = src.replace('share = 1.0\n', 'share = 1.0\npays_with_bills_share = 1.0\n', 1)
+        src = src.replace("share = 1.0\n", "share = 1.0\npays_with_bills_share = 1.0\n", 1)
         src = src.replace("median = 30, sigma = 0.5", "median = 0.1, sigma = 0.1")
         src = src.replace("low = 3.5, high = 7.0", "low = 0.1, high = 0.2")
     if not faults:
