@@ -154,6 +154,8 @@ ASSEMBLY = {
     "twin.casino",
     "twin.cli",
     "twin.commands",
+    # a procedure bench builds a casino around one SMIB (issue 8): assembly, not the link
+    "twin.hardware.procedures",
     "twin.inject",
     "twin.kinds",
     "twin.ledger_export",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from twin.casino import Casino
 from twin.commands import CommandAccepted, CommandRejected, parse_command
-from twin.drivers import Driver
+from twin.drivers import Driver, PacedDriver
 from twin.errors import InputError
 from twin.inject import InjectionLog
 from twin.ledger import HashChain, Ledger
@@ -179,6 +179,9 @@ def run(
     replace: bool = False,
     chain: bool = True,
     replay: Iterable[Record] | None = None,
+    hardware: str | None = None,
+    hardware_ca: str | None = None,
+    on_hardware_lines: Callable[[list[str]], None] | None = None,
 ) -> RunResult:
     """Run a scenario to its end and return the typed result.
 
@@ -186,12 +189,36 @@ def run(
     existing ledger is replaced only with ``replace``). Without ``out``, ``chain`` computes
     the ledger head in memory (the same head the ledger would have). ``replay``: the records
     of an earlier run of the same scenario and seed, whose commands are applied again at the
-    times they were applied then (``replay_commands``).
+    times they were applied then (``replay_commands``). ``hardware``: the broker URL
+    (``mqtt://[user:password@]host:port``) of the SMIBs the scenario's ``[[hardware]]``
+    binds; the run is then paced against the wall clock (``on_hardware_lines`` receives each
+    SMIB's status line every second).
     """
     sc = prepare(scenario, seed=seed, hours=hours, overrides=overrides)
     metrics = Metrics()
     injections = InjectionLog()
     casino = Casino(sc, sinks=[metrics, injections, *sinks], engine=engine, compliance=compliance)
+    session = _connect_hardware(casino, hardware, hardware_ca, on_hardware_lines)  # issue 8
+    if session is not None and driver is None:
+        driver = PacedDriver(1.0)
+    try:
+        return _run(casino, sc, metrics, injections, driver, out, replace, chain, replay)
+    finally:
+        if session is not None:
+            session.stop()
+
+
+def _run(
+    casino: Casino,
+    sc: Scenario,
+    metrics: Metrics,
+    injections: InjectionLog,
+    driver: Driver | None,
+    out: str | Path | None,
+    replace: bool,
+    chain: bool,
+    replay: Iterable[Record] | None,
+) -> RunResult:
     folder = RunFolder(Path(out), replace=replace) if out is not None else None
     ledger: Ledger | None = None
     hasher: HashChain | None = None
@@ -226,6 +253,38 @@ def run(
         (work / "summary.json").write_text(json.dumps(result.summary(), indent=2) + "\n")
         folder.commit()
     return result
+
+
+# -- hardware (issue 8) -----------------------------------------------------------------------
+
+
+def _connect_hardware(
+    casino: Casino,
+    url: str | None,
+    ca: str | None,
+    on_lines: Callable[[list[str]], None] | None,
+) -> Any:
+    """The running link of a scenario with ``[[hardware]]`` (None without); InputError when
+    the scenario and ``url`` do not go together, ConnectionError when the broker is away."""
+    source = str(casino.scenario.source_path or "<scenario>")
+    if casino.hardware is None:
+        if url is not None:
+            raise InputError(source, "hardware", "[[hardware]] bindings for --hardware", "none")
+        return None
+    if url is None:
+        raise InputError(
+            source, "hardware", "--hardware mqtt://host:port for its SMIBs",
+            f"{len(casino.hardware.bindings)} machine(s) bound to SMIBs and no broker",
+        )  # fmt: skip
+    from twin.hardware.session import connect  # paho only for a run with hardware
+
+    try:
+        return connect(casino.hardware, casino.inbox, url, ca=ca, on_lines=on_lines)
+    except ValueError as exc:
+        raise InputError("--hardware", "", "mqtt://[user:password@]host[:port]", url) from exc
+
+
+# -- end hardware ------------------------------------------------------------------------------
 
 
 def replay_commands(casino: Casino, records: Iterable[Record]) -> int:

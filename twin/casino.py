@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import simpy
 
@@ -40,6 +41,7 @@ from twin.machines.machine import (
 from twin.machines.par import Game, load_game
 from twin.machines.progressive import ProgressiveLink
 from twin.machines.promotions import PromotionDesk
+from twin.machines.protocol import Machine
 from twin.machines.sas import ExceptionCode
 from twin.machines.verification import ProgramConverted, ProgramVerifier
 from twin.patrons.patron import Arrivals
@@ -50,6 +52,9 @@ from twin.staff.dispatch import Dispatcher, Shift
 from twin.staff.roles import Role, member_ids
 from twin.streams import Streams
 from twin.world import World, quantize
+
+if TYPE_CHECKING:
+    from twin.hardware.machine import HardwareFloor
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +167,20 @@ class Casino:
                 self.machines.append(
                     SlotMachine(self.world, spec, self.crew, engine=engine, link=link)
                 )
-        self.floor = SlotFloor(env, self.machines)
+        # -- hardware-backed machines (issue 8): bound machines leave the simulated list --------
+        self.hardware: HardwareFloor | None = None
+        if scenario.hardware:
+            from twin.hardware.machine import HardwareFloor, bindings_from
+
+            bound = {h.machine for h in scenario.hardware}
+            specs = {m.id: m.spec for m in self.machines if m.id in bound}
+            self.machines = [m for m in self.machines if m.id not in bound]
+            self.hardware = HardwareFloor(self.world, specs, bindings_from(scenario.hardware))
+        on_floor: list[Machine] = [*self.machines]
+        if self.hardware is not None:
+            on_floor += self.hardware.on_floor()
+        # -- end hardware -----------------------------------------------------------------------
+        self.floor = SlotFloor(env, on_floor)
         hours = (
             self.ruleset.get("program_verification_hours")
             if ("program_verification_hours" in self.ruleset)
@@ -362,7 +380,11 @@ class Casino:
             return self._finished
         self.start()
         t0 = wall.perf_counter()
+        if self.hardware is not None:  # issue 8: the SMIBs' closing meters, then drive checks
+            self.hardware.closing()
         self.inbox.deliver_pending()  # nothing that came in is lost
+        if self.hardware is not None:
+            self.hardware.finish()
         for m in self.machines:
             if m.present:  # one taken away cannot be read
                 m.read_meters()
@@ -388,6 +410,8 @@ class Casino:
 
     def _on_command(self, envelope: Envelope) -> None:
         """Apply a command from the inbox, or refuse it; either way, record it."""
+        if self.hardware is not None and self.hardware.handle(envelope):
+            return  # issue 8: a message of the SMIB link, applied by its book
         cmd = envelope.command
         bus = self.world.bus
         name = cmd.name if isinstance(cmd, Command) else type(cmd).__name__
@@ -414,6 +438,8 @@ class Casino:
         yield self.env.timeout(0)
         env = self.env
         fill_by = self._installers()
+        if self.hardware is not None:  # issue 8
+            self.hardware.install()
         for m in self.machines:
             m.install(fill_by)
             env.process(
@@ -447,6 +473,8 @@ class Casino:
             for m in self.machines:
                 if m.present:
                     m.read_meters()
+            if self.hardware is not None:  # issue 8: the SMIBs answer through the inbox
+                self.hardware.ask_meters()
 
     def collect_drops_daily(self, at: time) -> simpy.events.ProcessGenerator:
         """Every day at ``at`` (local) the drop team empties every machine's drop."""

@@ -68,6 +68,18 @@ def cli() -> None:
     help="Exit 1 when any control has a finding, when no control was checked, or when an "
     "injection never took effect.",
 )
+@click.option(
+    "--hardware",
+    "hardware_url",
+    metavar="URL",
+    help="mqtt://[user:password@]host:port of the SMIBs the scenario's [[hardware]] binds "
+    "(the run is then paced x1; a status line per SMIB on stderr).",
+)
+@click.option(
+    "--hardware-ca",
+    type=click.Path(exists=True, dir_okay=False),
+    help="With an mqtts:// --hardware: the certificate of the broker's authority.",
+)
 def run(
     scenario: Path | None,
     seed: int | None,
@@ -81,6 +93,8 @@ def run(
     pace: float | None,
     progress: bool | None,
     strict: bool,
+    hardware_url: str | None,
+    hardware_ca: str | None,
 ) -> None:
     """Run SCENARIO (default scenarios/default.toml); write a ledger, findings and a summary.
 
@@ -101,6 +115,11 @@ def run(
     sc = api.prepare(scenario, seed=seed, hours=duration, overrides=assignments)
     out = out_dir if out_dir is not None else Path("out") / f"{sc.scenario.name}-seed{sc.seed}"
     show = progress if progress is not None else sys.stderr.isatty()
+    if hardware_url is not None:  # issue 8: the status lines take the terminal, not a bar
+        show = False
+        if pace not in (None, 1.0):
+            raise InputError("command line", "--pace", "1 (or nothing) with --hardware", pace)
+        pace = 1.0
     total_h = round(sc.duration_seconds / 3600, 2)
     with tqdm(
         total=total_h,
@@ -134,7 +153,13 @@ def run(
                 engine="per_spin" if engine == "per_spin" else "batched",
                 out=out,
                 replace=force or out_dir is None,
+                hardware=hardware_url,
+                hardware_ca=hardware_ca,
+                on_hardware_lines=_status_lines() if hardware_url is not None else None,
             )
+        except ConnectionError as exc:
+            click.echo(f"twin: error: {exc}", err=True)
+            sys.exit(1)
         except KeyboardInterrupt:
             click.echo(
                 f"twin: interrupted; the partial run is in {out}.incomplete "
@@ -156,6 +181,29 @@ def run(
         if failures:
             click.echo(f"twin: --strict: {'; '.join(failures)}", err=True)
             sys.exit(1)
+
+
+def _status_lines() -> Any:
+    """Each SMIB's status line on stderr: rewritten in place on a terminal, else every 2 s."""
+    tty = sys.stderr.isatty()
+    state = {"shown": 0, "last": 0.0}
+
+    def show(lines: list[str]) -> None:
+        import time
+
+        if tty:
+            up = f"\x1b[{state['shown']}F" if state["shown"] else ""
+            sys.stderr.write(up + "".join(f"\x1b[2K{line}\n" for line in lines))
+            sys.stderr.flush()
+            state["shown"] = len(lines)
+            return
+        now = time.monotonic()
+        if now - state["last"] >= 2.0:
+            state["last"] = now
+            for line in lines:
+                click.echo(f"twin: {line}", err=True)
+
+    return show
 
 
 def run_warnings(summary: dict[str, Any]) -> list[str]:
@@ -218,12 +266,21 @@ def controls(as_json: bool, parts: bool) -> None:
     yet."""
     from twin.compliance.catalog import controls_json, coverage, render_controls_text
     from twin.compliance.registry import registry
+    from twin.hardware.findings import CATALOG as HARDWARE  # no MQTT: only what they say
 
     rows = coverage(registry())
     if as_json:
-        click.echo(json.dumps(controls_json(rows), indent=2))
+        doc = controls_json(rows)
+        doc["hardware"] = [
+            {"id": h.id, "severity": h.severity, "title": h.title, "test": h.test} for h in HARDWARE
+        ]
+        click.echo(json.dumps(doc, indent=2))
     else:
         click.echo(render_controls_text(rows, parts=parts))
+        click.echo("\nFindings of the hardware link (SMIBs; not controls of a regulation):")
+        width = max(len(h.id) for h in HARDWARE)
+        for h in HARDWARE:
+            click.echo(f"  {h.id:<{width}}  {h.severity:<7}  {h.title}")
 
 
 @cli.group()
@@ -441,6 +498,11 @@ def smib() -> None:
     help="Keep each SMIB's session number, event ids and events here (survives restarts).",
 )
 @click.option("--digits", type=click.IntRange(min=4, max=18), default=8, help="Meter width.")
+@click.option(
+    "--serial",
+    default="",
+    help="The machine's serial number ('{id}' is replaced by the SMIB id; default SN-<id>).",
+)
 def smib_emulate(
     smib_id: str,
     broker_url: str,
@@ -454,6 +516,7 @@ def smib_emulate(
     seed: int,
     state_dir: Path | None,
     digits: int,
+    serial: str,
 ) -> None:
     """Emulate SMIBs in front of the twin's machine model (docs/smib-protocol.md)."""
     # lazy: nothing of twin imports paho outside twin.hardware, and only this command needs it
@@ -488,6 +551,7 @@ def smib_emulate(
             seed=seed,
             state_dir=state_dir,
             digits=digits,
+            serial=serial,
         )
     except ConnectionError as exc:
         click.echo(f"twin: error: {exc}", err=True)

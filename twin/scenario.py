@@ -633,6 +633,31 @@ class Promotion(_Model):
     mean_hours: PositiveFloat
 
 
+# -- hardware-backed machines (issue 8) ---------------------------------------------------------
+
+SMIB_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"
+_SMIB_ID = re.compile(SMIB_ID_PATTERN)
+SmibId = Annotated[
+    str, expect(f"a SMIB id matching {SMIB_ID_PATTERN}", lambda v: bool(_SMIB_ID.match(v)))
+]
+
+
+class HardwareBinding(_Model):
+    """``[[hardware]]``: machine ``machine`` of the floor is the real (or emulated) machine
+    behind SMIB ``smib`` (its MQTT user); ``mode`` "mirror" (real people play it; its data
+    feeds every control) or "drive" (simulated patrons play it through bench commands)."""
+
+    machine: Ident
+    smib: SmibId
+    mode: Literal["mirror", "drive"] = "mirror"
+    #: the serial number the Board registered for the machine behind it (a bench's own
+    #: machine); default: the one the floor gives the machine
+    serial: NonEmptyStr | None = None
+
+
+# -- end hardware ----------------------------------------------------------------------------------
+
+
 class FaultsConfig(_Model):
     """Mean time between faults per machine in hours (0 disables); door checks per day."""
 
@@ -662,6 +687,7 @@ class Scenario(_Model):
     conversions: tuple[Conversion, ...] = Field(default=(), strict=False)
     promotions: tuple[Promotion, ...] = Field(default=(), strict=False)
     removals: tuple[Removal, ...] = Field(default=(), strict=False)
+    hardware: tuple[HardwareBinding, ...] = Field(default=(), strict=False)  # issue 8
 
     _source_path: Path | None = PrivateAttr(default=None)
     _source_sha256: str | None = PrivateAttr(default=None)
@@ -692,6 +718,11 @@ class Scenario(_Model):
                     "the id of a machine on the floor", key=f"removals[{i}].machine",
                     found=rem.machine,
                 )  # fmt: skip
+            if rem.machine in {h.machine for h in self.hardware}:
+                raise invalid(
+                    "a simulated machine (a hardware-bound one is taken out on the bench)",
+                    key=f"removals[{i}].machine", found=rem.machine,
+                )  # fmt: skip
             if rem.sold and rem.return_hours is not None:
                 raise invalid(
                     "no return_hours for a machine sold (it leaves the licensee's ownership)",
@@ -708,6 +739,7 @@ class Scenario(_Model):
                         f"a time before the run ends (under {self.duration_seconds / 3600.0:g} h)",
                         key=f"removals[{i}].{key}", found=hours,
                     )  # fmt: skip
+        self._check_hardware(machine_ids)
         for i, conv in enumerate(self.conversions):
             if conv.machine not in machine_ids:
                 raise invalid(
@@ -737,6 +769,27 @@ class Scenario(_Model):
                         found=zone,
                     )
         return self
+
+    def _check_hardware(self, machine_ids: set[str]) -> None:
+        """Each ``[[hardware]]`` names a machine of the floor, once, and a SMIB, once."""
+        machines: set[str] = set()
+        smibs: set[str] = set()
+        for i, hw in enumerate(self.hardware):
+            if hw.machine not in machine_ids:
+                raise invalid(
+                    "the id of a machine on the floor (e.g. "
+                    f"{sorted(machine_ids)[0] if machine_ids else 'A-001'})",
+                    key=f"hardware[{i}].machine",
+                    found=hw.machine,
+                )
+            if hw.machine in machines:
+                raise invalid("a machine bound to one SMIB only", key=f"hardware[{i}].machine",
+                              found=hw.machine)  # fmt: skip
+            if hw.smib in smibs:
+                raise invalid("a SMIB bound to one machine only", key=f"hardware[{i}].smib",
+                              found=hw.smib)  # fmt: skip
+            machines.add(hw.machine)
+            smibs.add(hw.smib)
 
     # provenance
 

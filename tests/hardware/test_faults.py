@@ -627,3 +627,71 @@ def test_every_accepted_event_is_in_the_ledger_exactly_once(tmp_path: Path, brok
     recs = [r for r in read(tmp_path / "hw.sqlite") if isinstance(r, SmibReconciled)]
     assert recs and all(r.ok for r in recs)
     assert emu.dropped["evt"] > 0 and rig.link.rejected["duplicate"] > 0
+
+
+# -- money command across a disconnect ----------------------------------------------------------
+
+
+def _answer(rig: Rig, cmd_id: str) -> SmibCommandResult:
+    rig.until(f"the answer to {cmd_id}", lambda: any(r.cmd_id == cmd_id for r in _answers(rig)))
+    return [r for r in _answers(rig) if r.cmd_id == cmd_id][-1]
+
+
+def _answers(rig: Rig) -> list[SmibCommandResult]:
+    return rig.of(SmibCommandResult, "S-001")
+
+
+def test_money_command_across_a_disconnect(rig: Rig, broker: Broker, tmp_path: Path) -> None:
+    """A credit-in sent, then the broker or the SMIB drops: interrogated under its own cmd_id
+    (the very same message), it is applied exactly once, or expires; never twice."""
+    state = tmp_path / "S-001.json"
+    emu = rig.emulator(memory=Memory(path=state))
+    link = rig.link
+    credits = [emu.machine.credits]
+
+    # 1. applied, its acknowledgement lost, then the broker is killed and restarted
+    emu.misbehave.drop_next["cmdres"] = 1
+    first = link.command("S-001", "credit_in", {"cents": 2000}, "a patron's bill")
+    rig.until("the credit's event", lambda: rig.eids() == [1])
+    assert not any(r.cmd_id == first for r in _answers(rig))  # the ack never came
+    broker.restart(kill=True)
+    wait_until("the SMIB's second session", lambda: emu.births >= 2)
+    rig.until("the twin reconnected", lambda: link.connects >= 2)
+    link.command("S-001", "credit_in", {"cents": 2000}, "interrogate", cmd_id=first)
+    got = _answer(rig, first)
+    assert got.result == "duplicate"  # it ran before: the answer is its first result
+    credits.append(emu.machine.credits)
+
+    # 2. the command is lost on its way in, the SMIB loses power and restarts on its state
+    emu.misbehave.drop_next["cmd"] = 1
+    second = link.command("S-001", "credit_in", {"cents": 1000}, "another bill")
+    wait_until("the SMIB lost it", lambda: emu.dropped["cmd"] == 1)
+    emu.die()
+    emu = rig.emulator(memory=Memory.load(state))
+    wait_until("the restarted SMIB's birth", lambda: emu.births >= 1)
+    link.command("S-001", "credit_in", {"cents": 1000}, "interrogate", cmd_id=second)
+    assert _answer(rig, second).result == "completed"  # never ran: it runs now, once
+    rig.until("its event", lambda: rig.eids() == [1, 2])
+    link.command("S-001", "credit_in", {"cents": 1000}, "interrogate", cmd_id=second)
+    answers = ["completed", "duplicate"]
+    rig.until(
+        "the second answer",
+        lambda: [r.result for r in _answers(rig) if r.cmd_id == second] == answers,
+    )
+    credits.append(emu.machine.credits)
+
+    # 3. sent while the SMIB is down; it comes back after the command's expiry
+    emu.die()
+    third = link.command("S-001", "credit_in", {"cents": 5000}, "a bill", ttl=1.0)
+    time.sleep(1.5)
+    emu = rig.emulator(memory=Memory.load(state))
+    wait_until("the restarted SMIB's birth", lambda: emu.births >= 1)
+    link.command("S-001", "credit_in", {"cents": 5000}, "interrogate", cmd_id=third)
+    assert _answer(rig, third).result == "expired"  # too late: never applied
+    credits.append(emu.machine.credits)
+
+    rig.settle(0.5)
+    assert rig.eids() == [1, 2]  # two credits applied, each once
+    assert credits == [0, 80, 120, 120]
+    bills = [e for e in rig.of(SmibEvent, "S-001") if e.name == "bill_accepted"]
+    assert [json.loads(e.data)["cents"] for e in bills] == [2000, 1000]

@@ -25,7 +25,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import simpy
 
@@ -101,6 +101,7 @@ class Status(LinkCommand):
 
     def apply(self, book: SmibBook) -> None:
         book.bus.emit(SmibOffline, smib=self.smib, bd=self.bd, state=self.state)
+        book.stats[self.smib].online = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +116,8 @@ class Event(LinkCommand):
     deltas: tuple[tuple[str, int], ...]
     data: str
     replay: bool
+    ts: str = ""  # the SMIB's clock when it sent the event (audit, latency)
+    received: float = 0.0  # time.monotonic() when the link accepted it
 
     def apply(self, book: SmibBook) -> None:
         book.event(self)
@@ -191,6 +194,7 @@ class Result(LinkCommand):
     cmd_id: str
     result: str
     reason: str
+    data: str = "{}"  # canonical JSON of the result's data
 
     def apply(self, book: SmibBook) -> None:
         book.bus.emit(
@@ -200,6 +204,9 @@ class Result(LinkCommand):
             result=self.result,
             reason=self.reason,
         )
+        watcher = book.watchers.get(self.smib)
+        if watcher is not None:
+            watcher.on_result(self)
 
 
 # -- the book ------------------------------------------------------------------------------------
@@ -223,6 +230,39 @@ class _Accounts:
     overflows: list[int] = field(default_factory=list)  # eids of SAS 0x70 since then
 
 
+class Watcher(Protocol):
+    """What follows one SMIB's records in the world (a hardware-backed machine)."""
+
+    def on_birth(self, b: Birth, rec: SmibOnline) -> None: ...
+
+    def on_event(self, e: Event, rec: SmibEvent) -> None: ...
+
+    def on_meters(self, m: Meters, rec: SmibMeters) -> None: ...
+
+    def on_result(self, r: Result) -> None: ...
+
+
+@dataclass
+class SmibStats:
+    """What the live line shows of one SMIB (simulation thread)."""
+
+    online: bool = False
+    events: int = 0
+    reconciled: int = 0
+    mismatched: int = 0
+    reset: bool = False
+    lag: float = 0.0  # seconds between the link accepting the last event and the book
+    max_lag: float = 0.0
+
+    @property
+    def reconciliation(self) -> str:
+        if self.mismatched:
+            return f"MISMATCH x{self.mismatched}"
+        if self.reset:
+            return "reset"
+        return f"ok x{self.reconciled}" if self.reconciled else "waiting"
+
+
 class SmibBook:
     """Sessions, events and meter accounts of every registered SMIB (simulation thread)."""
 
@@ -240,6 +280,12 @@ class SmibBook:
         self._accounts: dict[str, _Accounts] = defaultdict(_Accounts)
         self.applied: dict[str, int] = {}  # smib -> events applied
         self._eid: dict[str, int] = {}  # smib -> the last eid applied (or lost)
+        #: smib -> what follows its records (a hardware-backed machine); see :class:`Watcher`
+        self.watchers: dict[str, Watcher] = {}
+        self.stats: dict[str, SmibStats] = defaultdict(SmibStats)
+        #: when a list: (the event's device ``ts``, unix time once its records and the
+        #: machine's records derived from it went through every sink) per event (benchmarks)
+        self.latencies: list[tuple[str, float]] | None = None
 
     def handle(self, envelope: Envelope) -> None:
         cmd = envelope.command
@@ -272,6 +318,10 @@ class SmibBook:
             paytable=b.paytable,
             last_eid=b.last_eid,
         )
+        self.stats[b.smib].online = True
+        watcher = self.watchers.get(b.smib)
+        if watcher is not None:
+            watcher.on_birth(b, rec)
         reg = self.registry.get(b.smib)
         if reg is None:
             return
@@ -293,7 +343,7 @@ class SmibBook:
 
     def event(self, e: Event) -> None:
         names = tuple(n for n, _ in e.deltas)
-        self.bus.emit(
+        rec = self.bus.emit(
             SmibEvent,
             smib=e.smib,
             eid=e.eid,
@@ -308,6 +358,16 @@ class SmibBook:
         )
         self.applied[e.smib] = self.applied.get(e.smib, 0) + 1
         self._eid[e.smib] = max(e.eid, self._eid.get(e.smib, 0))
+        watcher = self.watchers.get(e.smib)
+        if watcher is not None:
+            watcher.on_event(e, rec)
+        st = self.stats[e.smib]
+        st.events += 1
+        if e.received:
+            st.lag = time.monotonic() - e.received
+            st.max_lag = max(st.max_lag, st.lag)
+        if self.latencies is not None:
+            self.latencies.append((e.ts, time.time()))
         acc = self._accounts[e.smib]
         if acc.last is not None and e.epoch != acc.last.epoch:
             return  # after a reset: it belongs to the next epoch's first interval
@@ -353,6 +413,9 @@ class SmibBook:
         )
         if late:
             return
+        watcher = self.watchers.get(m.smib)
+        if watcher is not None:
+            watcher.on_meters(m, rec)
         self._eid[m.smib] = m.as_of_eid
         snap = _Snapshot(rec.seq, m.epoch, m.as_of_eid, m.digits, dict(m.values))
         acc = self._accounts[m.smib]
@@ -369,6 +432,7 @@ class SmibBook:
                 f"play between eid {last.as_of_eid} and the reset cannot be reconciled",
                 (last.seq, reset.seq),
             )
+            self.stats[m.smib].reset = True
         elif last is not None and snap.as_of_eid >= last.as_of_eid:
             self._reconcile(m.smib, last, snap, acc)
         if last is None or snap.epoch != last.epoch or snap.as_of_eid >= last.as_of_eid:
@@ -403,6 +467,11 @@ class SmibBook:
             mismatches=tuple(mismatches),
             evidence=(a.seq, b.seq),
         )
+        st = self.stats[smib]
+        st.reconciled += 1
+        st.reset = False
+        if not ok:
+            st.mismatched += 1
         if not ok and not lost and acc.overflows:
             self.finding(
                 smib,

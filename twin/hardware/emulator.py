@@ -46,6 +46,9 @@ CASH_OUT = 0x66
 METERS_RESET = 0x7A
 GAME_ENDED = 0x7F
 QUEUE_OVERFLOW = 0x70
+#: Codes of the emulator's own (twin-defined) real-time events for bench activities.
+COINS_ACCEPTED = 0x4E
+HOPPER_FILLED = 0x6B
 BILLS_CENTS = (500, 1000, 2000, 5000)
 
 
@@ -66,26 +69,28 @@ class Misbehaviour:
     delay: float = 0.0
     reset_at: int = 0
     die_at: int = 0
+    skew: int = 0  # a miscounting machine: each stretch of games adds this to coin-in, unsaid
+    short_credit: int = 0  # a bill acceptor that credits this many credits less per bill
     drop_next: Counter[str] = field(default_factory=Counter)
     duplicate_next: Counter[str] = field(default_factory=Counter)
     hold_next: Counter[str] = field(default_factory=Counter)
 
     @classmethod
     def parse(cls, text: str) -> Misbehaviour:
-        """``drop=0.05,duplicate=0.02,reorder=0.02,delay=0.2,reset_at=50,die_at=80``;
+        """``drop=0.05,duplicate=0.02,reorder=0.02,delay=0.2,reset_at=50,die_at=80,skew=1``;
         ValueError naming the key, what was expected and what was found."""
         out = cls()
         for item in filter(None, (t.strip() for t in text.split(","))):
             key, _, value = item.partition("=")
-            if key in ("reset_at", "die_at"):
+            if key in ("reset_at", "die_at", "skew", "short_credit"):
                 if not value.isdigit() or int(value) < 1:
                     raise ValueError(f"{key}: expected a whole number >= 1, found {value!r}")
                 setattr(out, key, int(value))
                 continue
             if key not in ("drop", "duplicate", "reorder", "delay"):
                 raise ValueError(
-                    f"{item!r}: expected drop, duplicate, reorder, delay, reset_at or die_at"
-                    "=<number>"
+                    f"{item!r}: expected drop, duplicate, reorder, delay, reset_at, die_at, "
+                    "skew or short_credit=<number>"
                 )
             try:
                 number = float(value)
@@ -109,13 +114,24 @@ class Memory:
     #: the machine's own non-volatile meters (raw), bill counts and hopper level: a SMIB
     #: restart does not clear the machine
     machine: dict[str, int] = field(default_factory=dict)
+    #: results of the money commands executed (by cmd_id): a command sent again after a
+    #: restart is answered ``duplicate``, never executed twice
+    done: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, path: Path) -> Memory:
         if not path.exists():
             return cls(path=path)
         doc = json.loads(path.read_text(encoding="utf-8"))
-        return cls(doc["bd"], doc["eid"], doc["epoch"], doc["events"], path, doc["machine"])
+        return cls(
+            doc["bd"],
+            doc["eid"],
+            doc["epoch"],
+            doc["events"],
+            path,
+            doc["machine"],
+            doc.get("done", {}),
+        )
 
     def save(self) -> None:
         if self.path is None:
@@ -127,6 +143,7 @@ class Memory:
             "epoch": self.epoch,
             "events": self.events,
             "machine": self.machine,
+            "done": self.done,
         }
         tmp.write_text(json.dumps(doc), encoding="utf-8")
         os.replace(tmp, self.path)
@@ -182,7 +199,7 @@ class SmibEmulator:
         self.births = 0
         self.refused: list[str] = []
         self.dead = False
-        self.results: dict[str, dict[str, Any]] = {}
+        self.results: dict[str, dict[str, Any]] = dict(self.memory.done)
         self._held: list[tuple[str, bytes]] = []
         self._lock = threading.RLock()
         c = mqtt.Client(
@@ -328,7 +345,7 @@ class SmibEmulator:
                 "smib": self.smib,
                 "bd": self.memory.bd,
                 "seq": self.seq,
-                "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
+                "ts": datetime.now(UTC).isoformat(timespec="microseconds"),
                 **body,
             }
             self.seq += 1
@@ -393,15 +410,27 @@ class SmibEmulator:
 
     # -- the machine's activities ----------------------------------------------------------------
 
-    def insert_bill(self, cents: int) -> dict[str, Any]:
+    def insert_bill(self, cents: int, *, tag: dict[str, Any] | None = None) -> dict[str, Any]:
         with self._lock:
             before = self._raw()
             credits = self.machine.insert_bill(cents)
-            return self._event(
-                BILL_ACCEPTED, "bill_accepted", before, {"cents": cents, "credits": credits}
-            )
+            short = min(self.misbehave.short_credit, credits)
+            if short:  # the credit meter gets less than the bill is worth
+                self.machine.tamper_meter(MeterCode.CURRENT_CREDITS, -short)
+                credits -= short
+            data = {"cents": cents, "credits": credits, **(tag or {})}
+            return self._event(BILL_ACCEPTED, "bill_accepted", before, data)
 
-    def play(self, games: int, bet_units: int = 1) -> dict[str, Any] | None:
+    def insert_coins(self, coins: int, *, tag: dict[str, Any] | None = None) -> dict[str, Any]:
+        with self._lock:
+            before = self._raw()
+            got = self.machine.insert_coins(coins)
+            data = {"coins": coins, "to_hopper": got.to_hopper, "to_drop": got.to_drop}
+            return self._event(COINS_ACCEPTED, "coins_accepted", before, {**data, **(tag or {})})
+
+    def play(
+        self, games: int, bet_units: int = 1, *, tag: dict[str, Any] | None = None
+    ) -> dict[str, Any] | None:
         """Up to ``games`` games (fewer when the credits run out); one ``game_ended`` event."""
         with self._lock:
             if not self.enabled or not self.machine.play_enabled:
@@ -410,36 +439,92 @@ class SmibEmulator:
             r = self.engine.play(req, self.rng, self.rng)
             if r.games == 0:
                 return None
-            before = self._raw()
-            self.machine.record_play(r.games, r.wagered, r.won, r.games_won)
-            if r.stop in (Stop.JACKPOT, Stop.PROGRESSIVE) and r.lock_win > 0:
-                self.machine.record_jackpot(r.lock_win)
-            return self._event(GAME_ENDED, "game_ended", before, {"games": r.games})
+            return self.record_games(
+                r.games, r.wagered, r.won, r.games_won, r.lock_win if r.stop in (
+                    Stop.JACKPOT, Stop.PROGRESSIVE) else 0, tag=tag
+            )  # fmt: skip
 
-    def cash_out(self) -> dict[str, Any] | None:
+    def record_games(
+        self,
+        games: int,
+        wagered: int,
+        won: int,
+        games_won: int,
+        jackpot: int = 0,
+        *,
+        tag: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """A stretch of games whose outcome is given (a bench replaying recorded play)."""
+        with self._lock:
+            before = self._raw()
+            self.machine.record_play(games, wagered, won, games_won)
+            if jackpot > 0:
+                self.machine.record_jackpot(jackpot)
+            data = {
+                "games": games,
+                "wagered": wagered,
+                "won": won,
+                "games_won": games_won,
+                "credits": self.machine.credits,
+                **(tag or {}),
+            }
+            evt = self._event(GAME_ENDED, "game_ended", before, data)
+            if self.misbehave.skew:  # the coin-in meter counts more than the games it says
+                self.machine.tamper_meter(MeterCode.TOTAL_COIN_IN, self.misbehave.skew)
+            return evt
+
+    def cash_out(
+        self, *, hopper_limit: int | None = None, tag: dict[str, Any] | None = None
+    ) -> dict[str, Any] | None:
+        """The credits paid by the hopper (up to ``hopper_limit``), the rest by hand."""
         with self._lock:
             credits = self.machine.credits
             if credits <= 0:
                 return None
             before = self._raw()
-            paid = self.machine.pay_from_hopper(credits)
+            want = credits if hopper_limit is None else min(credits, hopper_limit)
+            paid = self.machine.pay_from_hopper(want) if want > 0 else 0
             if paid < credits:
                 self.machine.pay_by_hand(credits - paid)
-            return self._event(CASH_OUT, "cash_out", before, {"credits": credits, "hopper": paid})
+            data = {"credits": credits, "hopper": paid, **(tag or {})}
+            return self._event(CASH_OUT, "cash_out", before, data)
 
-    def open_door(self, door: Door = Door.SLOT) -> dict[str, Any]:
+    def open_door(
+        self, door: Door = Door.SLOT, *, tag: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         with self._lock:
             before = self._raw()
             self.machine.open_door(door)
             code = door.opened_code
-            return self._event(int(code), code.name.lower(), before)
+            return self._event(int(code), code.name.lower(), before, dict(tag or {}))
 
-    def close_door(self, door: Door = Door.SLOT) -> dict[str, Any]:
+    def close_door(
+        self, door: Door = Door.SLOT, *, tag: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         with self._lock:
             before = self._raw()
             self.machine.close_door(door)
             code = door.closed_code
-            return self._event(int(code), code.name.lower(), before)
+            return self._event(int(code), code.name.lower(), before, dict(tag or {}))
+
+    def power_loss(self, *, tag: dict[str, Any] | None = None) -> dict[str, Any]:
+        """AC power lost and applied again: games since power reset go to zero."""
+        with self._lock:
+            before = self._raw()
+            self.machine.power_reset()
+            code = ExceptionCode.AC_POWER_LOST
+            self._event(int(code), code.name.lower(), before, dict(tag or {}))
+            code = ExceptionCode.AC_POWER_APPLIED
+            return self._event(int(code), code.name.lower(), self._raw(), dict(tag or {}))
+
+    def fill_hopper(self, coins: int, *, tag: dict[str, Any] | None = None) -> dict[str, Any]:
+        with self._lock:
+            before = self._raw()
+            coins = min(coins, self.machine.hopper_capacity - self.machine.hopper_level)
+            if coins > 0:
+                self.machine.fill_hopper(coins)
+            data = {"coins": coins, "hopper_level": self.machine.hopper_level, **(tag or {})}
+            return self._event(HOPPER_FILLED, "hopper_filled", before, data)
 
     def tilt(self, code: ExceptionCode = ExceptionCode.GENERAL_TILT) -> dict[str, Any]:
         with self._lock:
@@ -502,7 +587,8 @@ class SmibEmulator:
         cmd_id = doc["cmd_id"]
         with self._lock:
             if cmd_id in self.results:
-                self._result(cmd_id, "duplicate", f"already {self.results[cmd_id]['result']}")
+                first = self.results[cmd_id]
+                self._result(cmd_id, "duplicate", f"already {first['result']}", first.get("data"))
                 return
             if doc["expires"] < time.time():
                 self._result(cmd_id, "expired", "received after it expired", remember=True)
@@ -546,6 +632,60 @@ class SmibEmulator:
     def _cmd_disable(self, cmd_id: str, args: dict[str, int]) -> None:
         self.enabled = False
         self._result(cmd_id, "completed")
+
+    # -- bench commands: the machine of a test bench acts (drive mode, procedure suites) -------
+
+    def _bench(self, cmd_id: str, evt: dict[str, Any] | None, why: str) -> None:
+        """Answer a bench command: ``completed`` with the event it caused, or ``rejected``."""
+        if evt is None:
+            self._result(cmd_id, "rejected", why)
+            return
+        body = {"eid": evt["eid"]}
+        self.memory.done[cmd_id] = {"cmd_id": cmd_id, "result": "completed", "data": body}
+        self._keep()
+        self._result(cmd_id, "completed", data=body)
+
+    @staticmethod
+    def _tag(cmd_id: str, args: dict[str, Any]) -> dict[str, Any]:
+        tag: dict[str, Any] = {"cmd_id": cmd_id}
+        for key in ("staff", "witness"):
+            if args.get(key):
+                tag[key] = args[key]
+        return tag
+
+    def _cmd_credit_in(self, cmd_id: str, args: dict[str, Any]) -> None:
+        tag = self._tag(cmd_id, args)
+        if not self.enabled:
+            self._bench(cmd_id, None, "disabled")
+        elif "cents" in args:
+            if args["cents"] not in self.machine.bill_denominations_cents:
+                self._bench(cmd_id, None, f"bill {args['cents']} not accepted")
+            else:
+                self._bench(cmd_id, self.insert_bill(args["cents"], tag=tag), "")
+        else:
+            self._bench(cmd_id, self.insert_coins(args["coins"], tag=tag), "")
+
+    def _cmd_play(self, cmd_id: str, args: dict[str, Any]) -> None:
+        evt = self.play(args["games"], args.get("bet_units", 1), tag=self._tag(cmd_id, args))
+        self._bench(cmd_id, evt, "cannot play (disabled, a door open, or no credits)")
+
+    def _cmd_cash_out(self, cmd_id: str, args: dict[str, Any]) -> None:
+        evt = self.cash_out(hopper_limit=args.get("limit"), tag=self._tag(cmd_id, args))
+        self._bench(cmd_id, evt, "no credits")
+
+    def _cmd_open_door(self, cmd_id: str, args: dict[str, Any]) -> None:
+        door = Door[args["door"].upper()]
+        self._bench(cmd_id, self.open_door(door, tag=self._tag(cmd_id, args)), "")
+
+    def _cmd_close_door(self, cmd_id: str, args: dict[str, Any]) -> None:
+        door = Door[args["door"].upper()]
+        self._bench(cmd_id, self.close_door(door, tag=self._tag(cmd_id, args)), "")
+
+    def _cmd_power_loss(self, cmd_id: str, args: dict[str, Any]) -> None:
+        self._bench(cmd_id, self.power_loss(tag=self._tag(cmd_id, args)), "")
+
+    def _cmd_fill_hopper(self, cmd_id: str, args: dict[str, Any]) -> None:
+        self._bench(cmd_id, self.fill_hopper(args["coins"], tag=self._tag(cmd_id, args)), "")
 
     def _cmd_replay_events(self, cmd_id: str, args: dict[str, int]) -> None:
         start = args["from_eid"]
@@ -602,12 +742,13 @@ def run_bench(
     meters_every: int = 10,
     stop: threading.Event | None = None,
     connect_timeout: float = 30.0,
+    serial: str = "",
 ) -> dict[str, dict[str, int]]:
     """Run emulated SMIBs until each sent ``events`` events (0: until ``stop`` is set).
 
-    ``password`` may hold ``{id}``. Each SMIB plays like a patron, ``rate`` activities a
-    second, sends its meters every ``meters_every`` events and at the end, then disconnects
-    cleanly. Returns what each sent. Raises ConnectionError when one cannot connect.
+    ``password`` and ``serial`` may hold ``{id}``. Each SMIB plays like a patron, ``rate``
+    activities a second, sends its meters every ``meters_every`` events and at the end, then
+    disconnects cleanly. Returns what each sent. Raises ConnectionError when one cannot connect.
     """
     stop = stop if stop is not None else threading.Event()
     emus = []
@@ -620,6 +761,7 @@ def run_bench(
                 password.replace("{id}", smib),
                 game,
                 digits=digits,
+                serial=serial.replace("{id}", smib),
                 seed=seed * 100_003 + i,
                 memory=memory,
                 misbehave=Misbehaviour.parse(misbehave),

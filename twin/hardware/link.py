@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import secrets
 import threading
 import time
 from collections import Counter
@@ -102,6 +103,8 @@ class _Session:
     last_request: float = float("-inf")
     replays: dict[str, int] = field(default_factory=dict)  # cmd_id -> from_eid
     want_rebirth: bool = False
+    last_seen: float | None = None  # time.monotonic() of its last valid message
+    snapshots_seen: int = 0  # meters messages received
 
 
 class SmibLink:
@@ -126,6 +129,8 @@ class SmibLink:
         self.accepted = 0
         self.requests: Counter[str] = Counter()
         self.connects = 0
+        #: why connecting failed (a refused socket, bad credentials), newest last
+        self.refused: list[str] = []
         self._lock = threading.Lock()
         resume = resume or {}
         self._sessions = {
@@ -133,6 +138,9 @@ class SmibLink:
         }
         self._rng = random.Random(config.seed)
         self._cmd_no = 0
+        # command ids are unique across runs: a SMIB remembers the ids it executed
+        self._run = secrets.token_hex(4)
+        self._sent: dict[str, dict[str, Any]] = {}  # money commands by cmd_id, as sent
         self._stop = threading.Event()
         self._keeper: threading.Thread | None = None
         c = mqtt.Client(
@@ -146,6 +154,7 @@ class SmibLink:
         c.reconnect_delay_set(1, 2)
         config.broker.secure(c)
         c.on_connect = self.on_connect
+        c.on_connect_fail = self._on_connect_fail
         c.on_message = self.on_message
         self.client = c
 
@@ -182,10 +191,14 @@ class SmibLink:
     ) -> None:
         if reason.is_failure:
             log.warning("twin link: connection refused: %s", reason)
+            self.refused.append(str(reason))
             return
         self.connects += 1
         client.subscribe(p.UP_FILTER, qos=1)
         client.publish(self._status_topic, self._status("online"), qos=1, retain=True)
+
+    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
+        self.refused.append("no broker answers")
 
     # -- paho's thread -----------------------------------------------------------------------------
 
@@ -222,6 +235,7 @@ class SmibLink:
             return
         with self._lock:
             s = self._sessions[where.smib]
+            s.last_seen = time.monotonic()
             getattr(self, f"_on_{where.leaf}")(where.smib, topic, s, doc)
 
     # -- per topic (lock held) ---------------------------------------------------------------------
@@ -287,12 +301,15 @@ class SmibLink:
             tuple(sorted(doc["deltas"].items())),
             canonical(doc.get("data", {})),
             bool(doc.get("replay", False)),
+            doc["ts"],
+            time.monotonic(),
         )
         self._release(s)
 
     def _on_meters(self, smib: str, topic: str, s: _Session, doc: dict[str, Any]) -> None:
         self._sequence(s, doc)
         as_of = doc["as_of_eid"]
+        s.snapshots_seen += 1
         s.known = max(s.known, as_of)
         snap = Meters(
             smib, "meters", doc["epoch"], as_of, doc["digits"], tuple(sorted(doc["meters"].items()))
@@ -303,7 +320,9 @@ class SmibLink:
     def _on_cmdres(self, smib: str, topic: str, s: _Session, doc: dict[str, Any]) -> None:
         self._sequence(s, doc)
         cmd_id, result = doc["cmd_id"], doc["result"]
-        self._put(Result(smib, cmd_id, result, doc.get("reason", "")))
+        self._put(
+            Result(smib, cmd_id, result, doc.get("reason", ""), canonical(doc.get("data", {})))
+        )
         start = s.replays.pop(cmd_id, None)
         if start is None or result not in ("failed", "expired", "rejected"):
             return
@@ -410,17 +429,52 @@ class SmibLink:
                 s.missing.clear()
                 s.gap_since = now if self._eid_gap(s) else None
 
-    def _send(self, smib: str, cmd: str, args: dict[str, int], why: str) -> str:
-        self._cmd_no += 1
-        cmd_id = f"{self.config.twin}-{self._cmd_no}"
+    def command(
+        self,
+        smib: str,
+        cmd: str,
+        args: Mapping[str, Any],
+        why: str,
+        *,
+        cmd_id: str | None = None,
+        ttl: float | None = None,
+    ) -> str:
+        """Send ``cmd`` to ``smib`` (any thread); its cmd_id. It expires after ``ttl``
+        seconds (default ``command_ttl``). ``cmd_id``: send an earlier command again, the
+        very same message, expiry included (a money command is interrogated this way after
+        a disconnect: the SMIB answers ``duplicate`` if it executed it, ``expired`` if it
+        arrives too late, and never executes it twice)."""
+        with self._lock:
+            return self._send(smib, cmd, dict(args), why, cmd_id=cmd_id, ttl=ttl)
+
+    def _send(
+        self,
+        smib: str,
+        cmd: str,
+        args: dict[str, Any],
+        why: str,
+        *,
+        cmd_id: str | None = None,
+        ttl: float | None = None,
+    ) -> str:
+        sent = self._sent.get(cmd_id) if cmd_id is not None else None
+        if cmd_id is None:
+            self._cmd_no += 1
+            cmd_id = f"{self.config.twin}-{self._run}-{self._cmd_no}"
         body: dict[str, Any] = {
             "v": p.VERSION,
             "cmd_id": cmd_id,
             "cmd": cmd,
-            "expires": time.time() + self.config.command_ttl,
+            "expires": time.time() + (self.config.command_ttl if ttl is None else ttl),
         }
         if args:
             body["args"] = args
+        if sent is not None:
+            body = sent  # the same command again
+        elif cmd in p.MONEY_COMMANDS:
+            self._sent[cmd_id] = body
+            while len(self._sent) > 10_000:  # the oldest are long expired
+                del self._sent[next(iter(self._sent))]
         self.client.publish(p.down_topic(smib), p.encode(body), qos=1)
         self.requests[cmd] += 1
         self._put(Request(smib, cmd_id, cmd, canonical(args), why))
@@ -447,6 +501,8 @@ class SmibLink:
                 "known": s.known,
                 "held": sorted(s.held),
                 "missing": sorted(s.missing),
+                "last_seen": s.last_seen,
+                "snapshots_seen": s.snapshots_seen,
             }
 
 

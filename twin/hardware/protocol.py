@@ -20,6 +20,20 @@ SCHEMAS = Path(__file__).with_name("schemas")
 UP = ("status", "birth", "evt", "meters", "cmdres")
 #: Down commands a SMIB answers.
 COMMANDS = ("rebirth", "replay_events", "read_meters", "ping", "enable", "disable")
+#: Bench commands: a test bench acts on the machine itself (drive mode, procedure suites).
+BENCH_COMMANDS = (
+    "credit_in",
+    "play",
+    "cash_out",
+    "open_door",
+    "close_door",
+    "power_loss",
+    "fill_hopper",
+)
+#: Commands that move money: after a disconnect they are interrogated (sent again with the
+#: same ``cmd_id``, which a SMIB answers ``duplicate`` with the first result if it executed
+#: it), never sent under a new id.
+MONEY_COMMANDS = frozenset({"credit_in", "play", "cash_out", "fill_hopper"})
 VERSION = 1
 
 
@@ -79,7 +93,9 @@ def encode(payload: dict[str, Any]) -> bytes:
 
 
 __all__ = [
+    "BENCH_COMMANDS",
     "COMMANDS",
+    "MONEY_COMMANDS",
     "ROOT",
     "UP",
     "UP_FILTER",

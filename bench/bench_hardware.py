@@ -1,0 +1,181 @@
+"""P9: SMIB event -> ledger record and control verdict, with 100+ emulated SMIBs on loopback.
+
+Run as ``python bench/bench_hardware.py`` (``--smibs 100 --rates 500,2000,4000,8000
+--seconds 20``). It starts a Mosquitto on a free loopback port and, for each aggregate rate:
+
+* a twin: a casino whose floor has one machine per SMIB, each bound to it in mirror mode
+  (``[[hardware]]``), paced x1, the compliance engine on, a hash-chained ledger on disk;
+* a bench: ``twin smib emulate --count N --rate R/N`` in a subprocess (each SMIB plays like
+  a patron: one event per activity, a meter snapshot every 10 events);
+
+and measures, for every event, the time from the SMIB stamping it (``ts``, the emulator's
+wall clock, same machine) to the moment its ``smib_event`` record and the machine records
+derived from it (``bill_accepted``, ``games_played``, ...) have been through the compliance
+engine and into the ledger (``SmibBook.latencies``). Nothing lost means: every event each
+SMIB says it sent is in the ledger once, its eids contiguous. The saturation rate is the
+first offered rate at which the twin applies fewer events per second than offered or the
+p99 passes 50 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+
+import _util  # noqa: F401  (puts this checkout first on sys.path)
+import numpy as np
+
+from twin.casino import Casino
+from twin.drivers import PacedDriver
+from twin.hardware.mosquitto import TWIN_PASSWORD, TWIN_USER, Mosquitto
+from twin.hardware.session import Endpoint, HardwareSession
+from twin.ledger import Ledger
+from twin.scenario import load_scenario
+
+ROOT = Path(__file__).resolve().parent.parent
+GAME = ROOT / "scenarios" / "games" / "classic-3reel.toml"
+TARGET_P99_MS = 50.0
+
+
+def floor_scenario(folder: Path, smibs: list[str], seconds: float) -> Path:
+    src = (ROOT / "scenarios" / "suites" / "bench.toml").read_text()
+    src = src.replace('"../games/classic-3reel.toml"', f'"{GAME}"')
+    src = src.replace("count = 1\n", f"count = {len(smibs)}\n")
+    src = src.replace("duration_hours = 24.0", f"duration_hours = {seconds / 3600!r}")
+    src = src[: src.index("[[hardware]]")]
+    for i, smib in enumerate(smibs, start=1):
+        src += f'[[hardware]]\nmachine = "A-{i:03d}"\nsmib = "{smib}"\nmode = "mirror"\n'
+    path = folder / "floor.toml"
+    path.write_text(src)
+    return path
+
+
+def one_rate(broker: Mosquitto, folder: Path, smibs: int, rate: float, seconds: float) -> dict:
+    ids = [f"B-{i:03d}" for i in range(1, smibs + 1)]
+    per_smib = rate / smibs / 1.1  # an event per activity, plus a snapshot every 10 events
+    events = max(1, round(per_smib * seconds))
+    run_seconds = seconds * 20 + 600.0  # an upper bound: the run stops once all is in
+    casino = Casino(load_scenario(floor_scenario(folder, ids, run_seconds)))
+    assert casino.hardware is not None
+    ledger = Ledger(folder / f"ledger-{rate:g}.sqlite")
+    casino.attach(ledger)
+    casino.hardware.book.latencies = []
+    url = f"mqtt://{TWIN_USER}:{TWIN_PASSWORD}@{broker.host}:{broker.port}"
+    session = HardwareSession(casino.hardware, casino.inbox, Endpoint.parse(url)).start()
+    sent: dict[str, int] = {}
+
+    def bench() -> None:
+        proc = subprocess.run(
+            [sys.executable, "-m", "twin", "smib", "emulate", "--id", "B", "--count",
+             str(smibs), "--broker", broker.url, "--password", "pw-{id}", "--events",
+             str(events), "--rate", f"{per_smib:g}"],
+            capture_output=True, text=True, timeout=seconds * 10 + 120,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )  # fmt: skip
+        for line in proc.stdout.splitlines():
+            m = re.match(r"(\S+): .*\bevt (\d+)", line)
+            if m:
+                sent[m.group(1)] = int(m.group(2))
+        if proc.returncode != 0:
+            print(proc.stderr, file=sys.stderr)
+
+    t = threading.Thread(target=bench)
+    t.start()
+    driver = PacedDriver(1.0)
+    book = casino.hardware.book
+    try:
+        casino.start()
+        # paced x1 in slices, until the bench has finished and every event it sent is in
+        # (or 60 s after it finished: what is missing then is counted as lost)
+        done_at: float | None = None
+        while casino.env.now < casino.end:
+            driver.drive(casino, min(casino.end, casino.env.now + 0.5))
+            if t.is_alive():
+                continue
+            done_at = done_at or time.monotonic()
+            if sum(book.applied.values()) >= sum(sent.values()):
+                break
+            if time.monotonic() - done_at > 60:
+                break
+        casino.finish()
+    finally:
+        session.stop()
+        ledger.close()
+    t.join()
+    lat = casino.hardware.book.latencies
+    ms = np.array([(done - datetime.fromisoformat(ts).timestamp()) * 1000 for ts, done in lat])
+    with sqlite3.connect(folder / f"ledger-{rate:g}.sqlite") as db:
+        rows = db.execute("SELECT body FROM records WHERE kind = 'smib_event'").fetchall()
+    eids: dict[str, list[int]] = {}
+    for (body,) in rows:
+        doc = json.loads(body)
+        eids.setdefault(doc["smib"], []).append(doc["eid"])
+    lost = sum(max(0, n - len(eids.get(s, []))) for s, n in sent.items())
+    twice = sum(len(v) - len(set(v)) for v in eids.values())
+    gaps = sum(1 for v in eids.values() if sorted(v) != list(range(1, len(v) + 1)))
+    applied = len(lat)
+    # from the first event stamped to the last one through the sinks
+    first = min((datetime.fromisoformat(ts).timestamp() for ts, _ in lat), default=0.0)
+    span = max((done for _, done in lat), default=0.0) - first
+    return {
+        "offered_msgs_s": rate,
+        "smibs": smibs,
+        "events": applied,
+        "sent_events": sum(sent.values()),
+        "seconds": round(span, 1),
+        "achieved_events_s": round(applied / span, 1) if span else 0.0,
+        "p50_ms": round(float(np.percentile(ms, 50)), 2) if len(ms) else None,
+        "p99_ms": round(float(np.percentile(ms, 99)), 2) if len(ms) else None,
+        "max_ms": round(float(ms.max()), 1) if len(ms) else None,
+        "lost": lost,
+        "twice": twice,
+        "gaps": gaps,
+        "rejected": dict(session.link.rejected),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--smibs", type=int, default=100)
+    ap.add_argument("--rates", default="500,2000,4000,8000", help="aggregate messages/s")
+    ap.add_argument("--seconds", type=float, default=20.0, help="bench time per rate")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-hw-") as tmp:
+        folder = Path(tmp)
+        ids = tuple(f"B-{i:03d}" for i in range(1, args.smibs + 1))
+        broker = Mosquitto(folder, ids)
+        broker.start()
+        results = []
+        try:
+            for rate in (float(r) for r in args.rates.split(",")):
+                sub = folder / f"r{rate:g}"
+                sub.mkdir()
+                res = one_rate(broker, sub, args.smibs, rate, args.seconds)
+                results.append(res)
+                print(json.dumps(res), flush=True)
+        finally:
+            broker.kill()
+    load = os.getloadavg()
+    print(f"\nP9 ({args.smibs} emulated SMIBs, loopback, {os.cpu_count()} cores, "
+          f"load average {load[0]:.1f}):")  # fmt: skip
+    print("offered msg/s  events  achieved ev/s  p50 ms  p99 ms  max ms  lost  twice  verdict")
+    for r in results:
+        ok = r["lost"] == 0 and r["twice"] == 0 and (r["p99_ms"] or 1e9) <= TARGET_P99_MS
+        print(f"{r['offered_msgs_s']:>13g}  {r['events']:>6}  {r['achieved_events_s']:>13}  "
+              f"{r['p50_ms']:>6}  {r['p99_ms']:>6}  {r['max_ms']:>6}  {r['lost']:>4}  "
+              f"{r['twice']:>5}  {'ok' if ok else 'over'}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

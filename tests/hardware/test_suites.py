@@ -1,0 +1,114 @@
+"""The procedure suites for CI (``scenarios/suites/``), run as a lab runs them: pytest in a
+subprocess, with ``--junitxml``; the report names each procedure's controls and findings."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from twin.casino import Casino
+from twin.scenario import load_scenario
+
+from .broker import TWIN_PASSWORD, TWIN_USER, Broker
+
+REPO = Path(__file__).resolve().parents[2]
+SUITES = REPO / "scenarios" / "suites"
+PROCEDURES = ("bill_in_play_and_cash_out", "hopper_fill", "hand_pay", "door_opening", "power_loss")
+
+
+def _pytest(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", str(SUITES), "-p", "no:cacheprovider", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=REPO,
+    )
+
+
+def _cases(xml: Path) -> dict[str, tuple[bool, set[str], list[dict[str, object]]]]:
+    """Each testcase: (failed, controls exercised, findings) from the JUnit report."""
+    out = {}
+    for tc in ET.parse(xml).getroot().iter("testcase"):
+        props = {p.get("name"): p.get("value") or "" for p in tc.iter("property")}
+        failed = tc.find("failure") is not None or tc.find("error") is not None
+        out[tc.get("name", "")] = (
+            failed,
+            set(props.get("controls", "").split()),
+            json.loads(props.get("findings", "[]")),
+        )
+    return out
+
+
+def test_suite_against_three_emulated_smibs_one_misbehaving_junit_shows_findings(
+    tmp_path: Path,
+) -> None:
+    xml = tmp_path / "suite.xml"
+    proc = _pytest(f"--junitxml={xml}", "--misbehave", "S-003=skew=1")
+    assert proc.returncode == 1, proc.stdout[-3000:]  # the misbehaving SMIB fails procedures
+    cases = _cases(xml)
+    assert set(cases) == {f"test_{p}[S-00{i}]" for p in PROCEDURES for i in (1, 2, 3)}
+    for name, (failed, controls, findings) in cases.items():
+        # every procedure names the controls it exercised: the link's and the regulation's
+        assert {"HW.reconcile", "HW.identity", "MT98.S1.4b"} <= controls, name
+        if "S-003" not in name:
+            assert (failed, findings) == (False, []), name
+    # the misbehaving machine counts one credit of coin-in per stretch that no game wagered:
+    # every procedure that plays fails, with the meter and the reconciliation findings
+    for p in ("bill_in_play_and_cash_out", "door_opening", "power_loss"):
+        failed, controls, findings = cases[f"test_{p}[S-003]"]
+        assert failed, p
+        assert {f["control"] for f in findings} == {"MT98.S1.4b", "HW.reconcile"}, findings
+        (reconcile,) = [f for f in findings if f["control"] == "HW.reconcile"]
+        assert "total_coin_in: meters moved" in str(reconcile["message"])
+        assert reconcile["subjects"] == ["S-003"]
+    for p in ("hopper_fill", "hand_pay"):  # no game played: nothing to miscount
+        assert cases[f"test_{p}[S-003]"][0] is False
+    # procedure-specific controls: a fill is certified (7(a)), a hand pay too (8)
+    assert "MT98.S1.7a" in cases["test_hopper_fill[S-001]"][1]
+    assert "MT98.S1.8" in cases["test_hand_pay[S-001]"][1]
+    assert "15 " in proc.stdout.splitlines()[-1] or "3 failed, 12 passed" in proc.stdout
+
+
+def test_suite_against_connected_hardware(broker: Broker, tmp_path: Path) -> None:
+    """``--hardware URL --smib ID --serial ID=SERIAL``: the suite runs against a SMIB that is
+    already on the broker (here `twin smib emulate`, as a bench's board would be)."""
+    bench = load_scenario(SUITES / "bench.toml", [("hardware[0].smib", "S-002")])
+    hw = Casino(bench, compliance=False).hardware
+    assert hw is not None
+    serial = "LAB-BOARD-7"
+    board = subprocess.Popen(
+        [sys.executable, "-m", "twin", "smib", "emulate", "--id", "S-002", "--broker",
+         broker.url, "--password", "pw-S-002", "--serial", serial, "--rate", "0.001"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        url = f"mqtt://{TWIN_USER}:{TWIN_PASSWORD}@{broker.host}:{broker.port}"
+        xml = tmp_path / "lab.xml"
+        proc = _pytest(f"--junitxml={xml}", "--hardware", url, "--smib", "S-002",
+                       "--serial", f"S-002={serial}", "-k", "hopper_fill")  # fmt: skip
+        assert proc.returncode == 0, proc.stdout[-3000:]
+        cases = _cases(xml)
+        assert list(cases) == ["test_hopper_fill[S-002]"]
+        failed, controls, findings = cases["test_hopper_fill[S-002]"]
+        assert (failed, findings) == (False, [])
+        assert {"MT98.S1.7a", "HW.identity"} <= controls
+        # without --serial the board's own serial is not the registered one: HW.identity
+        proc = _pytest("--hardware", url, "--smib", "S-002", "-k", "hopper_fill")
+        assert proc.returncode == 1
+        assert "HW.identity: SMIB S-002 on machine A-001 reports serial 'LAB-BOARD-7'" in (
+            proc.stdout
+        )
+    finally:
+        board.kill()
+        board.wait()
+
+
+def test_suite_usage_errors_name_the_option() -> None:
+    proc = _pytest("--hardware", "mqtt://127.0.0.1:1")
+    assert proc.returncode in (2, 4)  # a usage error, before any procedure runs
+    assert "--hardware: expected at least one --smib ID, found none" in proc.stdout + proc.stderr
+    assert "passed" not in proc.stdout

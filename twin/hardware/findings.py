@@ -1,0 +1,74 @@
+"""The findings of the hardware link and of hardware-backed machines (``HW.*``).
+
+They are not controls of a regulation's catalogue (``twin controls`` lists them apart): they
+say what the twin could not confirm about a real machine's data, or that the data and the
+machine disagree. Each names its severity and the test that proves it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+T = "tests/hardware/"
+
+
+@dataclass(frozen=True, slots=True)
+class HardwareFinding:
+    id: str
+    severity: str  # breach or warning
+    title: str
+    test: str
+
+
+CATALOG: tuple[HardwareFinding, ...] = (
+    HardwareFinding(
+        "HW.reconcile",
+        "breach",
+        "between two meter snapshots of one epoch the meters moved other than the events say",
+        T + "test_faults.py::test_meters_moved_without_events_is_a_finding",
+    ),
+    HardwareFinding(
+        "HW.meter_reset",
+        "warning",
+        "the meters started a new epoch (RAM clear): the play across it cannot be reconciled",
+        T + "test_faults.py::test_meter_reset_epoch",
+    ),
+    HardwareFinding(
+        "HW.events_lost",
+        "warning",
+        "events the SMIB could not replay (the meters still carry their money)",
+        T + "test_faults.py::test_lost_messages_that_cannot_be_replayed",
+    ),
+    HardwareFinding(
+        "HW.queue_overflow",
+        "warning",
+        "the machine's exception queue overflowed (SAS 0x70) in an interval that does not "
+        "reconcile",
+        T + "test_faults.py::test_exception_queue_overflow",
+    ),
+    HardwareFinding(
+        "HW.identity",
+        "breach",
+        "a SMIB's birth reports a serial or programme signature other than the registry's "
+        "(reg 28(3))",
+        T + "test_faults.py::test_identity_mismatch",
+    ),
+    HardwareFinding(
+        "HW.drive",
+        "breach",
+        "drive mode: what the machine reports is not what the bench command implies (credits, "
+        "games, wager, a win above the PAR sheet's largest, the credit meter, the cash-out), "
+        "or a command was never answered",
+        T + "test_machines.py::test_drive_reports_that_the_commands_do_not_imply_are_found",
+    ),
+    HardwareFinding(
+        "HW.par",
+        "warning",
+        "drive mode: the machine's return over the run is more than 4 standard deviations "
+        "from its PAR sheet's",
+        T + "test_machines.py::test_drive_reports_that_the_commands_do_not_imply_are_found",
+    ),
+)
+
+
+__all__ = ["CATALOG", "HardwareFinding"]

@@ -1,0 +1,154 @@
+"""A run's connection to its SMIBs: the link, the live status lines, the closing meters.
+
+:func:`connect` is what ``twin.api.run(hardware=URL)`` calls for a scenario with
+``[[hardware]]`` bindings: it starts a :class:`~twin.hardware.link.SmibLink` that puts every
+message into the casino's inbox, makes it the floor's sender of commands, and (with
+``on_lines``) reports each SMIB's state every ``every`` seconds from a thread of its own:
+online, age of its last message, lag (link to ledger), reconciliation.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import unquote, urlparse
+
+from twin.hardware.link import Broker, LinkConfig, SmibLink
+from twin.hardware.machine import HardwareFloor
+from twin.inbox import Inbox
+
+Lines = Callable[[list[str]], None]
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """``mqtt[s]://[user[:password]@]host[:port]``; the user and password may instead come
+    from ``TWIN_MQTT_USER`` / ``TWIN_MQTT_PASSWORD`` (default user ``twin``)."""
+
+    broker: Broker
+    user: str
+    password: str
+
+    @classmethod
+    def parse(cls, url: str, ca: str | None = None) -> Endpoint:
+        """ValueError naming what was expected and what was found."""
+        broker = Broker.parse(url, ca)
+        u = urlparse(url)
+        user = unquote(u.username) if u.username else os.environ.get("TWIN_MQTT_USER", "twin")
+        pw = unquote(u.password) if u.password else os.environ.get("TWIN_MQTT_PASSWORD", "")
+        return cls(broker, user, pw)
+
+
+class HardwareSession:
+    """See the module docstring. ``start`` / ``stop`` from the simulation thread."""
+
+    def __init__(
+        self,
+        floor: HardwareFloor,
+        inbox: Inbox,
+        endpoint: Endpoint,
+        *,
+        on_lines: Lines | None = None,
+        every: float = 1.0,
+        twin: str = "twin",
+        closing_seconds: float = 5.0,
+    ) -> None:
+        self.floor = floor
+        self.inbox = inbox
+        self.endpoint = endpoint
+        self.link = SmibLink(
+            inbox,
+            floor.smibs,
+            LinkConfig(endpoint.broker, endpoint.user, endpoint.password, twin=twin),
+        )
+        self.on_lines = on_lines
+        self.every = every
+        self.closing_seconds = closing_seconds
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        floor.sender = self.link
+        floor.on_closing = self.closing
+
+    def start(self, timeout: float = 15.0) -> HardwareSession:
+        """Connect; ConnectionError naming the broker when it cannot."""
+        self.link.start()
+        deadline = time.monotonic() + timeout
+        while self.link.connects == 0:
+            if self.link.refused or time.monotonic() > deadline:
+                self.link.stop()
+                b = self.endpoint.broker
+                why = self.link.refused[0] if self.link.refused else f"no answer in {timeout:g} s"
+                raise ConnectionError(
+                    f"cannot connect to the MQTT broker at {b.host}:{b.port} as "
+                    f"{self.endpoint.user!r} ({why})"
+                )
+            time.sleep(0.02)
+        if self.on_lines is not None:
+            self._thread = threading.Thread(target=self._report, name="smib-status", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self.link.stop()
+
+    def closing(self) -> None:
+        """Ask every online SMIB for its meters and wait (up to ``closing_seconds``) for them:
+        the run's last reading of each hardware machine."""
+        asked: dict[str, int] = {}
+        for smib in self.floor.smibs:
+            s = self.link.session(smib)
+            if s["online"]:
+                asked[smib] = s["snapshots_seen"]
+                self.link.command(smib, "read_meters", {}, "closing meter reading")
+        deadline = time.monotonic() + self.closing_seconds
+        while asked and time.monotonic() < deadline:
+            asked = {k: v for k, v in asked.items() if self.link.session(k)["snapshots_seen"] <= v}
+            time.sleep(0.02)
+        time.sleep(0.1)  # what the link releases with them
+
+    def lines(self) -> list[str]:
+        """One line per SMIB: online, last message, lag, reconciliation."""
+        out = []
+        now = time.monotonic()
+        for b in self.floor.bindings:
+            s = self.link.session(b.smib)
+            st = self.floor.book.stats[b.smib]
+            seen = s["last_seen"]
+            age = "never" if seen is None else f"{now - seen:.1f} s ago"
+            out.append(
+                f"SMIB {b.smib} ({b.machine}, {b.mode}): "
+                f"{'online' if s['online'] else 'OFFLINE'}, last message {age}, "
+                f"lag {st.lag * 1000:.0f} ms (max {st.max_lag * 1000:.0f} ms), "
+                f"events {st.events}, reconciliation {st.reconciliation}"
+            )
+        return out
+
+    def _report(self) -> None:
+        assert self.on_lines is not None
+        while not self._stop.wait(self.every):
+            self.on_lines(self.lines())
+        self.on_lines(self.lines())
+
+
+def connect(
+    floor: HardwareFloor,
+    inbox: Inbox,
+    url: str,
+    *,
+    ca: str | None = None,
+    on_lines: Lines | None = None,
+    every: float = 1.0,
+) -> HardwareSession:
+    """Start the link of ``floor`` to the broker at ``url`` (see :class:`Endpoint`)."""
+    return HardwareSession(
+        floor, inbox, Endpoint.parse(url, ca), on_lines=on_lines, every=every
+    ).start()
+
+
+__all__ = ["Endpoint", "HardwareSession", "connect"]
