@@ -37,6 +37,8 @@ from twin.accounts.ledger import Ledger
 from twin.accounts.timeline import AccountEvent, Timeline
 
 __all__ = [
+    "DECIDED_CONTROLS",
+    "FINDING_CONTROLS",
     "AccountRules",
     "DayStatus",
     "Finding",
@@ -48,6 +50,21 @@ __all__ = [
 ]
 
 ONE_DAY = timedelta(days=1)
+
+#: the catalog controls whose breaches a timeline alone shows, as findings
+FINDING_CONTROLS = ("SG10.R2A.1d", "SG10.R2A.1e")
+#: the catalog controls the replay decides (the basis of each day's status cites them)
+DECIDED_CONTROLS = (
+    "SG10.R2A.3",
+    "SG10.R2B",
+    "SG10.R3",
+    "SG10.R4.1",
+    "SG10.R4.2",
+    "SG10.R4.3",
+    "SG10.R4.4",
+    "SG10.R4.5",
+    "SG10.R4.6",
+)
 R3 = "reg 3 + 4(1)"
 
 
