@@ -207,6 +207,7 @@ class _State:
     active: bool = False  # the period grants the status (until its anniversary is decided)
     off_basis: str = "reg 3"  # why the patron is not a premium player
     dip_start: date | None = None
+    topped_up: bool = False  # an additional 2A deposit since the spell began (4(2)(c))
     periods: list[Period] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
 
@@ -301,6 +302,8 @@ def _change_residency(st: _State, today: _Day, day: date, to: str) -> None:
 
 def _inflow(st: _State, today: _Day, form: str, amount: int) -> None:
     today.inflow = True
+    if st.dip_start is not None:
+        st.topped_up = True
     if today.became_local and form in NON_CREDIT_FORMS:
         today.new_deposit += amount
 
@@ -313,7 +316,8 @@ def _apply(st: _State, today: _Day, ev: AccountEvent) -> None:
         return
     if ev.type == "open_account":
         st.ledger = Ledger()
-        st.qualified_here, st.final_here, st.dip_start = False, None, None
+        st.qualified_here, st.final_here = False, None
+        st.dip_start, st.topped_up = None, False
         st.period, st.active, st.off_basis = None, False, "reg 3"
         today.notes.append("opened a deposit account")
         return
@@ -322,7 +326,7 @@ def _apply(st: _State, today: _Day, ev: AccountEvent) -> None:
     if ev.type == "close_account":
         was = st.premium_on(day)
         paid, returned = ledger.close()
-        st.ledger, st.dip_start = None, None
+        st.ledger, st.dip_start, st.topped_up = None, None, False
         note = f"closed the account ({money(paid)} paid out"
         if returned:
             note += f"; uncleared cheque {', '.join(returned)} returned"
@@ -461,7 +465,9 @@ def _decide(st: _State, today: _Day, day: date) -> None:
     if st.ledger is None:
         return
 
-    restored = st.dip_start is not None and today.inflow and q >= minimum  # 4(2)(a), (c)
+    # 4(2)(a) the balance fell below the minimum (a spell began on an earlier day), (c) one
+    # or more additional 2A deposits were made since, and today it is back at the minimum
+    restored = st.dip_start is not None and st.topped_up and q >= minimum
     limit = _months(st.dip_start, rules.max_below_months) if st.dip_start else None
     within = restored and limit is not None and day <= limit  # 4(2)(b) with reg 2B (C4)
     spell = f"the spell below the minimum from {st.dip_start.isoformat()}" if st.dip_start else ""
@@ -511,8 +517,9 @@ def _decide(st: _State, today: _Day, day: date) -> None:
                 f"{m_text}: qualifies as a premium player (reg 3) for {period_words}, to "
                 f"{new.last_day.isoformat()} (reg 4(1))"
             )
-    elif today.inflow and q >= minimum:
+    elif restored or (today.inflow and q >= minimum):
         lapsed = st.final_here is None and st.off_basis == "reg 4(5)"
+        topped = today.inflow and q >= minimum
         if within and lapsed and rules.sg_4_2_literal:
             new = st.start(day, "reg 4(2)")
             say(
@@ -520,14 +527,14 @@ def _decide(st: _State, today: _Day, day: date) -> None:
                 f"within reg 2B: the lapsed status comes back through reg 4(2) (reading C5, "
                 f"sg_4_2_literal), to {new.last_day.isoformat()}"
             )
-        elif not rules.sg_reg3_requires_new_account:
+        elif topped and not rules.sg_reg3_requires_new_account:
             new = st.start(day, R3)
             say(
                 f"a top-up brings the account's qualifying balance to {money(q)}: qualifies "
                 f"afresh (reg 3, reading C6 with sg_reg3_requires_new_account false) for "
                 f"{period_words}, to {new.last_day.isoformat()} (reg 4(1))"
             )
-        else:
+        elif topped:
             if st.final_here is not None:
                 why = f"the status ended under {st.final_here}, which 4(2) cannot undo"
             elif not lapsed:
@@ -547,14 +554,11 @@ def _track_dip(st: _State, today: _Day, day: date, q: int) -> None:
     """The spell below the minimum (C4): it starts on the first day whose end-of-day
     qualifying balance is below it and ends on the day the balance is restored."""
     minimum = st.rules.min_balance_cents
-    if st.ledger is None:
-        st.dip_start = None
-        return
-    if q >= minimum:
-        st.dip_start = None
+    if st.ledger is None or q >= minimum:
+        st.dip_start, st.topped_up = None, False
         return
     if st.dip_start is None:
-        st.dip_start = day
+        st.dip_start, st.topped_up = day, False
         if st.qualified_here and st.final_here is None:
             today.notes.append(
                 f"the qualifying balance of {money(q)} is below the minimum of {money(minimum)} "
