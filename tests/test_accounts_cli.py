@@ -5,6 +5,7 @@ errors with exit code 2."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from datetime import date, timedelta
@@ -18,10 +19,13 @@ DATA = ROOT / "tests" / "data" / "accounts"
 S100K = 10_000_000
 
 
-def twin(*args: str | Path) -> subprocess.CompletedProcess[str]:
+def twin(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    # this checkout's package, whichever folder the command runs from
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
     return subprocess.run(
         [sys.executable, "-m", "twin", *map(str, args)],
-        cwd=ROOT,
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": path},
         capture_output=True,
         text=True,
         timeout=120,
@@ -368,3 +372,58 @@ def test_missing_file_and_bad_until(tmp_path: Path) -> None:
         assert p.stderr == (
             f"twin: error: command line: --until: expected {expected}, found '{until}'\n"
         )
+
+
+# --- the README's examples are real --------------------------------------------------------
+
+
+def _readme_block(command: str) -> str:
+    """The console output the README shows under ``$ <command>``."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index(f"$ {command}\n") + len(command) + 3
+    return text[start : text.index("```", start)]
+
+
+def test_readme_example_table_is_the_real_output() -> None:
+    command = "twin account tests/data/accounts/accounts_md_example.json --until 2013-07-01"
+    p = twin(*command.split()[1:])
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == _readme_block(command)
+
+
+def test_readme_example_error_is_the_real_message(tmp_path: Path) -> None:
+    doc = json.loads((DATA / "accounts_md_example.json").read_text())
+    doc["events"][3]["ref"] = "PC9"
+    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    p = twin("account", "bad.json", cwd=tmp_path)
+    assert p.returncode == 2
+    assert p.stderr == _readme_block("twin account bad.json")
+
+
+def test_accounts_md_example_output() -> None:
+    """accounts.md's example: S$200,000 cash qualifies on 1 Apr 2013 (reg 3 + 4(1), to
+    31 Mar 2014); the patron becomes a PR on 10 Jun 2013 with no new deposit, so the period
+    ends that day under 4(3) - the ``periods`` entry accounts.md shows."""
+    doc = account_json(DATA / "accounts_md_example.json")
+    assert doc["days"][0] == {
+        "date": "2013-04-01",
+        "balance_cents": 20000000,
+        "qualifying_balance_cents": 20000000,
+        "premium_player": True,
+        "basis": "reg 3 + 4(1)",
+        "period_last_day": "2014-03-31",
+        "reason": "opened a deposit account; deposited S$200,000 in cash; the account's "
+        "qualifying balance of S$200,000 meets the minimum balance of S$100,000: qualifies as "
+        "a premium player (reg 3) for 12 months, to 2014-03-31 (reg 4(1))",
+    }
+    assert doc["periods"] == [
+        {
+            "start": "2013-04-01",
+            "last_day": "2014-03-31",
+            "basis": "reg 3 + 4(1)",
+            "ended": "2013-06-10",
+            "end_basis": "reg 4(3)",
+        }
+    ]
+    assert doc["findings"] == []
+    assert doc["days"][-1]["date"] == "2014-08-01"

@@ -439,11 +439,11 @@ def _decide(st: _State, today: _Day, day: date) -> None:
     if today.became_local and st.ledger is not None:
         if rules.reg4_3_new_deposit_must_meet_minimum:
             ok = today.new_deposit >= minimum
-            need = f"a new deposit of at least {m_text} in the forms of reg 2A(1)(a)-(d)"
+            need = f"new deposit of at least {m_text} in the forms of reg 2A(1)(a)-(d)"
         else:
             ok = today.new_deposit > 0 and q >= minimum
             need = (
-                "a new deposit in the forms of reg 2A(1)(a)-(d) bringing the qualifying balance "
+                "new deposit in the forms of reg 2A(1)(a)-(d) bringing the qualifying balance "
                 f"to {m_text}"
             )
         if ok:
@@ -457,8 +457,9 @@ def _decide(st: _State, today: _Day, day: date) -> None:
             st.end(day, "reg 4(3)")
             st.final_here = "reg 4(3)"
             say(
-                f"became a citizen or PR without {need} (new deposits today: "
-                f"{money(today.new_deposit)}): ceases to be a premium player today (reg 4(3))"
+                f"a foreign premium player who became a citizen or PR gave no {need} that "
+                f"day (new deposits after the change: {money(today.new_deposit)}): ceases to "
+                "be a premium player today (reg 4(3))"
             )
         _track_dip(st, today, day, q)
         return

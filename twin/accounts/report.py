@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from twin.accounts.replay import Replay, money
 
 __all__ = ["render_text"]
@@ -22,7 +24,8 @@ def render_text(result: Replay, overridden: dict[str, object] | None = None) -> 
     ]
     if overridden:
         lines.append(
-            "  overridden: " + ", ".join(f"{k}={v!r}" for k, v in sorted(overridden.items()))
+            "  overridden: "
+            + ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(overridden.items()))
         )
     if result.days:
         first, last = result.days[0].date.isoformat(), result.days[-1].date.isoformat()
