@@ -64,7 +64,12 @@ def test_minimum_is_inclusive_at_the_anniversary() -> None:
 def test_end_of_day_balance_decides() -> None:
     """C2: status on a day is decided on its end-of-day balance. S$100,000 deposited and
     drawn down the same day never qualifies; a drawdown and a top-up on one day that leave
-    S$100,000 at the end of it start no spell below the minimum, so no 4(2) restart."""
+    S$100,000 at the end of it start no spell below the minimum, so no 4(2) restart.
+
+    This is accounts.md's reading, not the only one: reg 3 qualifies the patron when he
+    "provides a deposit ... which satisfies the minimum balance", and Illustration 1 shows
+    that drawing it down afterwards does not undo that; read so, the same-day drawdown would
+    still leave a premium player. The day-granular replay follows C2."""
     same_day = run(
         timeline(open_("2013-04-01"), dep("2013-04-01", S100K), draw("2013-04-01", S100K)),
         until="2013-04-02",

@@ -323,6 +323,23 @@ def _base(*extra: dict[str, Any]) -> dict[str, Any]:
             "one of 'foreigner', 'citizen', 'pr'",
             "'tourist'",
         ),
+        (
+            {
+                **_base(),
+                "events": [
+                    {"date": "2013-04-01", "type": "deposit", "form": "cash", "amount_cents": 1}
+                ],
+            },
+            "events[0].type",
+            "an open_account before any other account event",
+            "'deposit'",
+        ),
+        (
+            _base({"date": "2013-04-02", "type": "residency_change", "to": "foreigner"}),
+            "events[2].to",
+            "a residency other than foreigner",
+            "'foreigner'",
+        ),
     ],
     ids=[
         "bad-date",
@@ -334,6 +351,8 @@ def _base(*extra: dict[str, Any]) -> dict[str, Any]:
         "out-of-order",
         "bad-override",
         "bad-residency",
+        "no-account",
+        "same-residency",
     ],
 )
 def test_malformed_timeline_is_one_line_and_exit_2(
