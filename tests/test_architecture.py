@@ -174,6 +174,9 @@ LAYERS: dict[str, set[str]] = {
     # the link writes findings (reconciliation, identity): it may use the Finding record
     "twin.hardware": {"twin.machines", "twin.compliance"},
     "twin.experiments": set(),
+    # premium-player deposit accounts (Singapore): a pure ledger and status replay; the CLI
+    # hands it the ruleset's numbers, so it needs nothing of the compliance engine
+    "twin.accounts": set(),
 }
 EXTRA_LIBS: dict[str, set[str]] = {"twin.hardware": {"paho", "jsonschema"}}
 ASSEMBLY_LIBS = {"click", "tqdm"}

@@ -83,7 +83,8 @@ SWITCHES = {
         "aml_aggregate_in_out_separately": True,
     },
     "singapore-2010": {
-        "reg4_2_revives_lapsed_status": True,
+        "sg_4_2_literal": True,
+        "sg_reg3_requires_new_account": True,
         "reg4_3_new_deposit_must_meet_minimum": True,
     },
 }
@@ -264,10 +265,10 @@ def test_hours_may_be_fractional() -> None:
 def test_override_money_and_switch() -> None:
     rs = load_ruleset(
         "singapore-2010",
-        {"min_balance_cents": 5_000_000, "reg4_2_revives_lapsed_status": False},
+        {"min_balance_cents": 5_000_000, "sg_4_2_literal": False},
     )
     assert rs.get("min_balance_cents") == 5_000_000
-    assert rs.get("reg4_2_revives_lapsed_status") is False
+    assert rs.get("sg_4_2_literal") is False
 
 
 @pytest.mark.parametrize(
@@ -352,8 +353,8 @@ def test_override_money_and_switch() -> None:
         ),
         (
             "singapore-2010",
-            {"reg4_2_revives_lapsed_status": 1},
-            "ruleset.overrides.reg4_2_revives_lapsed_status",
+            {"sg_4_2_literal": 1},
+            "ruleset.overrides.sg_4_2_literal",
             "a boolean (true or false)",
             1,
         ),

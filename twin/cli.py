@@ -1,4 +1,5 @@
-"""The ``twin`` command line: run a scenario, analyse a PAR sheet, verify a ledger.
+"""The ``twin`` command line: run a scenario, analyse a PAR sheet, replay a premium-player
+deposit account, verify a ledger.
 
 Exit codes: 0 success; 1 a check failed (a tampered ledger); 2 invalid input, reported as
 one line on stderr that names the file or argument, the key, what was expected and what
@@ -254,6 +255,45 @@ def par(file: Path, as_json: bool) -> None:
         click.echo(json.dumps(to_json_dict(analysis), indent=2))
     else:
         click.echo(render_text(analysis))
+
+
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the replay as JSON.")
+@click.option(
+    "--until",
+    "until_text",
+    metavar="DATE",
+    help="Last day to replay, YYYY-MM-DD (default: the last event plus 13 months).",
+)
+def account(file: Path, as_json: bool, until_text: str | None) -> None:
+    """Replay one premium-player deposit account (Singapore regs 2A, 2B, 3, 4) day by day.
+
+    FILE is a JSON timeline (patron, residency, events, optional ruleset overrides) as in
+    accounts.md; the status of every day, the periods and the findings are printed.
+    """
+    from twin.accounts.replay import AccountRules, replay
+    from twin.accounts.report import render_text
+    from twin.accounts.timeline import load_timeline, parse_date
+    from twin.compliance.ruleset import load_ruleset
+
+    timeline = load_timeline(file)
+    rules = load_ruleset(
+        "singapore-2010", timeline.overrides, source=str(file), key_prefix="overrides"
+    )
+    until = None
+    if until_text is not None:
+        until = parse_date(until_text)
+        if until is None:
+            raise InputError("command line", "--until", "an ISO date YYYY-MM-DD", until_text)
+        if until < timeline.first_date:
+            expected = f"a date on or after the first event ({timeline.first_date.isoformat()})"
+            raise InputError("command line", "--until", expected, until_text)
+    result = replay(timeline, AccountRules.from_params(rules.get), until)
+    if as_json:
+        click.echo(json.dumps(result.to_json(), indent=2))
+    else:
+        click.echo(render_text(result, dict(timeline.overrides)))
 
 
 @cli.command()

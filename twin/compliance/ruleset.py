@@ -298,12 +298,15 @@ def load_ruleset(
     overrides: Mapping[str, object] | None = None,
     *,
     source: str = "<ruleset>",
+    key_prefix: str = "ruleset.overrides",
 ) -> Ruleset:
-    """The packaged ruleset ``name`` with ``overrides`` applied (errors name ``source``)."""
+    """The packaged ruleset ``name`` with ``overrides`` applied (errors name ``source`` and
+    the key path ``<key_prefix>.<key>``, e.g. ``overrides.min_balance_cents`` for the
+    overrides of an account timeline)."""
     if not isinstance(name, str) or name not in RULESETS:
         expected = "one of " + ", ".join(repr(n) for n in RULESETS)
         raise InputError(source, "ruleset.name", expected, name)
-    return _apply(_packaged(name), overrides, source, "ruleset.overrides")
+    return _apply(_packaged(name), overrides, source, key_prefix)
 
 
 def load_ruleset_file(
