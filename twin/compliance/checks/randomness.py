@@ -30,7 +30,7 @@ import scipy.stats as sps
 from twin.compliance import stats
 from twin.compliance.engine import CheckContext
 from twin.compliance.registry import Checker, Kind, control
-from twin.machines.analysis import win_distribution
+from twin.machines.analysis import CombinationLaw, win_distribution
 from twin.machines.events import GamesPlayed, MachineLocked, OutcomeTally, ProgressiveHit
 from twin.machines.par import Game
 from twin.records import Record
@@ -83,6 +83,25 @@ def _availabilities(reels: list[tuple[np.ndarray, tuple[int, ...]]]) -> list[sta
     return out
 
 
+def _combination_counts(
+    law: CombinationLaw, lines: tuple[tuple[int, int], ...], scatters: tuple[int, ...]
+) -> list[tuple[np.ndarray, np.ndarray, list[str]]]:
+    """A tally's combination classes against the approved law: the partition of the games
+    by their best line's pay class, and the one by scatter count, each as (counts,
+    probabilities). A pay the approved game does not have is not one of its classes (its
+    games are missing from the partition's total: lower tails are then conservative)."""
+    seen = dict(lines)
+    pays = law.pays.tolist()
+    counts = [seen.get(v, 0) for v in pays]
+    out = [(np.asarray(counts, np.int64), law.line_probs, [f"best line pays {v}" for v in pays])]
+    if law.scatter_probs.size and scatters:
+        k = law.scatter_probs.size
+        sc = list(scatters[:k]) + [0] * (k - len(scatters[:k]))
+        labels = [f"{c} scatter symbols" for c in range(k)]
+        out.append((np.asarray(sc, np.int64), law.scatter_probs, labels))
+    return out
+
+
 def run_audit(ctx: CheckContext, tallies: dict[str, OutcomeTally]) -> list[MachineTest]:
     """All randomness tests of every machine with enough games (computed once per run).
 
@@ -92,6 +111,8 @@ def run_audit(ctx: CheckContext, tallies: dict[str, OutcomeTally]) -> list[Machi
     need = int(ctx.param("randomness_min_games"))
     reels: list[tuple[np.ndarray, tuple[int, ...]]] = []
     tables: list[list[list[int]]] = []
+    combos: list[tuple[str, list[tuple[np.ndarray, np.ndarray, list[str]]]]] = []
+    features: list[list[tuple[np.ndarray, tuple[int, ...]]]] = []
     plan: list[tuple[str, str, int, str, int]] = []  # machine, sub, evidence, test, index
     for m, tally in sorted(tallies.items()):
         game = _reference(ctx, m, tally)
@@ -104,16 +125,54 @@ def run_audit(ctx: CheckContext, tallies: dict[str, OutcomeTally]) -> list[Machi
             plan.append((m, "ii", tally.seq, "frequency", len(reels)))
             plan.append((m, "i", tally.seq, "availability", len(reels)))
             reels.append((np.asarray(counts, np.int64), weights))
+        if game.kind == "reels" and tally.best_line_pays:
+            for free, lines, scatters in (
+                (False, tally.best_line_pays, tally.scatter_counts),
+                (True, tally.feature_best_line_pays, tally.feature_scatter_counts),
+            ):
+                if free and game.free_spins is None:
+                    continue
+                law = ctx.facts.combinations(game.signature, free=free)
+                if law is None:
+                    continue
+                name = "free_spin_combinations" if free else "combinations"
+                plan.append((m, "i", tally.seq, "combinations", len(combos)))
+                combos.append((name, _combination_counts(law, lines, scatters)))
+        if game.free_spins is not None and tally.feature_stop_counts:
+            feature_weights = game.feature_reels.weights
+            lengths = [len(w) for w in feature_weights]
+            if [len(c) for c in tally.feature_stop_counts] == lengths:
+                plan.append((m, "ii", tally.seq, "free frequency", len(features)))
+                plan.append((m, "i", tally.seq, "free availability", len(features)))
+                features.append(
+                    [
+                        (np.asarray(c, np.int64), w)
+                        for c, w in zip(tally.feature_stop_counts, feature_weights, strict=True)
+                    ]
+                )
         tr = tally.transitions
         plan.append((m, "iii", tally.seq, "independence", len(tables)))
         tables.append([[tr[0], tr[1]], [tr[2], tr[3]]])
         if len(tally.by_bet) > 1:
             plan.append((m, "iii", tally.seq, "independence", len(tables)))
             tables.append([[w, g - w] for _, g, w in tally.by_bet])
+    # the free-spin reels of a machine are one test each of frequency and availability
+    # (Bonferroni over its reels), so that a feature adds two tests to the family, not ten
+    flat = [reel for f in features for reel in f]
+    free_freq = iter(stats.stop_frequency_tests(flat))
+    free_avail = iter(_availabilities(flat))
     results = {
         "frequency": stats.stop_frequency_tests(reels),
         "availability": _availabilities(reels),
         "independence": stats.independence_tests(tables),
+        "combinations": stats.combination_tests(combos),
+        "free frequency": [
+            stats.bonferroni([next(free_freq) for _ in f], "free_spin_frequency") for f in features
+        ],
+        "free availability": [
+            stats.bonferroni([next(free_avail) for _ in f], "free_spin_availability")
+            for f in features
+        ],
     }
     return [MachineTest(m, sub, results[test][i], seq) for m, sub, seq, test, i in plan]
 
@@ -216,7 +275,7 @@ class RandomSelection(_Randomness):
 )
 class EveryOutcomeAvailable(_Randomness):
     subs = ("i",)
-    what = "availability of every stop"
+    what = "availability of every stop and combination"
 
 
 @control(
