@@ -38,6 +38,7 @@ from twin.records import Record
 T = "tests/test_controls.py::test_injected_violation_is_found"
 S = "tests/test_stats.py"
 C = "tests/test_controls_outcomes.py"
+X = "tests/test_combinations.py"
 PARAMS = ("randomness_confidence", "randomness_fdr", "randomness_min_games")
 
 
@@ -242,11 +243,17 @@ class _Randomness(Checker):
         "confidence and false-discovery rate both change the findings of a run": (
             f"{C}::test_randomness_confidence_and_fdr_both_change_the_findings"
         ),
+        "free-spin (feature) outcomes: the free games' stops on the feature reels and "
+        "their combinations are tallied (both engines alike) and tested": (
+            f"{X}::test_a_biased_free_spin_reel_is_found_on_the_free_games"
+        ),
+        "the tallies of the batched engine equal the per-spin reference's exactly": (
+            "tests/test_engine.py::test_batched_equals_per_spin_on_random_requests"
+        ),
     },
     unchecked=(
         "'random selection' as unpredictability of the generator itself (seeding, period, "
         "state recovery): the twin sees outcomes, not the RNG",
-        "free-spin (feature) outcomes: the outcome tally counts base games only",
     ),
 )
 class RandomSelection(_Randomness):
@@ -263,14 +270,35 @@ class RandomSelection(_Randomness):
     test=T,
     checks={
         "every reel stop (game element) is selected at its rate, none (all but) never": T,
+        "every combination available: each pay class of a game's best line and each "
+        "scatter count occurs at its exact PAR probability, none (all but) never, although "
+        "its stops land (exact binomial lower tails, Bonferroni over the classes)": (
+            f"{X}::test_a_suppressed_combination_is_found_while_its_stops_land"
+        ),
+        "the combination classes' probabilities are the PAR enumeration's, exactly": (
+            f"{X}::test_combination_law_is_the_per_spin_classes_over_every_stop_combination"
+        ),
+        "the combination test holds its level on fair machines (exact, conservative)": (
+            f"{X}::test_combination_test_size_on_fair_counts"
+        ),
+        "free-spin reels: every stop of the feature reels lands on free games": (
+            f"{X}::test_a_biased_free_spin_reel_is_found_on_the_free_games"
+        ),
+        "the free-spin and combination tests hold their level on fair engine play": (
+            f"{X}::test_free_spin_and_combination_tests_size_on_fair_play"
+        ),
     },
     unchecked=(
-        "every permutation or combination of elements available: the tally has each reel's "
-        "stops, not their combinations, so a combination removed while its stops still land "
-        "is not seen (a per-combination or per-pay tally is needed)",
+        "combinations finer than their pay class: two combinations that pay the same "
+        "(e.g. five wolves and five bears) are one class, and a line's class is the game's "
+        "best line only, so a removed combination that always shares a game with a better "
+        "paying line is not seen",
+        "combinations too rare to be found missing in the run (a class enters the test only "
+        "if a count of 0 would have probability at most 1 %, about 4.6 expected: e.g. the "
+        "top award of the classic game, about 0.15 a day, is not testable in a day)",
+        "table games: their outcomes are the elements (the stop tests), no combinations",
         "available 'at the initiation of each game' (e.g. removed for the next 500 games "
         "after a big win): the tally is cumulative over the run",
-        "free-spin reels: not tallied",
     ),
 )
 class EveryOutcomeAvailable(_Randomness):
@@ -290,12 +318,18 @@ class EveryOutcomeAvailable(_Randomness):
         "exact size where the chi-square approximation is poor (expected counts < 5)": (
             f"{S}::test_stop_frequency_size_at_1000_spins_of_a_sparse_reel"
         ),
+        "free-spin reels: the stop frequencies of the free games against the feature "
+        "reels' weights (one test per machine, Bonferroni over its feature reels)": (
+            f"{X}::test_a_biased_free_spin_reel_is_found_on_the_free_games"
+        ),
     },
     unchecked=(
         "constant over time: the test is on the run's cumulative counts, so a probability "
         "that drifts and returns is seen only through the total",
         "machines representative of live games (cards, dice): no such game is modelled",
-        "free-spin reels: not tallied",
+        "free-spin tests condition on the number of free games, which retriggers make "
+        "depend on the free games' own outcomes: their exact size is not derived, only "
+        "measured (tests/test_combinations.py)",
     ),
 )
 class ConstantProbabilities(_Randomness):
