@@ -249,3 +249,24 @@ def test_a_biased_free_spin_reel_is_found_on_the_free_games(tmp_path: Path) -> N
     assert set(found) == {"MT98.S1.1b", "MT98.S1.1b.i", "MT98.S1.1b.ii"}
     assert "worst free_spin_availability" in found["MT98.S1.1b.i"]
     assert "worst free_spin_frequency" in found["MT98.S1.1b.ii"]
+
+
+def test_tallies_of_two_pay_tables_add_up_by_pay() -> None:
+    """A machine that plays other pays at some bets merges stretches of two programs: their
+    pay classes are aligned by pay (a pay of either is a class of the sum), the scatter
+    classes and stops unchanged."""
+    from twin.machines.adaptive import scaled_pays
+    from twin.machines.engine import StretchTally
+
+    game = _game("classic-3reel")
+    half = scaled_pays(game, 0.5)
+    mine, theirs = StretchTally(game), StretchTally(half)
+    mine.add_game([4, 4, 4], True, 20, [mine.pays.index(20)])
+    theirs.add_game([4, 4, 4], True, 10, [theirs.pays.index(10)])
+    theirs.add_game([2, 2, 2], True, 8, [theirs.pays.index(8)])
+    mine.add_classes(theirs)
+    assert mine.pays == tuple(
+        sorted(set(game.line_pay_classes.tolist()) | {1, 3, 8, 10, 15, 25, 125})
+    )
+    got = dict(zip(mine.pays, mine.classes.tolist(), strict=True))
+    assert {v: n for v, n in got.items() if n} == {20: 1, 10: 1, 8: 1}

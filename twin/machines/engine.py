@@ -131,8 +131,9 @@ class StretchTally:
     ``s`` in a base game; ``transitions[2 * previous_won + won]``: consecutive pairs of base
     games in the stretch; ``first_won``/``last_won``: the first and last game's outcome (-1:
     no game). ``classes[c]``: base games of combination class ``c`` (the best line's pay
-    class, then the scatter count: see ``Game.outcome_one``); ``feature_stop_counts`` and
-    ``feature_classes``: the same for the free games, on the feature reels.
+    class, then the scatter count: see ``Game.outcome_one``), ``pays`` the pay of each pay
+    class; ``feature_stop_counts`` and ``feature_classes``: the same for the free games, on
+    the feature reels.
     """
 
     __slots__ = (
@@ -146,13 +147,14 @@ class StretchTally:
         "feature_stop_counts",
         "first_won",
         "last_won",
+        "pays",
         "stop_counts",
         "transitions",
         "won",
     )
 
     def __init__(self, game: Game) -> None:
-        spans, self._offsets, fspans, self._feature_offsets = _tally_layout(game)
+        spans, self._offsets, fspans, self._feature_offsets, self.pays = _tally_layout(game)
         self._counts = np.zeros(spans[-1][1], np.int64)  # every draw's counts, end to end
         self.stop_counts = [self._counts[a:b] for a, b in spans]
         self._feature_counts = np.zeros(fspans[-1][1] if fspans else 0, np.int64)
@@ -209,6 +211,22 @@ class StretchTally:
             self.first_won = first
         self.last_won = last
 
+    def add_classes(self, other: StretchTally) -> None:
+        """Add ``other``'s combination classes to these. Another program (other pays on the
+        same reels: a machine that plays other pays at some bets) has other pay classes: the
+        classes of both are aligned by pay, and a pay of either is a class of the sum."""
+        theirs, ftheirs = other.classes, other.feature_classes
+        if other.pays != self.pays:
+            pays = tuple(sorted(set(self.pays) | set(other.pays)))
+            self.classes = _realign(self.classes, self.pays, pays)
+            self.feature_classes = _realign(self.feature_classes, self.pays, pays)
+            theirs = _realign(theirs, other.pays, pays)
+            ftheirs = _realign(ftheirs, other.pays, pays)
+            self.pays = pays
+        self.classes += theirs
+        if self.feature_classes.size and ftheirs.size:
+            self.feature_classes += ftheirs
+
     def add_free_games(
         self, stops: npt.NDArray[np.int64], classes: npt.NDArray[np.int64] | None
     ) -> None:
@@ -247,8 +265,22 @@ class StretchTally:
         self.last_won = int(won)
 
 
+def _realign(
+    counts: npt.NDArray[np.int64], pays: tuple[int, ...], into: tuple[int, ...]
+) -> npt.NDArray[np.int64]:
+    """Class counts over the pay classes ``pays`` (then the scatter counts) as counts over
+    the pay classes ``into`` (a superset of ``pays``), the scatter counts unchanged."""
+    if counts.size == 0:
+        return counts
+    n = len(pays)
+    out = np.zeros(len(into) + counts.size - n, np.int64)
+    out[np.searchsorted(np.asarray(into, np.int64), np.asarray(pays, np.int64))] = counts[:n]
+    out[len(into) :] = counts[n:]
+    return out
+
+
 _Spans = tuple[tuple[int, int], ...]
-_Layout = tuple[_Spans, npt.NDArray[np.int64], _Spans, npt.NDArray[np.int64]]
+_Layout = tuple[_Spans, npt.NDArray[np.int64], _Spans, npt.NDArray[np.int64], tuple[int, ...]]
 _LAYOUTS: dict[int, tuple[Game, _Layout]] = {}
 
 
@@ -265,13 +297,15 @@ def _spans(weights: tuple[tuple[int, ...], ...]) -> tuple[_Spans, npt.NDArray[np
 
 def _tally_layout(game: Game) -> _Layout:
     """Where each draw's stop counts lie in one array: (start, end) and the starts as numpy,
-    for the base draws, then for the feature reels (none when the game has no feature)."""
+    for the base draws, then for the feature reels (none when the game has no feature); then
+    the pay of each pay class."""
     hit = _LAYOUTS.get(id(game))
     if hit is None or hit[0] is not game:
         if len(_LAYOUTS) >= 64:
             _LAYOUTS.clear()
         feature = game.feature_reels.weights if game.free_spins is not None else ()
-        hit = (game, (*_spans(game.stop_weights), *_spans(feature)))
+        pays = tuple(game.line_pay_classes.tolist())
+        hit = (game, (*_spans(game.stop_weights), *_spans(feature), pays))
         _LAYOUTS[id(game)] = hit
     return hit[1]
 

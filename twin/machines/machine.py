@@ -332,7 +332,7 @@ class SlotMachine:
         )
         t = self.tally
         tr = t.transitions
-        pays = self.game.line_pay_classes.tolist()
+        pays = t.pays
         n = len(pays)
         self.emit(
             OutcomeTally,
@@ -539,8 +539,7 @@ class SlotMachine:
             mine += theirs
         for mine, theirs in zip(t.feature_stop_counts, st.feature_stop_counts, strict=True):
             mine += theirs
-        t.classes += st.classes
-        t.feature_classes += st.feature_classes
+        t.add_classes(st)
         t.transitions += st.transitions
         t.won += st.won
         t.credits += st.credits

@@ -89,12 +89,17 @@ def _combination_counts(
 ) -> list[tuple[np.ndarray, np.ndarray, list[str]]]:
     """A tally's combination classes against the approved law: the partition of the games
     by their best line's pay class, and the one by scatter count, each as (counts,
-    probabilities). A pay the approved game does not have is not one of its classes (its
-    games are missing from the partition's total: lower tails are then conservative)."""
+    probabilities, labels). A program that paid a game an amount the approved one never
+    pays plays another pay table (the hold, 20(f), and 1(e) see that): its pay classes
+    cannot be matched to the approved ones, so only the scatter counts (which the stops
+    alone decide) are tested."""
     seen = dict(lines)
     pays = law.pays.tolist()
-    counts = [seen.get(v, 0) for v in pays]
-    out = [(np.asarray(counts, np.int64), law.line_probs, [f"best line pays {v}" for v in pays])]
+    out = []
+    if all(n == 0 or v in pays for v, n in lines):
+        counts = [seen.get(v, 0) for v in pays]
+        labels = [f"best line pays {v}" for v in pays]
+        out.append((np.asarray(counts, np.int64), law.line_probs, labels))
     if law.scatter_probs.size and scatters:
         k = law.scatter_probs.size
         sc = list(scatters[:k]) + [0] * (k - len(scatters[:k]))
@@ -136,9 +141,12 @@ def run_audit(ctx: CheckContext, tallies: dict[str, OutcomeTally]) -> list[Machi
                 law = ctx.facts.combinations(game.signature, free=free)
                 if law is None:
                     continue
+                parts = _combination_counts(law, lines, scatters)
+                if not parts:
+                    continue
                 name = "free_spin_combinations" if free else "combinations"
                 plan.append((m, "i", tally.seq, "combinations", len(combos)))
-                combos.append((name, _combination_counts(law, lines, scatters)))
+                combos.append((name, parts))
         if game.free_spins is not None and tally.feature_stop_counts:
             feature_weights = game.feature_reels.weights
             lengths = [len(w) for w in feature_weights]
@@ -297,6 +305,8 @@ class RandomSelection(_Randomness):
         "if a count of 0 would have probability at most 1 %, about 4.6 expected: e.g. the "
         "top award of the classic game, about 0.15 a day, is not testable in a day)",
         "table games: their outcomes are the elements (the stop tests), no combinations",
+        "a program that pays amounts the approved one never pays (other pays: 20(f) and "
+        "1(e) see it): its pay classes cannot be matched, only its scatter counts are tested",
         "available 'at the initiation of each game' (e.g. removed for the next 500 games "
         "after a big win): the tally is cumulative over the run",
     ),
