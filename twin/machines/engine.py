@@ -503,11 +503,11 @@ class _Kernel:
         npt.NDArray[np.int64] | None,
         npt.NDArray[np.bool_] | None,
         npt.NDArray[np.int64],
-        npt.NDArray[np.int64] | None,
+        _Classes | None,
     ]:
         """``(win_units, free_spins or None, progressive or None, stops, classes or None)``
-        of the games ``u``; ``classes``: each game's combination classes (one column for the
-        best line's pay class, one for the scatter count; None for a table game)."""
+        of the games ``u``; ``classes.upto(k)``: the combination classes of the first ``k``
+        games (computed only for the games played; None for a table game)."""
         stops = self.stops(u)
         if self._table:
             idx = stops[:, 0]
@@ -531,13 +531,7 @@ class _Kernel:
         # the pay table is int32 only when no row's sum can overflow it)
         paid = self._pay.take(code)
         wins = np.einsum("ij->i", paid).astype(np.int64, copy=False)
-        # the best line's pay class (the line columns price the lines without multiplier),
-        # and the scatter count as a class after the pay classes
-        classes = np.empty((u.shape[0], 1 if self._scatter is None else 2), np.int64)
-        classes[:, 0] = np.searchsorted(self._classes, paid[:, : self._lines].max(axis=1))
-        if self._scatter is not None:
-            col, add = self._scatter
-            np.add(code[:, col], add, out=classes[:, 1])
+        classes = _Classes(self, paid, code, wins)
         spins = None
         if self._spins is not None:
             at, awarded = self._spins
@@ -548,6 +542,46 @@ class _Kernel:
         if self._prog is not None:
             prog = np.asarray(self._prog.take(code).any(axis=1), dtype=np.bool_)
         return wins, spins, prog, stops, classes
+
+
+class _Classes:
+    """The combination classes of a block of games evaluated by a kernel, computed on
+    demand for the games actually played: the best line's pay class (the line columns of
+    the priced codes hold the line pays, without multiplier), then the scatter count as a
+    class after the pay classes."""
+
+    __slots__ = ("_code", "_kernel", "_paid", "_wins")
+
+    def __init__(
+        self,
+        kernel: _Kernel,
+        paid: npt.NDArray[np.int32] | npt.NDArray[np.int64],
+        code: npt.NDArray[np.int64],
+        wins: npt.NDArray[np.int64],
+    ) -> None:
+        self._kernel = kernel
+        self._paid = paid
+        self._code = code
+        self._wins = wins  # a game that won nothing has no line pay: class 0 (pay 0)
+
+    def upto(self, end: int) -> npt.NDArray[np.int64]:
+        """``(end, 1 or 2)``: the classes of the first ``end`` games."""
+        k = self._kernel
+        lines = k._lines
+        out = np.zeros((end, 1 if k._scatter is None else 2), np.int64)
+        paid = self._paid
+        if lines == 1:
+            out[:, 0] = np.searchsorted(k._classes, paid[:end, 0])
+        else:
+            # only games with a win can have a paying line (pays are never negative)
+            won = np.flatnonzero(self._wins[:end])
+            if won.size:
+                best = paid[won, :lines].max(axis=1)
+                out[won, 0] = np.searchsorted(k._classes, best)
+        if k._scatter is not None:
+            col, add = k._scatter
+            np.add(self._code[:end, col], add, out=out[:, 1])
+        return out
 
 
 _KERNELS: dict[int, tuple[Game, _Kernel, _Kernel | None]] = {}
@@ -659,7 +693,7 @@ class BatchedEngine:
             ones = int(np.count_nonzero(won_games))
             games_won += ones
             tally.add_games(
-                stops[:end], won_games, played, ones, None if classes is None else classes[:end]
+                stops[:end], won_games, played, ones, None if classes is None else classes.upto(end)
             )
             credits = int(after[end - 1]) + threshold
             if lk < k and lk < n:
@@ -720,7 +754,7 @@ class _FeatureCursor:
         self._win: list[int] = []
         self._spins: list[int] = []
         self._stops: list[npt.NDArray[np.int64]] = []  # the blocks evaluated ahead
-        self._classes: list[npt.NDArray[np.int64]] = []
+        self._classes: list[_Classes] = []
         self._used = 0
 
     def _extend(self, need: int) -> None:
@@ -761,7 +795,14 @@ class _FeatureCursor:
             stops = self._stops[0] if len(self._stops) == 1 else np.concatenate(self._stops)
             classes = None
             if self._classes:
-                classes = np.concatenate(self._classes)[:used]
+                parts = []
+                left = used
+                for block, c in zip(self._stops, self._classes, strict=True):
+                    if left <= 0:
+                        break
+                    parts.append(c.upto(min(left, block.shape[0])))
+                    left -= block.shape[0]
+                classes = parts[0] if len(parts) == 1 else np.concatenate(parts)
             self._tally.add_free_games(stops[:used], classes)
         self._used = 0
         self._win.clear()
