@@ -13,6 +13,11 @@ request (the games the balance lasts at the game's return, bounded by the games 
 next ones double up to 2,048. Free-spin features are evaluated ahead in blocks and handed out
 lazily, in order, only for games that are really played.
 
+Both engines tally what the randomness audit reads (:class:`StretchTally`): the base games'
+stops, the free games' stops on the feature reels, and each game's combination classes
+(its best line's pay class and its scatter count), which the batched engine counts with one
+``np.bincount`` per block over codes its kernel already computed, for the games played only.
+
 Evaluation goes through a :class:`_Kernel` per game and mode, which precomputes from the
 compiled game (``twin.machines.par``) lookup tables that give exactly ``Game.evaluate``'s
 results with fewer numpy operations: a stop is read from a table indexed by

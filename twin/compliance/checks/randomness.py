@@ -2,8 +2,13 @@
 hold (item 20(f)).
 
 Every randomness test runs at the end of the run on each machine's cumulative outcome tally,
-for machines with at least ``randomness_min_games`` base games. The tests of one machine
-form its family. Two settings of the ruleset govern the verdict, each with its own job
+for machines with at least ``randomness_min_games`` base games: per reel, stop frequencies
+(ii) and availability (i); for a game with a feature, the same two on the free games' stops
+against the feature reels (one test each, Bonferroni over the reels); for a reel game, the
+availability of every combination class, base and free games (i: the best line's pay class
+and the scatter count against the PAR enumeration's exact law,
+:func:`twin.compliance.stats.combination_tests`); independence (iii). The tests of one
+machine form its family. Two settings of the ruleset govern the verdict, each with its own job
 (:func:`twin.compliance.stats.select_then_test`):
 
 * ``randomness_fdr`` (q): across the floor, Benjamini-Hochberg over the machines' Bonferroni
