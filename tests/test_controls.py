@@ -150,6 +150,15 @@ CASES: dict[str, Case] = {
         {"kind": "wager_dependent", "machine": "B-001", "amount": 3},
         game="no-single-cherry",
     ),
+    "S1.1b.i.combination": Case(
+        frozenset({"MT98.S1.1b", "MT98.S1.1b.i"}),
+        # three cherries (pay 20, about 16 a day) never selected while their stops land
+        {"kind": "suppressed_combination", "machine": "B-002", "amount": 20},
+    ),
+    "S1.1b.free": Case(
+        frozenset({"MT98.S1.1b", "MT98.S1.1b.i", "MT98.S1.1b.ii"}),
+        {"kind": "biased_free_spin_reel", "machine": "A-001", "amount": 4},
+    ),
     "S1.1c": Case(
         frozenset({"MT98.S1.1c"}),
         {"kind": "secondary_decision", "machine": "A-002", "at_hours": 3.0},

@@ -11,6 +11,11 @@ that all but never lands 30/30, wager-dependent pays 26/30), so that a chance fa
 probability below 3e-4 each (binomial, taking the true rates as 29.5/30 and 26/30). The
 adaptive pay table (1(e), one classic machine, one day) was found on 7 of 20 seeds
 (100-119); at least 3 of 30 is asserted (chance failure 3.6e-4 at a true rate of 0.35).
+A suppressed combination (three cherries never selected on a classic machine, about 16
+expected a day) was found 30/30: at least 26 is asserted (chance failure 1.3e-4 at a true
+rate of 29.5/30). A biased free-spin reel (four stops of the first feature reel never land,
+one video machine, about 550 free games a day) was found under 1(b), (i) and (ii) together
+29/30 (seed 121: (ii) only): at least 24 is asserted (chance failure 4.7e-5 at 29/30).
 """
 
 from __future__ import annotations
@@ -51,7 +56,15 @@ def test_a_fair_floor_rarely_raises_an_alarm(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("case_id", "at_least"),
-    [("S1.1b.ii", 26), ("S1.20f", 26), ("S1.1b.i", 26), ("S1.1b.iii", 19), ("S1.1e", 3)],
+    [
+        ("S1.1b.ii", 26),
+        ("S1.20f", 26),
+        ("S1.1b.i", 26),
+        ("S1.1b.iii", 19),
+        ("S1.1e", 3),
+        ("S1.1b.i.combination", 26),
+        ("S1.1b.free", 24),
+    ],
 )
 def test_statistical_violations_are_detected(tmp_path: Path, case_id: str, at_least: int) -> None:
     case = CASES[case_id]

@@ -164,6 +164,7 @@ def test_batched_equals_per_spin_on_random_requests(game_id: str) -> None:
     feature_rng = np.random.default_rng([seed, 2])
     stops: Counter[Stop] = Counter()
     games = free_games = 0
+    tallied = [0, 0]  # combination classes tallied in base and free games
     for i in range(REQUESTS_PER_GAME):
         req = _random_request(req_rng, game)
         if i % 7 == 3 and req.max_games > 1:
@@ -189,6 +190,9 @@ def test_batched_equals_per_spin_on_random_requests(game_id: str) -> None:
             got = batched.play(req, base_tape, feature_tape)
         want = per_spin.play(req, base_rng, feature_rng)
         assert got == want, (i, req)
+        assert _tally_of(got) == _tally_of(want), (i, req)
+        tallied[0] += int(got.tally.classes.sum()) if got.tally is not None else 0
+        tallied[1] += int(got.tally.feature_classes.sum()) if got.tally is not None else 0
         _check_result(req, got, game)
         stops[got.stop] += 1
         games += got.games
@@ -209,6 +213,26 @@ def test_batched_equals_per_spin_on_random_requests(game_id: str) -> None:
         assert free_games > 0
     else:
         assert free_games == 0
+    # the tallies compared above are not vacuous: every game's classes, every free game's
+    per_game = 0 if game.kind == "table" else 1 + (game.scatter is not None)
+    assert tallied == [games * per_game, free_games * per_game]
+
+
+def _tally_of(r: PlayResult) -> tuple[object, ...]:
+    """Everything the randomness audit reads from a stretch's tally, as plain values."""
+    t = r.tally
+    assert t is not None
+    return (
+        [c.tolist() for c in t.stop_counts],
+        [c.tolist() for c in t.feature_stop_counts],
+        t.classes.tolist(),
+        t.feature_classes.tolist(),
+        t.transitions.tolist(),
+        t.won,
+        t.credits,
+        t.first_won,
+        t.last_won,
+    )
 
 
 def test_every_stop_reason_is_reached_on_the_library() -> None:
@@ -425,7 +449,7 @@ def test_kernel_equals_game_evaluate_on_many_games(game_id: str) -> None:
         modes.append((feature, game.evaluate_free))
     for kernel, reference in modes:
         u = rng.random((20_000, game.draws_per_spin))
-        wins, spins, prog, stops = kernel.evaluate(u)
+        wins, spins, prog, stops, _ = kernel.evaluate(u)
         want = reference(u)
         assert wins.tolist() == want.win_units.tolist()
         assert stops.tolist() == want.stops.tolist()

@@ -62,6 +62,10 @@ class InjectViolation(Command):
             return f"no meter {self.meter!r} (a meter name such as total_coin_in, or bills_<cents>)"
         if self.game is not None and not Path(self.game).is_file():
             return f"no game file {self.game}"
+        if self.kind in ("suppressed_combination", "biased_free_spin_reel"):
+            bad = _check_rigging(casino, self)
+            if bad is not None:
+                return bad
         if (
             self.kind in _NEEDS_LINK
             and self.machine is not None
@@ -505,6 +509,48 @@ def _adaptive_paytable(casino: Casino, inj: InjectViolation) -> None:
 
     m = _machine(casino, inj)
     m.adaptive = AdaptivePayTable(m.game, gain=float(inj.amount) if inj.amount > 0 else 4.0)
+
+
+@injection(
+    "suppressed_combination",
+    "the machine never selects the line combination paying `amount` per unit line bet (0: "
+    "the top-paying one): when its stops show it, the next lower paying combination is "
+    "shown instead; it still reports the approved program",
+)
+def _suppressed_combination(casino: Casino, inj: InjectViolation) -> None:
+    from twin.machines.rigging import suppressed_combination
+
+    m = _machine(casino, inj)
+    m.swap_program(suppressed_combination(m.game, inj.amount))
+
+
+@injection(
+    "biased_free_spin_reel",
+    "the machine's free spins play a first reel on which `amount` stops (0 means 4) never "
+    "land, their weight on their neighbours; it still reports the approved program",
+)
+def _biased_free_spin_reel(casino: Casino, inj: InjectViolation) -> None:
+    from twin.machines.rigging import biased_free_spin_reel
+
+    m = _machine(casino, inj)
+    m.swap_program(biased_free_spin_reel(m.game, inj.amount if inj.amount > 0 else 4))
+
+
+def _check_rigging(casino: Casino, inj: InjectViolation) -> str | None:
+    """Why a rigged program cannot be built for the target machine's game (None: it can)."""
+    from twin.machines.rigging import biased_free_spin_reel, suppressed_combination
+
+    if inj.machine is None:
+        return None
+    game = casino.machine(inj.machine).game
+    try:
+        if inj.kind == "suppressed_combination":
+            suppressed_combination(game, inj.amount)
+        elif inj.kind == "biased_free_spin_reel":
+            biased_free_spin_reel(game, inj.amount if inj.amount > 0 else 4)
+    except ValueError as err:
+        return str(err)
+    return None
 
 
 __all__ = [

@@ -20,7 +20,7 @@ from twin.clock import Clock
 from twin.compliance.findings import Finding, Severity
 from twin.compliance.registry import Checker, registry
 from twin.compliance.ruleset import Ruleset
-from twin.machines.analysis import Analysis, analyse
+from twin.machines.analysis import Analysis, CombinationLaw, analyse, combination_law
 from twin.machines.events import MachineInstalled
 from twin.machines.par import Game
 from twin.records import Record, RecordBus
@@ -81,6 +81,7 @@ class FloorFacts:
     programs: dict[str, Game] = field(default_factory=dict)
     approved_links: dict[str, tuple[int, int]] = field(default_factory=dict)
     _analyses: dict[str, Analysis] = field(default_factory=dict)
+    _combinations: dict[tuple[str, bool], CombinationLaw] = field(default_factory=dict)
 
     def analysis(self, signature: str) -> Analysis | None:
         """The exact PAR analysis of the program with this signature (None if unknown)."""
@@ -90,6 +91,18 @@ class FloorFacts:
         got = self._analyses.get(signature)
         if got is None:
             got = self._analyses[signature] = _analysis_of(game)
+        return got
+
+    def combinations(self, signature: str, *, free: bool = False) -> CombinationLaw | None:
+        """The exact law of the combination classes of the program with this signature, on
+        its base reels (``free``: its feature reels); None if unknown or not a reel game."""
+        game = self.programs.get(signature)
+        if game is None or game.kind != "reels" or (free and game.free_spins is None):
+            return None
+        key = (signature, free)
+        got = self._combinations.get(key)
+        if got is None:
+            got = self._combinations[key] = combination_law(game, free=free)
         return got
 
 

@@ -44,6 +44,8 @@ __all__ = [
     "TestResult",
     "WinLaw",
     "benjamini_hochberg",
+    "bonferroni",
+    "combination_tests",
     "effective_games",
     "hold_band",
     "hold_tail_test",
@@ -349,6 +351,102 @@ def _monte_carlo(
         f"(expected count {expected.min():.2f} < {min_expected:g})"
     )
     return TestResult("stop_frequency", stat, 0.0, pv, n, detail)
+
+
+# --- item 1(b)(i): every combination available --------------------------------------------------
+
+#: A combination class enters :func:`combination_tests` only if a count of 0 would have at
+#: most this probability (its expected count is at least about 4.6): a rarer class could
+#: never be found missing, and would only dilute the Bonferroni correction.
+COMBINATION_ELIGIBLE = 0.01
+
+
+def combination_tests(
+    items: Sequence[tuple[str, Sequence[tuple[npt.ArrayLike, npt.ArrayLike, Sequence[str]]]]],
+) -> list[TestResult]:
+    """Item 1(b)(i): every combination available. Each item is ``(name, partitions)``; in a
+    partition ``(counts, probs)``, ``counts[c]`` games fell in combination class ``c`` (the
+    classes of a partition are exclusive and exhaustive, so ``n = sum(counts)``) where the
+    approved game gives probability ``probs[c]``, and ``labels[c]`` names it (in the
+    detail). A game is in one class of each partition (e.g. its best line's pay, and its
+    scatter count).
+
+    H0: each game falls in class ``c`` independently with probability ``probs[c]``, so a
+    class's count is Binomial(``n``, ``probs[c]``). A combination that is not really
+    available (removed, or all but never selected, while its elements still land) shows as
+    a count far below that: the p-value of a class is its exact binomial lower tail
+    ``P(X <= count)``, and the test's p-value is Bonferroni's ``min(1, K min tail)`` over the
+    ``K`` eligible classes of all its partitions (those with ``(1 - p)**n <=
+    COMBINATION_ELIGIBLE``, chosen from ``n`` and ``p`` alone, never from the counts).
+    One-sided: a class seen too often is the stop frequencies' business (1(b)(ii)). No
+    eligible class: not run (``p = 1``).
+
+    Error rate: each tail is an exact (discrete, so conservative) p-value and Bonferroni
+    holds under any dependence between the classes, so under H0 ``P(p <= alpha) <= alpha``
+    (``tests/test_stats.py`` measures it). All binomial tails are computed in one call.
+    """
+    xs_l: list[npt.NDArray[np.float64]] = []
+    ps_l: list[npt.NDArray[np.float64]] = []
+    ns_l: list[npt.NDArray[np.float64]] = []
+    sizes: list[int] = []
+    names: list[str] = []
+    for _, partitions in items:
+        size = 0
+        for counts, probs, labels in partitions:
+            c = _as_counts(counts, "counts", 1)
+            p = _as_1d_float(probs, "probs")
+            if c.shape != p.shape or len(labels) != c.size:
+                raise ValueError(f"counts {c.shape}, probs {p.shape}, labels {len(labels)}")
+            xs_l.append(c)
+            ps_l.append(p)
+            ns_l.append(np.full(c.size, c.sum()))
+            names.extend(labels)
+            size += c.size
+        sizes.append(size)
+    empty = np.zeros(0)
+    xs = np.concatenate(xs_l) if xs_l else empty
+    ps = np.concatenate(ps_l) if ps_l else empty
+    ns = np.concatenate(ns_l) if ns_l else empty
+    zero_chance = ns * np.log1p(-np.clip(ps, 0.0, 1.0 - 1e-16))
+    eligible = (ps > 0) & (zero_chance <= math.log(COMBINATION_ELIGIBLE))
+    tails = np.ones(xs.size)
+    if eligible.any():
+        tails[eligible] = sps.binom.cdf(xs[eligible], ns[eligible], ps[eligible])
+    out = []
+    at = 0
+    for (name, _), size in zip(items, sizes, strict=True):
+        part = slice(at, at + size)
+        at += size
+        ok, tail = eligible[part], tails[part]
+        n = int(ns[part].max()) if size else 0
+        k = int(ok.sum())
+        if k == 0:
+            out.append(_not_run(name, n, "no class frequent enough to be found missing"))
+            continue
+        worst = int(np.argmin(np.where(ok, tail, np.inf)))
+        pv = float(min(1.0, k * tail[worst]))
+        seen = int(xs[part][worst])
+        expected = float(ns[part][worst] * ps[part][worst])
+        detail = (
+            f"{names[part][worst]}: {seen} seen, {expected:.1f} expected "
+            f"(binomial lower tail, Bonferroni over {k} classes)"
+        )
+        out.append(TestResult(name, float(seen), 0.0, pv, n, detail))
+    return out
+
+
+def bonferroni(results: Sequence[TestResult], name: str) -> TestResult:
+    """One test from several (e.g. a test per reel): Bonferroni's ``min(1, k min p)`` over
+    the ``k`` that were run, valid under any dependence; the detail names the worst."""
+    run = [i for i, r in enumerate(results) if r.n > 0]
+    if not run:
+        return _not_run(name, 0, "too few observations")
+    worst = results[min(run, key=lambda i: results[i].p_value)]
+    pv = float(min(1.0, len(run) * worst.p_value))
+    n = max(results[i].n for i in run)
+    at = results.index(worst)
+    detail = f"draw {at} of {len(results)}: {worst.detail}"
+    return TestResult(name, worst.statistic, worst.dof, pv, n, detail)
 
 
 # --- item 1(b)(iii): no dependency ------------------------------------------------------------

@@ -57,9 +57,11 @@ __all__ = [
     "FEATURE_TAIL",
     "MAX_COMBINATIONS",
     "Analysis",
+    "CombinationLaw",
     "ReelSums",
     "WinDistribution",
     "analyse",
+    "combination_law",
     "enumerate_reels",
     "feature_spin_cap",
     "win_distribution",
@@ -531,4 +533,82 @@ def win_distribution(game: Game, chunk: int = CHUNK) -> WinDistribution:
     if len(_WIN_LAWS) >= 64:
         _WIN_LAWS.clear()
     _WIN_LAWS[game.signature] = (game, law)
+    return law
+
+
+# --- the exact probability of each combination class (for the availability of combinations) --
+
+
+@dataclass(frozen=True, slots=True)
+class CombinationLaw:
+    """The exact probability of each combination class of one game on one set of reels.
+
+    ``pays``: the game's line pay classes (``Game.line_pay_classes``: distinct line pays per
+    unit line bet, 0 first); ``line_probs[c]``: P(the best line of a game pays ``pays[c]``);
+    ``scatter_probs[c]``: P(``c`` scatter symbols in the window), ``c`` from 0 to every cell
+    (empty without a scatter). Cycle weights divided by the cycle in float64 (exact while
+    the cycle is below 2**53).
+    """
+
+    signature: str
+    free: bool
+    pays: IntArray
+    line_probs: npt.NDArray[np.float64]
+    scatter_probs: npt.NDArray[np.float64]
+
+
+_COMBINATION_LAWS: dict[tuple[str, bool], tuple[Game, CombinationLaw]] = {}
+
+
+def combination_law(game: Game, *, free: bool = False, chunk: int = CHUNK) -> CombinationLaw:
+    """The exact law of ``game``'s combination classes on its base reels (``free``: on its
+    feature reels), by the same walk as :func:`enumerate_reels` (the plan of :func:`_split`)
+    with a weighted histogram of each combination's best line pay and scatter count instead
+    of moment sums (cached by signature and reels)."""
+    assert game.line_pay is not None and game.base is not None
+    free = free and game.feature is not None  # free spins on the base reels: the same law
+    reels = game.feature_reels if free else game.base
+    key = (game.signature, free)
+    hit = _COMBINATION_LAWS.get(key)
+    if hit is not None and _same_pays(hit[0], game):
+        old = hit[0].feature_reels if free else hit[0].base
+        if old is reels or (
+            old is not None and (old.names, old.weights) == (reels.names, reels.weights)
+        ):
+            return hit[1]
+    lengths = reels.lengths
+    n_reels, k, ns, idx, place = _split(game, reels, chunk)
+    n_sym = len(game.symbols)
+    ws = np.ones(ns, np.float64)
+    for j, r in enumerate(range(k, n_reels)):
+        ws *= np.asarray(reels.weights[r], np.float64)[idx[j]]
+    suf_codes = []
+    for line in game.lines:
+        code = np.zeros(ns, np.int64)
+        for j, r in enumerate(range(k, n_reels)):
+            code += reels.window[r][line[r]][idx[j]] * place[r]
+        suf_codes.append(code)
+    sc_suf = np.zeros(ns, np.int64)
+    for j, r in enumerate(range(k, n_reels)):
+        sc_suf += reels.scatter_counts[r][idx[j]]
+    block = n_sym ** (n_reels - k)
+    pays = game.line_pay_classes
+    line_w = np.zeros(pays.size, np.float64)
+    n_scatter = game.scatter_classes
+    scatter_w = np.zeros(n_scatter, np.float64)
+    for pre in itertools.product(*(range(n) for n in lengths[:k])):
+        wp = float(math.prod(reels.weights[r][s] for r, s in enumerate(pre)))
+        best = np.zeros(ns, np.int64)
+        for line, code in zip(game.lines, suf_codes, strict=True):
+            off = sum(int(reels.window[r][line[r], s]) * place[r] for r, s in enumerate(pre))
+            np.maximum(best, np.take(game.line_pay[off : off + block], code), out=best)
+        line_w += np.bincount(np.searchsorted(pays, best), ws, pays.size) * wp
+        if n_scatter:
+            sc_pre = sum(int(reels.scatter_counts[r][s]) for r, s in enumerate(pre))
+            scatter_w += np.bincount(sc_suf + sc_pre, ws, n_scatter) * wp
+    total = line_w.sum()
+    law = CombinationLaw(game.signature, free, pays, line_w / total, scatter_w / total)
+    if len(_COMBINATION_LAWS) >= 64:
+        _COMBINATION_LAWS.clear()
+    _COMBINATION_LAWS[key] = (game, law)
     return law

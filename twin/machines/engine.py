@@ -13,6 +13,11 @@ request (the games the balance lasts at the game's return, bounded by the games 
 next ones double up to 2,048. Free-spin features are evaluated ahead in blocks and handed out
 lazily, in order, only for games that are really played.
 
+Both engines tally what the randomness audit reads (:class:`StretchTally`): the base games'
+stops, the free games' stops on the feature reels, and each game's combination classes
+(its best line's pay class and its scatter count), which the batched engine counts with one
+``np.bincount`` per block over codes its kernel already computed, for the games played only.
+
 Evaluation goes through a :class:`_Kernel` per game and mode, which precomputes from the
 compiled game (``twin.machines.par``) lookup tables that give exactly ``Game.evaluate``'s
 results with fewer numpy operations: a stop is read from a table indexed by
@@ -26,6 +31,7 @@ game's sum can overflow it) prices the lines and the scatter of every game toget
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
@@ -124,28 +130,43 @@ class PlayRequest:
 
 
 class StretchTally:
-    """The base games of a stretch as the randomness audit sees them.
+    """The games of a stretch as the randomness audit sees them.
 
     ``stop_counts[d][s]``: how often draw ``d`` (a reel, or a table's outcome) landed on
-    ``s``; ``transitions[2 * previous_won + won]``: consecutive pairs of games in the
-    stretch; ``first_won``/``last_won``: the first and last game's outcome (-1: no game).
+    ``s`` in a base game; ``transitions[2 * previous_won + won]``: consecutive pairs of base
+    games in the stretch; ``first_won``/``last_won``: the first and last game's outcome (-1:
+    no game). ``classes[c]``: base games of combination class ``c`` (the best line's pay
+    class, then the scatter count: see ``Game.outcome_one``), ``pays`` the pay of each pay
+    class; ``feature_stop_counts`` and ``feature_classes``: the same for the free games, on
+    the feature reels.
     """
 
     __slots__ = (
         "_counts",
+        "_feature_counts",
+        "_feature_offsets",
         "_offsets",
+        "classes",
         "credits",
+        "feature_classes",
+        "feature_stop_counts",
         "first_won",
         "last_won",
+        "pays",
         "stop_counts",
         "transitions",
         "won",
     )
 
     def __init__(self, game: Game) -> None:
-        spans, self._offsets = _tally_layout(game)
+        spans, self._offsets, fspans, self._feature_offsets, self.pays = _tally_layout(game)
         self._counts = np.zeros(spans[-1][1], np.int64)  # every draw's counts, end to end
         self.stop_counts = [self._counts[a:b] for a, b in spans]
+        self._feature_counts = np.zeros(fspans[-1][1] if fspans else 0, np.int64)
+        self.feature_stop_counts = [self._feature_counts[a:b] for a, b in fspans]
+        n_classes = len(game.line_pay_classes) + game.scatter_classes
+        self.classes = np.zeros(n_classes, np.int64)
+        self.feature_classes = np.zeros(n_classes if fspans else 0, np.int64)
         self.transitions = np.zeros(4, np.int64)
         self.first_won = -1
         self.last_won = -1
@@ -158,9 +179,10 @@ class StretchTally:
         won: npt.NDArray[np.bool_],
         credits: npt.NDArray[np.int64] | None = None,
         wins: int = -1,
+        classes: npt.NDArray[np.int64] | None = None,
     ) -> None:
         """Tally a run of consecutive games (vectorised); ``credits``: each game's win;
-        ``wins``: ``won``'s count if known."""
+        ``wins``: ``won``'s count if known; ``classes``: each game's combination classes."""
         n = won.size
         if n == 0:
             return
@@ -169,6 +191,8 @@ class StretchTally:
         counts = self._counts
         cells = (stops + self._offsets).ravel() if stops.shape[1] > 1 else stops[:, 0]
         counts += np.bincount(cells, minlength=counts.size)
+        if classes is not None:
+            self.classes += np.bincount(classes.ravel(), minlength=self.classes.size)
         ones = int(np.count_nonzero(won)) if wins < 0 else wins
         first, last = int(won[0]), int(won[-1])
         # the pairs (a, b) of consecutive games from their counts: 11 directly, then 10 = ones
@@ -192,11 +216,52 @@ class StretchTally:
             self.first_won = first
         self.last_won = last
 
-    def add_game(self, stops: list[int], won: bool, credits: int = 0) -> None:
-        """Tally one game (the per-spin reference); ``credits``: its win."""
+    def add_classes(self, other: StretchTally) -> None:
+        """Add ``other``'s combination classes to these. Another program (other pays on the
+        same reels: a machine that plays other pays at some bets) has other pay classes: the
+        classes of both are aligned by pay, and a pay of either is a class of the sum."""
+        theirs, ftheirs = other.classes, other.feature_classes
+        if other.pays != self.pays:
+            pays = tuple(sorted(set(self.pays) | set(other.pays)))
+            self.classes = _realign(self.classes, self.pays, pays)
+            self.feature_classes = _realign(self.feature_classes, self.pays, pays)
+            theirs = _realign(theirs, other.pays, pays)
+            ftheirs = _realign(ftheirs, other.pays, pays)
+            self.pays = pays
+        self.classes += theirs
+        if self.feature_classes.size and ftheirs.size:
+            self.feature_classes += ftheirs
+
+    def add_free_games(
+        self, stops: npt.NDArray[np.int64], classes: npt.NDArray[np.int64] | None
+    ) -> None:
+        """Tally a run of free games (vectorised): their stops on the feature reels and
+        their combination classes."""
+        if stops.shape[0] == 0:
+            return
+        counts = self._feature_counts
+        counts += np.bincount((stops + self._feature_offsets).ravel(), minlength=counts.size)
+        if classes is not None:
+            fc = self.feature_classes
+            fc += np.bincount(classes.ravel(), minlength=fc.size)
+
+    def add_free_game(self, stops: list[int], classes: list[int]) -> None:
+        """Tally one free game (the per-spin reference)."""
+        for d, s in enumerate(stops):
+            self.feature_stop_counts[d][s] += 1
+        for c in classes:
+            self.feature_classes[c] += 1
+
+    def add_game(
+        self, stops: list[int], won: bool, credits: int = 0, classes: Sequence[int] = ()
+    ) -> None:
+        """Tally one game (the per-spin reference); ``credits``: its win; ``classes``: its
+        combination classes."""
         self.credits += credits
         for d, s in enumerate(stops):
             self.stop_counts[d][s] += 1
+        for c in classes:
+            self.classes[c] += 1
         self.won += int(won)
         if self.last_won >= 0:
             self.transitions[2 * self.last_won + int(won)] += 1
@@ -205,26 +270,49 @@ class StretchTally:
         self.last_won = int(won)
 
 
+def _realign(
+    counts: npt.NDArray[np.int64], pays: tuple[int, ...], into: tuple[int, ...]
+) -> npt.NDArray[np.int64]:
+    """Class counts over the pay classes ``pays`` (then the scatter counts) as counts over
+    the pay classes ``into`` (a superset of ``pays``), the scatter counts unchanged."""
+    if counts.size == 0:
+        return counts
+    n = len(pays)
+    out = np.zeros(len(into) + counts.size - n, np.int64)
+    out[np.searchsorted(np.asarray(into, np.int64), np.asarray(pays, np.int64))] = counts[:n]
+    out[len(into) :] = counts[n:]
+    return out
+
+
 _Spans = tuple[tuple[int, int], ...]
-_LAYOUTS: dict[int, tuple[Game, _Spans, npt.NDArray[np.int64]]] = {}
+_Layout = tuple[_Spans, npt.NDArray[np.int64], _Spans, npt.NDArray[np.int64], tuple[int, ...]]
+_LAYOUTS: dict[int, tuple[Game, _Layout]] = {}
 
 
-def _tally_layout(game: Game) -> tuple[_Spans, npt.NDArray[np.int64]]:
-    """Where each draw's stop counts lie in one array: (start, end) and the starts as numpy."""
+def _spans(weights: tuple[tuple[int, ...], ...]) -> tuple[_Spans, npt.NDArray[np.int64]]:
+    spans = []
+    at = 0
+    for w in weights:
+        spans.append((at, at + len(w)))
+        at += len(w)
+    offsets = np.array([a for a, _ in spans], np.int64)
+    offsets.setflags(write=False)
+    return tuple(spans), offsets
+
+
+def _tally_layout(game: Game) -> _Layout:
+    """Where each draw's stop counts lie in one array: (start, end) and the starts as numpy,
+    for the base draws, then for the feature reels (none when the game has no feature); then
+    the pay of each pay class."""
     hit = _LAYOUTS.get(id(game))
     if hit is None or hit[0] is not game:
         if len(_LAYOUTS) >= 64:
             _LAYOUTS.clear()
-        spans = []
-        at = 0
-        for weights in game.stop_weights:
-            spans.append((at, at + len(weights)))
-            at += len(weights)
-        offsets = np.array([a for a, _ in spans], np.int64)
-        offsets.setflags(write=False)
-        hit = (game, tuple(spans), offsets)
+        feature = game.feature_reels.weights if game.free_spins is not None else ()
+        pays = tuple(game.line_pay_classes.tolist())
+        hit = (game, (*_spans(game.stop_weights), *_spans(feature), pays))
         _LAYOUTS[id(game)] = hit
-    return hit[1], hit[2]
+    return hit[1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,6 +349,7 @@ class _Kernel:
 
     __slots__ = (
         "_blocks",
+        "_classes",
         "_cost",
         "_cums",
         "_flat",
@@ -269,6 +358,7 @@ class _Kernel:
         "_offsets",
         "_pay",
         "_prog",
+        "_scatter",
         "_spins",
         "_table",
         "_totals",
@@ -284,6 +374,10 @@ class _Kernel:
         self._trigger = -1  # column of the trigger count in the code (-1: none)
         self._blocks: list[tuple[tuple[int, ...], tuple[int, ...], npt.NDArray[np.int64]]] = []
         self._lines = 0
+        # the combination classes: the line pays in class order, and (column of the scatter
+        # count, what turns its value in the code into its class) or None
+        self._classes = game.line_pay_classes
+        self._scatter: tuple[int, int] | None = None
         if self._table:
             assert game.table_cum is not None
             cums: tuple[npt.NDArray[np.int64], ...] = (game.table_cum,)
@@ -356,6 +450,7 @@ class _Kernel:
                 cols.append(counts[:, None])
             top = sum(int(c.max()) for c in reels.scatter_counts)
             pay_parts.append(game.scatter_by_count[: top + 1] * game.cost)
+            self._scatter = (extra, len(self._classes) - at)
             shift.append(at)
             at += top + 1
             extra += 1
@@ -413,13 +508,16 @@ class _Kernel:
         npt.NDArray[np.int64] | None,
         npt.NDArray[np.bool_] | None,
         npt.NDArray[np.int64],
+        _Classes | None,
     ]:
-        """``(win_units, free_spins or None, progressive or None, stops)`` of the games ``u``."""
+        """``(win_units, free_spins or None, progressive or None, stops, classes or None)``
+        of the games ``u``; ``classes.upto(k)``: the combination classes of the first ``k``
+        games (computed only for the games played; None for a table game)."""
         stops = self.stops(u)
         if self._table:
             idx = stops[:, 0]
             prog = None if self._prog is None else self._prog.take(idx)
-            return self._pay.take(idx), None, prog, stops
+            return self._pay.take(idx), None, prog, stops, None
         code: npt.NDArray[np.int64] | None = None
         for group, radix, table in self._blocks:
             if len(group) == 1:
@@ -436,7 +534,9 @@ class _Kernel:
         assert code is not None
         # einsum sums the short rows about twice as fast as sum(axis=1), exactly (integers:
         # the pay table is int32 only when no row's sum can overflow it)
-        wins = np.einsum("ij->i", self._pay.take(code)).astype(np.int64, copy=False)
+        paid = self._pay.take(code)
+        wins = np.einsum("ij->i", paid).astype(np.int64, copy=False)
+        classes = _Classes(self, paid, code, wins)
         spins = None
         if self._spins is not None:
             at, awarded = self._spins
@@ -446,7 +546,47 @@ class _Kernel:
         prog = None
         if self._prog is not None:
             prog = np.asarray(self._prog.take(code).any(axis=1), dtype=np.bool_)
-        return wins, spins, prog, stops
+        return wins, spins, prog, stops, classes
+
+
+class _Classes:
+    """The combination classes of a block of games evaluated by a kernel, computed on
+    demand for the games actually played: the best line's pay class (the line columns of
+    the priced codes hold the line pays, without multiplier), then the scatter count as a
+    class after the pay classes."""
+
+    __slots__ = ("_code", "_kernel", "_paid", "_wins")
+
+    def __init__(
+        self,
+        kernel: _Kernel,
+        paid: npt.NDArray[np.int32] | npt.NDArray[np.int64],
+        code: npt.NDArray[np.int64],
+        wins: npt.NDArray[np.int64],
+    ) -> None:
+        self._kernel = kernel
+        self._paid = paid
+        self._code = code
+        self._wins = wins  # a game that won nothing has no line pay: class 0 (pay 0)
+
+    def upto(self, end: int) -> npt.NDArray[np.int64]:
+        """``(end, 1 or 2)``: the classes of the first ``end`` games."""
+        k = self._kernel
+        lines = k._lines
+        out = np.zeros((end, 1 if k._scatter is None else 2), np.int64)
+        paid = self._paid
+        if lines == 1:
+            out[:, 0] = np.searchsorted(k._classes, paid[:end, 0])
+        else:
+            # only games with a win can have a paying line (pays are never negative)
+            won = np.flatnonzero(self._wins[:end])
+            if won.size:
+                best = paid[won, :lines].max(axis=1)
+                out[won, 0] = np.searchsorted(k._classes, best)
+        if k._scatter is not None:
+            col, add = k._scatter
+            np.add(self._code[:end, col], add, out=out[:, 1])
+        return out
 
 
 _KERNELS: dict[int, tuple[Game, _Kernel, _Kernel | None]] = {}
@@ -493,8 +633,8 @@ class BatchedEngine:
         max_games = req.max_games
         games = won = games_won = free_games = 0
         threshold = req.floor_credits + wager
-        features = _FeatureCursor(game, feature, self._feature_kernel)
         tally = StretchTally(game)
+        features = _FeatureCursor(game, feature, self._feature_kernel, tally)
         lasts = (credits - threshold) // wager + 1  # games played if none wins
         size = min(max(self.first_chunk, self.first_games * lasts), self.chunk)
         while games < max_games:
@@ -506,7 +646,7 @@ class BatchedEngine:
                 return PlayResult(
                     games, games * wager, won, games_won, free_games, credits, stop, 0, tally
                 )
-            wins, spins, prog, stops = kernel.evaluate(base.peek(n * r).reshape(n, r))
+            wins, spins, prog, stops, classes = kernel.evaluate(base.peek(n * r).reshape(n, r))
             win = wins * bet if bet != 1 else wins
             lock = win >= lock_credits
             if prog is not None:
@@ -557,7 +697,9 @@ class BatchedEngine:
                 won_games |= prog[:end]
             ones = int(np.count_nonzero(won_games))
             games_won += ones
-            tally.add_games(stops[:end], won_games, played, ones)
+            tally.add_games(
+                stops[:end], won_games, played, ones, None if classes is None else classes.upto(end)
+            )
             credits = int(after[end - 1]) + threshold
             if lk < k and lk < n:
                 features.close()
@@ -595,14 +737,29 @@ class _FeatureCursor:
     handed out as features are played; ``close`` consumes exactly the spins handed out.
     """
 
-    __slots__ = ("_game", "_kernel", "_spins", "_tape", "_used", "_win")
+    __slots__ = (
+        "_classes",
+        "_game",
+        "_kernel",
+        "_spins",
+        "_stops",
+        "_tally",
+        "_tape",
+        "_used",
+        "_win",
+    )
 
-    def __init__(self, game: Game, tape: UniformTape, kernel: _Kernel | None) -> None:
+    def __init__(
+        self, game: Game, tape: UniformTape, kernel: _Kernel | None, tally: StretchTally
+    ) -> None:
         self._game = game
         self._kernel = kernel
         self._tape = tape
+        self._tally = tally  # where the free spins handed out are tallied on close
         self._win: list[int] = []
         self._spins: list[int] = []
+        self._stops: list[npt.NDArray[np.int64]] = []  # the blocks evaluated ahead
+        self._classes: list[_Classes] = []
         self._used = 0
 
     def _extend(self, need: int) -> None:
@@ -612,7 +769,10 @@ class _FeatureCursor:
         u = self._tape.peek((have + n) * r)[have * r :]
         if self._kernel is None:
             raise ValueError(f"game {self._game.id} has no free spins")
-        wins, spins, _, _ = self._kernel.evaluate(u.reshape(n, r))
+        wins, spins, _, stops, classes = self._kernel.evaluate(u.reshape(n, r))
+        self._stops.append(stops)
+        if classes is not None:
+            self._classes.append(classes)
         self._win.extend(wins.tolist())
         self._spins.extend([0] * n if spins is None else spins.tolist())
 
@@ -634,10 +794,26 @@ class _FeatureCursor:
         return total, played
 
     def close(self) -> None:
-        self._tape.advance(self._used * self._game.draws_per_spin)
+        used = self._used
+        self._tape.advance(used * self._game.draws_per_spin)
+        if used:
+            stops = self._stops[0] if len(self._stops) == 1 else np.concatenate(self._stops)
+            classes = None
+            if self._classes:
+                parts = []
+                left = used
+                for block, c in zip(self._stops, self._classes, strict=True):
+                    if left <= 0:
+                        break
+                    parts.append(c.upto(min(left, block.shape[0])))
+                    left -= block.shape[0]
+                classes = parts[0] if len(parts) == 1 else np.concatenate(parts)
+            self._tally.add_free_games(stops[:used], classes)
         self._used = 0
         self._win.clear()
         self._spins.clear()
+        self._stops.clear()
+        self._classes.clear()
 
 
 class PerSpinEngine:
@@ -690,19 +866,21 @@ class PerSpinRun:
         bet = self.req.bet_units
         base = self.base
         u = [base.random() for _ in range(r)]
-        units, spins, progressive = game.evaluate_one(u)
+        units, spins, progressive, stops, classes = game.outcome_one(u)
         win = units * bet
         pending = spins
         feature = self.feature
         while pending:
-            funits, fspins, _ = game.evaluate_free_one([feature.random() for _ in range(r)])
+            fu = [feature.random() for _ in range(r)]
+            funits, fspins, _, fstops, fclasses = game.outcome_one(fu, free=True)
+            self.tally.add_free_game(fstops, fclasses)
             win += funits * bet
             self.free_games += 1
             pending += fspins - 1
         self.games += 1
         if win > 0 or progressive:
             self.games_won += 1
-        self.tally.add_game(game.stops_one(u), win > 0 or progressive, win)
+        self.tally.add_game(stops, win > 0 or progressive, win, classes)
         if progressive or win >= self.req.lock_credits:
             self.credits -= self.wager
             self.lock_win = win

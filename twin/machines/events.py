@@ -184,12 +184,18 @@ class MetersRead(Record):
 
 @record("outcome_tally", roles=("machine",))
 class OutcomeTally(Record):
-    """Cumulative base-game outcomes for the randomness audit, read with the meters.
+    """Cumulative outcomes for the randomness audit, read with the meters.
 
-    ``stop_counts[d][s]``: games in which draw ``d`` (reel, or table outcome) landed on ``s``;
-    ``transitions``: counts of consecutive (lost, lost), (lost, won), (won, lost), (won, won);
-    ``by_bet``: (bet units, games, games won) for each bet level played;
-    ``selected_won``: credits won by the selected outcomes (progressive prizes apart).
+    ``stop_counts[d][s]``: base games in which draw ``d`` (reel, or table outcome) landed on
+    ``s``; ``transitions``: counts of consecutive (lost, lost), (lost, won), (won, lost),
+    (won, won) base games; ``by_bet``: (bet units, games, games won) for each bet level
+    played; ``selected_won``: credits won by the selected outcomes (progressive prizes apart).
+
+    Combinations (reel games): ``best_line_pays``: (pay per unit line bet of a game's best
+    line, base games), for every pay class of the program (0: no line paid);
+    ``scatter_counts[c]``: base games with ``c`` scatter symbols in the window (empty without
+    a scatter). Free games (games with a feature): ``feature_stop_counts[d][s]`` on the
+    feature reels, and ``feature_best_line_pays``/``feature_scatter_counts`` as above.
     """
 
     machine: str
@@ -198,6 +204,11 @@ class OutcomeTally(Record):
     transitions: tuple[int, int, int, int]
     by_bet: tuple[tuple[int, int, int], ...]
     selected_won: int = 0
+    best_line_pays: tuple[tuple[int, int], ...] = ()
+    scatter_counts: tuple[int, ...] = ()
+    feature_stop_counts: tuple[tuple[int, ...], ...] = ()
+    feature_best_line_pays: tuple[tuple[int, int], ...] = ()
+    feature_scatter_counts: tuple[int, ...] = ()
 
 
 @record("money_removed", roles=("machine", "staff", "witness"))

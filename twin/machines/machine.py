@@ -343,6 +343,8 @@ class SlotMachine:
         )
         t = self.tally
         tr = t.transitions
+        pays = t.pays
+        n = len(pays)
         self.emit(
             OutcomeTally,
             program_signature=self.reported_signature,
@@ -350,6 +352,15 @@ class SlotMachine:
             transitions=(int(tr[0]), int(tr[1]), int(tr[2]), int(tr[3])),
             by_bet=tuple((b, g, w) for b, (g, w) in sorted(self.by_bet.items())),
             selected_won=t.credits,
+            best_line_pays=tuple(zip(pays, t.classes[:n].tolist(), strict=True)),
+            scatter_counts=tuple(t.classes[n:].tolist()),
+            feature_stop_counts=tuple(tuple(c.tolist()) for c in t.feature_stop_counts),
+            feature_best_line_pays=(
+                tuple(zip(pays, t.feature_classes[:n].tolist(), strict=True))
+                if t.feature_classes.size
+                else ()
+            ),
+            feature_scatter_counts=tuple(t.feature_classes[n:].tolist()),
         )
 
     # -- availability ----------------------------------------------------------------------
@@ -537,6 +548,9 @@ class SlotMachine:
         t = self.tally
         for mine, theirs in zip(t.stop_counts, st.stop_counts, strict=True):
             mine += theirs
+        for mine, theirs in zip(t.feature_stop_counts, st.feature_stop_counts, strict=True):
+            mine += theirs
+        t.add_classes(st)
         t.transitions += st.transitions
         t.won += st.won
         t.credits += st.credits

@@ -315,7 +315,7 @@ class ReelSet:
 
 
 #: Lazily built tables a pickled Game leaves out (rebuilt on first use).
-_GAME_CACHES = frozenset({"_table_arrays", "_base_places", "_feature_places"})
+_GAME_CACHES = frozenset({"_table_arrays", "_base_places", "_feature_places", "line_pay_classes"})
 
 
 def _frozen(a: npt.NDArray[Any]) -> npt.NDArray[Any]:
@@ -396,6 +396,21 @@ class Game:
             return self.feature
         assert self.base is not None
         return self.base
+
+    @cached_property
+    def line_pay_classes(self) -> IntArray:
+        """The pay classes of a reel game's combinations: its distinct line pays per unit line
+        bet, ascending, 0 first. A game's class is the index of its best line's pay here (the
+        randomness audit tallies games by class; empty for a table game)."""
+        if self.line_pay is None:
+            return _frozen(np.zeros(0, np.int64))
+        return _frozen(np.unique(np.concatenate(([0], self.line_pay))).astype(np.int64))
+
+    @property
+    def scatter_classes(self) -> int:
+        """How many scatter-count classes a game has: 0 to every cell of the window (0 when
+        it has no scatter). The audit tallies games by scatter count after the pay classes."""
+        return self.rows * self.draws_per_spin + 1 if self.scatter is not None else 0
 
     # -- vectorised evaluation ----------------------------------------------------------------
 
@@ -588,23 +603,53 @@ class Game:
         self, stops: Sequence[int], *, free: bool = False
     ) -> tuple[int, int, bool]:
         """Pure-Python evaluation from explicit stops (reel games only)."""
+        win, spins, prog, _ = self._evaluate_stops_classes(stops, free)
+        return win, spins, prog
+
+    def outcome_one(
+        self, u: Sequence[float], *, free: bool = False
+    ) -> tuple[int, int, bool, list[int], list[int]]:
+        """Pure-Python evaluation of one game with what the randomness audit tallies:
+        ``(win_units, free_spins, progressive, stops, classes)``. ``stops``: the reels' stops
+        (a table game: its outcome's index); ``classes``: the index of the best line's pay in
+        :attr:`line_pay_classes`, then (with a scatter) ``len(line_pay_classes)`` plus the
+        scatter count ([] for a table game)."""
+        if self.kind == "table":
+            win, spins, prog = self._evaluate_one(u, free)
+            return win, spins, prog, self.stops_one(u), []
+        if len(u) != self.draws_per_spin:
+            raise ValueError(f"game {self.id}: expected {self.draws_per_spin} uniforms")
+        reels = self.feature_reels if free else self.base
+        assert reels is not None
+        stops = reels.stops_one(u)
+        win, spins, prog, classes = self._evaluate_stops_classes(stops, free)
+        return win, spins, prog, stops, classes
+
+    def _evaluate_stops_classes(
+        self, stops: Sequence[int], free: bool
+    ) -> tuple[int, int, bool, list[int]]:
         grid = self.window(stops, free=free)
         win = 0
+        best = 0
         prog = False
         for line in self.lines:
             pay, hit = self.line_result_one([grid[row][r] for r, row in enumerate(line)])
             win += pay
+            best = max(best, pay)
             prog = prog or hit
+        classes = [bisect.bisect_left(self.line_pay_classes.tolist(), best)]
         cells = [x for row in grid for x in row]
         if self.scatter is not None:
-            win += self.scatter.pay_for(cells.count(self.scatter.symbol)) * self.cost
+            count = cells.count(self.scatter.symbol)
+            classes.append(len(self.line_pay_classes) + count)
+            win += self.scatter.pay_for(count) * self.cost
         spins = 0
         fs = self.free_spins
         if fs is not None and (fs.retrigger or not free):
             spins = fs.spins if cells.count(fs.trigger) >= fs.count else 0
         if free and fs is not None:
             win *= fs.multiplier
-        return win, spins, prog
+        return win, spins, prog, classes
 
     def u_for_stops(self, stops: Sequence[int], *, free: bool = False) -> list[float]:
         """Uniforms that select exactly these stops (mid-point of each stop's interval)."""

@@ -2,8 +2,13 @@
 hold (item 20(f)).
 
 Every randomness test runs at the end of the run on each machine's cumulative outcome tally,
-for machines with at least ``randomness_min_games`` base games. The tests of one machine
-form its family. Two settings of the ruleset govern the verdict, each with its own job
+for machines with at least ``randomness_min_games`` base games: per reel, stop frequencies
+(ii) and availability (i); for a game with a feature, the same two on the free games' stops
+against the feature reels (one test each, Bonferroni over the reels); for a reel game, the
+availability of every combination class, base and free games (i: the best line's pay class
+and the scatter count against the PAR enumeration's exact law,
+:func:`twin.compliance.stats.combination_tests`); independence (iii). The tests of one
+machine form its family. Two settings of the ruleset govern the verdict, each with its own job
 (:func:`twin.compliance.stats.select_then_test`):
 
 * ``randomness_fdr`` (q): across the floor, Benjamini-Hochberg over the machines' Bonferroni
@@ -30,7 +35,7 @@ import scipy.stats as sps
 from twin.compliance import stats
 from twin.compliance.engine import CheckContext
 from twin.compliance.registry import Checker, Kind, control
-from twin.machines.analysis import win_distribution
+from twin.machines.analysis import CombinationLaw, win_distribution
 from twin.machines.events import GamesPlayed, MachineLocked, OutcomeTally, ProgressiveHit
 from twin.machines.par import Game
 from twin.records import Record
@@ -38,6 +43,7 @@ from twin.records import Record
 T = "tests/test_controls.py::test_injected_violation_is_found"
 S = "tests/test_stats.py"
 C = "tests/test_controls_outcomes.py"
+X = "tests/test_combinations.py"
 PARAMS = ("randomness_confidence", "randomness_fdr", "randomness_min_games")
 
 
@@ -83,6 +89,30 @@ def _availabilities(reels: list[tuple[np.ndarray, tuple[int, ...]]]) -> list[sta
     return out
 
 
+def _combination_counts(
+    law: CombinationLaw, lines: tuple[tuple[int, int], ...], scatters: tuple[int, ...]
+) -> list[tuple[np.ndarray, np.ndarray, list[str]]]:
+    """A tally's combination classes against the approved law: the partition of the games
+    by their best line's pay class, and the one by scatter count, each as (counts,
+    probabilities, labels). A program that paid a game an amount the approved one never
+    pays plays another pay table (the hold, 20(f), and 1(e) see that): its pay classes
+    cannot be matched to the approved ones, so only the scatter counts (which the stops
+    alone decide) are tested."""
+    seen = dict(lines)
+    pays = law.pays.tolist()
+    out = []
+    if all(n == 0 or v in pays for v, n in lines):
+        counts = [seen.get(v, 0) for v in pays]
+        labels = [f"best line pays {v}" for v in pays]
+        out.append((np.asarray(counts, np.int64), law.line_probs, labels))
+    if law.scatter_probs.size and scatters:
+        k = law.scatter_probs.size
+        sc = list(scatters[:k]) + [0] * (k - len(scatters[:k]))
+        labels = [f"{c} scatter symbols" for c in range(k)]
+        out.append((np.asarray(sc, np.int64), law.scatter_probs, labels))
+    return out
+
+
 def run_audit(ctx: CheckContext, tallies: dict[str, OutcomeTally]) -> list[MachineTest]:
     """All randomness tests of every machine with enough games (computed once per run).
 
@@ -92,6 +122,8 @@ def run_audit(ctx: CheckContext, tallies: dict[str, OutcomeTally]) -> list[Machi
     need = int(ctx.param("randomness_min_games"))
     reels: list[tuple[np.ndarray, tuple[int, ...]]] = []
     tables: list[list[list[int]]] = []
+    combos: list[tuple[str, list[tuple[np.ndarray, np.ndarray, list[str]]]]] = []
+    features: list[list[tuple[np.ndarray, tuple[int, ...]]]] = []
     plan: list[tuple[str, str, int, str, int]] = []  # machine, sub, evidence, test, index
     for m, tally in sorted(tallies.items()):
         game = _reference(ctx, m, tally)
@@ -104,16 +136,57 @@ def run_audit(ctx: CheckContext, tallies: dict[str, OutcomeTally]) -> list[Machi
             plan.append((m, "ii", tally.seq, "frequency", len(reels)))
             plan.append((m, "i", tally.seq, "availability", len(reels)))
             reels.append((np.asarray(counts, np.int64), weights))
+        if game.kind == "reels" and tally.best_line_pays:
+            for free, lines, scatters in (
+                (False, tally.best_line_pays, tally.scatter_counts),
+                (True, tally.feature_best_line_pays, tally.feature_scatter_counts),
+            ):
+                if free and game.free_spins is None:
+                    continue
+                law = ctx.facts.combinations(game.signature, free=free)
+                if law is None:
+                    continue
+                parts = _combination_counts(law, lines, scatters)
+                if not parts:
+                    continue
+                name = "free_spin_combinations" if free else "combinations"
+                plan.append((m, "i", tally.seq, "combinations", len(combos)))
+                combos.append((name, parts))
+        if game.free_spins is not None and tally.feature_stop_counts:
+            feature_weights = game.feature_reels.weights
+            lengths = [len(w) for w in feature_weights]
+            if [len(c) for c in tally.feature_stop_counts] == lengths:
+                plan.append((m, "ii", tally.seq, "free frequency", len(features)))
+                plan.append((m, "i", tally.seq, "free availability", len(features)))
+                features.append(
+                    [
+                        (np.asarray(c, np.int64), w)
+                        for c, w in zip(tally.feature_stop_counts, feature_weights, strict=True)
+                    ]
+                )
         tr = tally.transitions
         plan.append((m, "iii", tally.seq, "independence", len(tables)))
         tables.append([[tr[0], tr[1]], [tr[2], tr[3]]])
         if len(tally.by_bet) > 1:
             plan.append((m, "iii", tally.seq, "independence", len(tables)))
             tables.append([[w, g - w] for _, g, w in tally.by_bet])
+    # the free-spin reels of a machine are one test each of frequency and availability
+    # (Bonferroni over its reels), so that a feature adds two tests to the family, not ten
+    flat = [reel for f in features for reel in f]
+    free_freq = iter(stats.stop_frequency_tests(flat))
+    free_avail = iter(_availabilities(flat))
     results = {
         "frequency": stats.stop_frequency_tests(reels),
         "availability": _availabilities(reels),
         "independence": stats.independence_tests(tables),
+        "combinations": stats.combination_tests(combos),
+        "free frequency": [
+            stats.bonferroni([next(free_freq) for _ in f], "free_spin_frequency") for f in features
+        ],
+        "free availability": [
+            stats.bonferroni([next(free_avail) for _ in f], "free_spin_availability")
+            for f in features
+        ],
     }
     return [MachineTest(m, sub, results[test][i], seq) for m, sub, seq, test, i in plan]
 
@@ -183,11 +256,17 @@ class _Randomness(Checker):
         "confidence and false-discovery rate both change the findings of a run": (
             f"{C}::test_randomness_confidence_and_fdr_both_change_the_findings"
         ),
+        "free-spin (feature) outcomes: the free games' stops on the feature reels and "
+        "their combinations are tallied (both engines alike) and tested": (
+            f"{X}::test_a_biased_free_spin_reel_is_found_on_the_free_games"
+        ),
+        "the tallies of the batched engine equal the per-spin reference's exactly": (
+            "tests/test_engine.py::test_batched_equals_per_spin_on_random_requests"
+        ),
     },
     unchecked=(
         "'random selection' as unpredictability of the generator itself (seeding, period, "
         "state recovery): the twin sees outcomes, not the RNG",
-        "free-spin (feature) outcomes: the outcome tally counts base games only",
     ),
 )
 class RandomSelection(_Randomness):
@@ -204,19 +283,42 @@ class RandomSelection(_Randomness):
     test=T,
     checks={
         "every reel stop (game element) is selected at its rate, none (all but) never": T,
+        "every combination available: each pay class of a game's best line and each "
+        "scatter count occurs at its exact PAR probability, none (all but) never, although "
+        "its stops land (exact binomial lower tails, Bonferroni over the classes)": (
+            f"{X}::test_a_suppressed_combination_is_found_while_its_stops_land"
+        ),
+        "the combination classes' probabilities are the PAR enumeration's, exactly": (
+            f"{X}::test_combination_law_is_the_per_spin_classes_over_every_stop_combination"
+        ),
+        "the combination test holds its level on fair machines (exact, conservative)": (
+            f"{X}::test_combination_test_size_on_fair_counts"
+        ),
+        "free-spin reels: every stop of the feature reels lands on free games": (
+            f"{X}::test_a_biased_free_spin_reel_is_found_on_the_free_games"
+        ),
+        "the free-spin and combination tests hold their level on fair engine play": (
+            f"{X}::test_free_spin_and_combination_tests_size_on_fair_play"
+        ),
     },
     unchecked=(
-        "every permutation or combination of elements available: the tally has each reel's "
-        "stops, not their combinations, so a combination removed while its stops still land "
-        "is not seen (a per-combination or per-pay tally is needed)",
+        "combinations finer than their pay class: two combinations that pay the same "
+        "(e.g. five wolves and five bears) are one class, and a line's class is the game's "
+        "best line only, so a removed combination that always shares a game with a better "
+        "paying line is not seen",
+        "combinations too rare to be found missing in the run (a class enters the test only "
+        "if a count of 0 would have probability at most 1 %, about 4.6 expected: e.g. the "
+        "top award of the classic game, about 0.15 a day, is not testable in a day)",
+        "table games: their outcomes are the elements (the stop tests), no combinations",
+        "a program that pays amounts the approved one never pays (other pays: 20(f) and "
+        "1(e) see it): its pay classes cannot be matched, only its scatter counts are tested",
         "available 'at the initiation of each game' (e.g. removed for the next 500 games "
         "after a big win): the tally is cumulative over the run",
-        "free-spin reels: not tallied",
     ),
 )
 class EveryOutcomeAvailable(_Randomness):
     subs = ("i",)
-    what = "availability of every stop"
+    what = "availability of every stop and combination"
 
 
 @control(
@@ -231,12 +333,18 @@ class EveryOutcomeAvailable(_Randomness):
         "exact size where the chi-square approximation is poor (expected counts < 5)": (
             f"{S}::test_stop_frequency_size_at_1000_spins_of_a_sparse_reel"
         ),
+        "free-spin reels: the stop frequencies of the free games against the feature "
+        "reels' weights (one test per machine, Bonferroni over its feature reels)": (
+            f"{X}::test_a_biased_free_spin_reel_is_found_on_the_free_games"
+        ),
     },
     unchecked=(
         "constant over time: the test is on the run's cumulative counts, so a probability "
         "that drifts and returns is seen only through the total",
         "machines representative of live games (cards, dice): no such game is modelled",
-        "free-spin reels: not tallied",
+        "free-spin tests condition on the number of free games, which retriggers make "
+        "depend on the free games' own outcomes: their exact size is not derived, only "
+        "measured (tests/test_combinations.py)",
     ),
 )
 class ConstantProbabilities(_Randomness):
