@@ -16,6 +16,8 @@ from twin.machines.adaptive import AdaptivePayTable, scaled_pays
 from twin.machines.analysis import analyse, win_distribution
 from twin.machines.par import load_game
 
+GAMES_DIR = Path(__file__).resolve().parents[1] / "scenarios" / "games"
+
 GAMES = Path(__file__).resolve().parent.parent / "scenarios" / "games"
 
 
@@ -135,3 +137,19 @@ def test_randomness_confidence_and_fdr_both_change_the_findings(
     assert casino.compliance is not None
     found = {f.control for f in casino.compliance.findings}
     assert found == {"MT98.S1.3a", "MT98.S1.20a"}  # and none of 1(b)
+
+
+@pytest.mark.parametrize("factor", [0.5, 0.7, 1.3, 1.5])
+def test_scaled_pays_are_the_same_for_the_batched_kernel_and_the_per_spin_reference(
+    factor: float,
+) -> None:
+    """A self-adjusting program scales every pay: the batched kernel's pay table and the pays
+    the per-spin reference reads must scale alike, or the two engines disagree under the
+    injection (they once did: only the kernel's table was scaled)."""
+    for name in ("classic-3reel", "video-5reel"):
+        game = scaled_pays(load_game(GAMES_DIR / f"{name}.toml"), factor)
+        rng = np.random.default_rng(7)
+        u = rng.random((400, game.draws_per_spin))
+        batch = game.evaluate(u)
+        one = [game.evaluate_one(row.tolist())[0] for row in u]
+        assert batch.win_units.tolist() == one, name

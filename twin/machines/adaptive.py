@@ -11,8 +11,10 @@ drift. Only ``twin.inject`` creates one (injection ``adaptive_paytable``).
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import replace
+from types import MappingProxyType
 
 import numpy as np
 
@@ -37,7 +39,18 @@ def scaled_pays(game: Game, factor: float) -> Game:
     scatter = np.floor(game.scatter_by_count * factor).astype(np.int64)
     line_pay.setflags(write=False)
     scatter.setflags(write=False)
-    return replace(game, line_pay=line_pay, scatter_by_count=scatter)
+    # the per-spin reference reads the pays themselves: scale them alike (floor is monotone,
+    # so the larger of a symbol's and a wild's pay scales to the larger of the scaled ones)
+    pays = MappingProxyType(
+        {
+            sym: MappingProxyType({run: math.floor(pay * factor) for run, pay in by_run.items()})
+            for sym, by_run in game.pays.items()
+        }
+    )
+    sc = game.scatter
+    if sc is not None:
+        sc = replace(sc, pays=tuple((n, math.floor(m * factor)) for n, m in sc.pays))
+    return replace(game, line_pay=line_pay, scatter_by_count=scatter, pays=pays, scatter=sc)
 
 
 class AdaptivePayTable:
