@@ -153,3 +153,21 @@ def test_scaled_pays_are_the_same_for_the_batched_kernel_and_the_per_spin_refere
         batch = game.evaluate(u)
         one = [game.evaluate_one(row.tolist())[0] for row in u]
         assert batch.win_units.tolist() == one, name
+
+
+def test_adaptation_p_value_does_not_depend_on_how_many_orderings_are_drawn_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The permutation test draws its orderings in blocks bounded by BLOCK_CELLS (its memory
+    stays flat however long the run); the orderings, and so the p-value, are the same
+    whatever the bound. Fair stretches, so that many blocks are drawn."""
+    import twin.compliance.checks.outcomes as outcomes
+
+    game = load_game(GAMES / "classic-3reel.toml")
+    a, law = analyse(game), win_distribution(game)
+    rows = _fair_stretches(np.random.default_rng(3), law, 300)
+    mean, var = float(a.rtp) * a.cost, float(a.variance) * a.cost**2
+    wide = adaptation_test(rows, mean, var)
+    monkeypatch.setattr(outcomes, "BLOCK_CELLS", 300 * 33)  # blocks of 32, 33, 33, ...: other cuts
+    narrow = adaptation_test(rows, mean, var)
+    assert (narrow.p_value, narrow.statistic) == (wide.p_value, wide.statistic)

@@ -220,6 +220,8 @@ def _rho(dev: np.ndarray, var: np.ndarray, games: np.ndarray) -> np.ndarray:
 CLIP = 3.0
 #: Most orderings drawn for the permutation p-value of the 1(e) test.
 PERMUTATIONS = 200_000
+#: Most orderings x stretches evaluated at once by the permutation test (bounds its memory).
+BLOCK_CELLS = 1 << 19
 #: Exceedances after which the sequential permutation test stops (Besag and Clifford).
 EXCEED = 20
 
@@ -265,7 +267,9 @@ def adaptation_test(
         if drawn >= PERMUTATIONS - 1:
             p = (1 + exceed) / PERMUTATIONS
             break
-        block = min(4 * block, 8192)
+        # blocks of orderings grow, but never beyond BLOCK_CELLS (memory flat in the run's
+        # length; the orderings drawn, and so the p-value, do not depend on the blocks)
+        block = min(4 * block, 8192, max(32, BLOCK_CELLS // n))
     detail = (
         f"rank correlation {observed:.3f} of payout with the recent hold over {n - 1} "
         "stretches (permutation test)"
