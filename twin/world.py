@@ -48,6 +48,8 @@ class LateTimeout(simpy.events.Event):
     """
 
     def __init__(self, env: simpy.Environment, delay: float, priority: EventPriority = LOW) -> None:
+        if delay < 0:  # as simpy.Timeout: the clock never goes back
+            raise ValueError(f"negative delay {delay}")
         super().__init__(env)
         self._ok = True
         self._value = None

@@ -1003,7 +1003,8 @@ class SlotMachine:
         while next_at:
             name = min(next_at, key=lambda k: (next_at[k], k))
             at = next_at[name]
-            yield LateTimeout(env, at - env.now)
+            # a fault due while another was being repaired comes now, not in the past
+            yield LateTimeout(env, max(0.0, at - env.now))
             # never start a fault in the middle of a hand pay, fill or repair already under way,
             # nor on a machine out of operation (off the floor, or being taken off)
             yield from self.wait_in_operation()
