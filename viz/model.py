@@ -17,7 +17,7 @@ from __future__ import annotations
 import bisect
 import json
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -379,8 +379,11 @@ class Row:
 class LedgerReplay:
     """A finished run's ledger, replayed into a :class:`FloorModel` at any chosen time.
 
-    Every row is read once (the bodies are parsed as they are applied); moving forward applies
-    the rows in between, moving back rebuilds the model from the first row.
+    The model at time ``t`` has applied, in seq order, every row with a time ``<= t``: what
+    ``twin state --at t`` applies. (Row times are not always in seq order: a record may be
+    written with a time earlier than the one before it, so "up to ``t``" is not a prefix of
+    the ledger.) Moving forward applies the rows in between when they all come after what was
+    applied; otherwise, and when moving back, the model is rebuilt from the first row.
     """
 
     def __init__(self, path: Path) -> None:
@@ -398,30 +401,31 @@ class LedgerReplay:
         self.rows = [Row(*r) for r in read_rows(path)]
         if not self.rows:
             raise InputError(path, "records", "a ledger with records", "an empty ledger")
-        self.times = [r.t for r in self.rows]
+        self.by_t = sorted(self.rows, key=lambda r: (r.t, r.seq))
+        self.times = [r.t for r in self.by_t]
         self.end = self.times[-1]
         self.layout = [
             (str(d["machine"]), str(d["bank"]), str(d["zone"]))
             for d in (json.loads(r.body) for r in self.rows if r.kind == "machine_installed")
         ]
-        self.model = self._fresh()
-        self.cursor = 0  # rows applied
-
-    def _fresh(self) -> FloorModel:
-        return FloorModel(self.clock, self.layout)
+        self.model = FloorModel(self.clock, self.layout)
+        self.cursor = 0  # rows of by_t applied
+        self.last_seq = -1
 
     def seek(self, t: float) -> FloorModel:
-        """The model after every row with time ``<= t``."""
+        """The model after every row with time ``<= t`` (in seq order)."""
         t = max(0.0, min(t, self.end))
         stop = bisect.bisect_right(self.times, t)
-        if stop < self.cursor:
-            self.model = self._fresh()
-            self.cursor = 0
-        for row in self._between(self.cursor, stop):
+        new = self.by_t[self.cursor : stop] if stop >= self.cursor else None
+        if new is None or (new and min(r.seq for r in new) < self.last_seq):
+            self.model = FloorModel(self.clock, self.layout)
+            new = [r for r in self.rows if r.t <= t]
+            self.last_seq = -1
+        else:
+            new = sorted(new, key=lambda r: r.seq)
+        for row in new:
             self.model.apply(json.loads(row.body))
+            self.last_seq = max(self.last_seq, row.seq)
         self.cursor = stop
         self.model.t = t
         return self.model
-
-    def _between(self, a: int, b: int) -> Iterator[Row]:
-        return iter(self.rows[a:b])
