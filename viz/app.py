@@ -320,11 +320,11 @@ class Viewer:
                 continue
             m = machines[mid]
             st = m.state
-            rect = (int(sx), int(sy), side, side)
-            fill(st.colour, rect)
+            box = (int(sx), int(sy), side, side)
+            fill(st.colour, box)
             if st is P.OFFLINE and side >= 4:
                 pygame.draw.line(
-                    s, (235, 235, 235), (rect[0], rect[1]), (rect[0] + side - 1, rect[1] + side - 1)
+                    s, (235, 235, 235), (box[0], box[1]), (box[0] + side - 1, box[1] + side - 1)
                 )
             if glyphs and st.glyph:
                 g = t.render(
@@ -336,14 +336,14 @@ class Viewer:
                 s.blit(
                     g,
                     (
-                        rect[0] + (side - g.get_width()) // 2,
-                        rect[1] + (side - g.get_height()) // 2 + 1,
+                        box[0] + (side - g.get_width()) // 2,
+                        box[1] + (side - g.get_height()) // 2 + 1,
                     ),
                 )
             if dots and m.staff:
-                pygame.draw.circle(s, P.STAFF, (rect[0] + side - 3, rect[1] + 3), max(2, side // 6))
+                pygame.draw.circle(s, P.STAFF, (box[0] + side - 3, box[1] + 3), max(2, side // 6))
                 pygame.draw.circle(
-                    s, (0, 0, 0), (rect[0] + side - 3, rect[1] + 3), max(2, side // 6), 1
+                    s, (0, 0, 0), (box[0] + side - 3, box[1] + 3), max(2, side // 6), 1
                 )
         if self.selected is not None:
             sr = self.machine_screen_rect(self.selected).inflate(6, 6)

@@ -87,10 +87,13 @@ class DrillSpec:
     outcomes: tuple[Outcome, ...]
 
 
-def _need(doc: Mapping[str, Any], key: str, kind: type, path: Path, where: str) -> Any:
+def _need(
+    doc: Mapping[str, Any], key: str, kind: type | tuple[type, ...], path: Path, where: str
+) -> Any:
     value = doc.get(key)
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise InputError(path, f"{where}{key}", f"a {kind.__name__}", repr(value))
+        name = kind.__name__ if isinstance(kind, type) else "number"
+        raise InputError(path, f"{where}{key}", f"a {name}", repr(value))
     return value
 
 
@@ -149,7 +152,7 @@ def load_drill(path: Path) -> DrillSpec:
         hours=float(d.get("hours", 12.0)),
         settings=tuple(str(s) for s in d.get("set", [])),
         speed=float(d.get("speed", 10.0)),
-        time_limit_s=60.0 * float(_need(d, "time_limit_minutes", int | float, path, "drill.")),
+        time_limit_s=60.0 * float(_need(d, "time_limit_minutes", (int, float), path, "drill.")),
         trigger_kind=str(trig.get("kind", "start")),
         trigger_match=dict(trig.get("match", {})),
         machine=str(trig.get("machine", "")),

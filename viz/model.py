@@ -336,7 +336,7 @@ def _money(cents: int) -> str:
 
 def describe(d: Doc) -> str:
     """One short line for a machine's history (empty: not worth a line)."""
-    kind = d["kind"]
+    kind = str(d["kind"])
     if kind == "machine_exception":
         who = f" by {d['staff']}" if d.get("staff") else ""
         return f"{str(d['name']).replace('_', ' ')}{who}"
