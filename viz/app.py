@@ -310,7 +310,7 @@ class Viewer:
         rects = self.plan.machines
         side = max(1, round(8 * z))
         glyphs = side >= 14
-        dots = side >= 7
+        dots = side >= 10  # below that a dot would hide the machine's colour
         fill = s.fill
         fw, fh = r.right, r.bottom
         for mid, (x, y, _w, _h) in rects.items():
@@ -500,8 +500,9 @@ class Viewer:
             fx = bar.x + int(bar.w * float(f["t"]) / src.end) if src.end else bar.x
             pygame.draw.line(s, P.FINDING, (fx, bar.y - 4), (fx, bar.bottom + 3), 2)
         pygame.draw.rect(s, P.PANEL_EDGE, bar, 1)
-        end = src.model.clock.at(src.end)
-        self.text.draw(s, f"{end:%H:%M}", (bar.right - 40, bar.y + 1), 16, P.MUTED)
+        start, end = src.model.clock.at(0.0), src.model.clock.at(src.end)
+        self.text.draw(s, f"{start:%a %H:%M}", (bar.x + 4, bar.y + 1), 16, (255, 255, 255))
+        self.text.draw(s, f"{end:%a %H:%M}", (bar.right - 64, bar.y + 1), 16, P.MUTED)
 
     def draw_meter_panel(self, s: Surface, m: MachineView) -> None:
         """The machine's meters as an attendant's meter display shows them, its hopper and
