@@ -11,7 +11,7 @@ hour. ``Q`` quits.
 from __future__ import annotations
 
 import time as wall
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pygame
@@ -101,6 +101,9 @@ class Viewer:
         self.running = True
         self.frames = 0
         self.extra: Callable[[Viewer], None] | None = None  # a drill draws its own panel
+        self.draw_seconds = 0.0  # wall time of the last drawing
+        self._floor: Surface | None = None  # the floor layer, kept between frames
+        self._floor_key: tuple[object, ...] = ()
         self.fit()
 
     # -- geometry --------------------------------------------------------------------------------
@@ -245,10 +248,20 @@ class Viewer:
         self.selected = self.plan.machine_at(wx, wy)
 
     # -- the loop ------------------------------------------------------------------------------
-    def frame(self, wall_dt: float, budget: float = 0.012) -> None:
-        """Advance the source by one frame's worth of time and draw."""
+    def frame(self, wall_dt: float, budget: float | None = None) -> None:
+        """Advance the source by one frame's worth of time and draw.
+
+        ``budget``: wall seconds the simulation may take this frame. By default the frame
+        aims at 60 frames a second, or at 30 from x1,000 up (fast-forwarding favours the
+        simulation): what the last drawing left of that, at least 4 ms.
+        """
+        if budget is None:
+            target = 1 / 30 if self.source.factor >= 1000 else 1 / 60
+            budget = max(0.004, target - self.draw_seconds)
         self.source.tick(wall_dt, budget)
+        t0 = wall.perf_counter()
         self.draw()
+        self.draw_seconds = wall.perf_counter() - t0
         self.frames += 1
 
     def run(self, fps: int = 60) -> None:
@@ -284,39 +297,65 @@ class Viewer:
             self.extra(self)
 
     def draw_floor(self, s: Surface) -> None:
+        """The floor layer is kept between frames: redrawn whole when the view or the model
+        changes, else only the machines whose state changed since the last frame."""
         r = self.floor_rect
-        s.set_clip(r)
+        model = self.source.model
+        key = (self.zoom, self.pan, r.size, id(model))
+        if self._floor is None or self._floor_key != key:
+            self._floor = pygame.Surface(r.size)
+            self._floor_key = key
+            self._draw_plan(self._floor)
+            self._draw_machines(self._floor, self.plan.machines)
+        elif model.dirty:
+            self._draw_machines(self._floor, model.dirty)
+        model.dirty.clear()
+        s.blit(self._floor, r.topleft)
+        if self.selected is not None:
+            s.set_clip(r)
+            sr = self.machine_screen_rect(self.selected).inflate(6, 6)
+            pygame.draw.rect(s, P.SELECT, sr, 2)
+            s.set_clip(None)
+
+    def _draw_plan(self, s: Surface) -> None:
+        """Background, zones and banks, on the floor layer (its origin is the floor's)."""
+        s.fill(P.BACKGROUND)
         z = self.zoom
         px, py = self.pan
-        ox, oy = r.x, r.y
         t = self.text
         for zone, (x, y, w, h) in self.plan.zones.items():
-            rect = pygame.Rect(
-                int(ox + (x - px) * z), int(oy + (y - py) * z), int(w * z), int(h * z)
-            )
+            rect = pygame.Rect(int((x - px) * z), int((y - py) * z), int(w * z), int(h * z))
             s.fill(P.ZONE, rect)
             pygame.draw.rect(s, P.ZONE_EDGE, rect, 1)
             t.draw(s, f"zone {zone}", (rect.x + 6, rect.y + 4), 20, P.MUTED, bold=True)
         cell = CELL * z
         if cell >= 3:
             for bank, (x, y, w, h) in self.plan.banks.items():
-                bx, by = int(ox + (x - px) * z), int(oy + (y - py) * z)
+                bx, by = int((x - px) * z), int((y - py) * z)
                 pygame.draw.rect(
                     s, P.BANK_EDGE, (bx - 2, by - 2, int(w * z) + 4, int(h * z) + 4), 1
                 )
                 if cell >= 5:
                     t.draw(s, f"bank {bank}", (bx, by - 14), 16, P.MUTED)
+
+    def _draw_machines(self, s: Surface, ids: Iterable[str]) -> None:
         machines = self.source.model.machines
         rects = self.plan.machines
+        t = self.text
+        z = self.zoom
+        px, py = self.pan
         side = max(1, round(8 * z))
         glyphs = side >= 14
         dots = side >= 10  # below that a dot would hide the machine's colour
         fill = s.fill
-        fw, fh = r.right, r.bottom
-        for mid, (x, y, _w, _h) in rects.items():
-            sx = ox + (x - px) * z
-            sy = oy + (y - py) * z
-            if sx > fw or sy > fh or sx + side < ox or sy + side < oy:
+        fw, fh = s.get_size()
+        for mid in ids:
+            place = rects.get(mid)
+            if place is None:
+                continue
+            sx = (place[0] - px) * z
+            sy = (place[1] - py) * z
+            if sx > fw or sy > fh or sx + side < 0 or sy + side < 0:
                 continue
             m = machines[mid]
             st = m.state
@@ -327,28 +366,14 @@ class Viewer:
                     s, (235, 235, 235), (box[0], box[1]), (box[0] + side - 1, box[1] + side - 1)
                 )
             if glyphs and st.glyph:
-                g = t.render(
-                    st.glyph,
-                    max(12, side - 2),
-                    (0, 0, 0) if st is not P.OFFLINE else (255, 255, 255),
-                    True,
-                )
-                s.blit(
-                    g,
-                    (
-                        box[0] + (side - g.get_width()) // 2,
-                        box[1] + (side - g.get_height()) // 2 + 1,
-                    ),
-                )
+                ink = (0, 0, 0) if st is not P.OFFLINE else (255, 255, 255)
+                g = t.render(st.glyph, max(12, side - 2), ink, True)
+                at = (box[0] + (side - g.get_width()) // 2, box[1] + (side - g.get_height()) // 2)
+                s.blit(g, (at[0], at[1] + 1))
             if dots and m.staff:
-                pygame.draw.circle(s, P.STAFF, (box[0] + side - 3, box[1] + 3), max(2, side // 6))
-                pygame.draw.circle(
-                    s, (0, 0, 0), (box[0] + side - 3, box[1] + 3), max(2, side // 6), 1
-                )
-        if self.selected is not None:
-            sr = self.machine_screen_rect(self.selected).inflate(6, 6)
-            pygame.draw.rect(s, P.SELECT, sr, 2)
-        s.set_clip(None)
+                centre, radius = (box[0] + side - 3, box[1] + 3), max(2, side // 6)
+                pygame.draw.circle(s, P.STAFF, centre, radius)
+                pygame.draw.circle(s, (0, 0, 0), centre, radius, 1)
 
     def draw_topbar(self, s: Surface) -> None:
         w = self.size[0]
@@ -553,7 +578,7 @@ class Viewer:
             y += 17
         y += 8
         y += t.draw(s, "History", (x, y), 19, P.TEXT, True)
-        for line in list(m.history)[::-1]:
+        for line in m.history_lines(self.source.model.clock):
             if y > panel.bottom - 18:
                 break
             y += t.draw(

@@ -48,7 +48,8 @@ class MachineView:
     patron: str = ""
     locked: bool = False
     staff: dict[str, str] = field(default_factory=dict)  # member -> job kind
-    history: deque[str] = field(default_factory=lambda: deque(maxlen=HISTORY_LINES))
+    #: (time, record body) of its latest notable records; the lines are made when shown
+    history: deque[tuple[float, Doc]] = field(default_factory=lambda: deque(maxlen=HISTORY_LINES))
     state: State = IDLE
 
     def machine_state(self, t: float) -> MachineState:
@@ -57,10 +58,21 @@ class MachineView:
             return MachineReplay(self.id).state(t)
         return self.replay.state(t)
 
-    def refresh(self) -> None:
+    def refresh(self) -> bool:
+        """Recompute the state drawn; whether it changed."""
         down = self.replay.down if self.replay is not None else set()
         installed = self.replay is not None and self.replay.acc is not None
+        before = self.state
         self.state = state_of(down, bool(self.patron), self.locked) if installed else IDLE
+        return self.state is not before
+
+    def history_lines(self, clock: Clock) -> list[str]:
+        """Its recent history, newest first, one line a record."""
+        out = []
+        for t, d in reversed(self.history):
+            line = describe(d) if d["kind"] != "finding" else f"FINDING {d['control']}"
+            out.append(f"{clock.at(t):%H:%M:%S} {line}")
+        return out
 
 
 @dataclass(slots=True)
@@ -111,7 +123,9 @@ class FloorModel:
         self.ticker: deque[tuple[float, str, bool]] = deque(maxlen=TICKER_LINES)
         self.findings: list[Doc] = []
         self.kpis = Kpis()
-        self.version = 0  # bumped on every record: a renderer redraws what changed
+        self.version = 0  # bumped on every record
+        #: machines whose drawing changed since a renderer last cleared this
+        self.dirty: set[str] = set(self.machines)
 
     # -- the sink protocol (live) --------------------------------------------------------------
     def accept(self, rec: Record) -> None:
@@ -137,6 +151,7 @@ class FloorModel:
             if m is None:
                 m = self.machines[machine] = MachineView(machine, str(d["bank"]), str(d["zone"]))
                 self.order.append(machine)
+                self.dirty.add(machine)
             m.game = str(d["game_id"])
             m.denomination_cents = int(d["denomination_cents"])
             m.replay = MachineReplay(machine)
@@ -146,10 +161,10 @@ class FloorModel:
         if handler is not None:
             handler(self, d, m)
         if m is not None:
-            line = describe(d)
-            if line:
-                m.history.append(f"{self.clock.at(float(d['t'])):%H:%M:%S} {line}")
-            m.refresh()
+            if kind in _NOTABLE:
+                m.history.append((float(d["t"]), d))
+            if m.refresh() or kind in _STAFF_KINDS:
+                self.dirty.add(m.id)
 
     def say(self, d: Doc, text: str, finding: bool = False) -> None:
         self.ticker.append((float(d["t"]), text, finding))
@@ -278,7 +293,7 @@ def _on_finding(model: FloorModel, d: Doc, m: MachineView | None) -> None:
     for subject in d["subjects"]:
         sm = model.machines.get(str(subject))
         if sm is not None:
-            sm.history.append(f"FINDING {d['control']}")
+            sm.history.append((float(d["t"]), d))
 
 
 def _on_command(model: FloorModel, d: Doc, m: MachineView | None) -> None:
@@ -318,6 +333,18 @@ _HANDLERS = {
     "machine_removed": _on_removed,
     "machine_returned": _on_removed,
 }
+
+
+#: kinds worth a line in a machine's history (see :func:`describe`)
+_NOTABLE = frozenset(
+    {
+        "machine_exception", "games_played", "session_started", "patron_left", "hand_paid",
+        "hopper_filled", "hopper_paid", "machine_locked", "job_requested", "job_started",
+        "job_completed", "tilt_repaired", "money_removed", "cashed_out", "machine_removed",
+        "machine_returned", "meters_read",
+    }
+)  # fmt: skip
+_STAFF_KINDS = frozenset({"job_started", "job_completed"})
 
 
 def _args_text(args: str) -> str:
