@@ -216,3 +216,26 @@ def test_live_source_type() -> None:
     src = open_live(TINY)
     assert isinstance(src, LiveSource) and src.live
     src.close()
+
+
+def test_python_m_viz_is_the_same_command(tmp_path: Path) -> None:
+    """``python -m viz`` needs no entry point; a mistake is one line and exit 2 there too."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    ok = subprocess.run(
+        [sys.executable, "-m", "viz", "--drill", "door-opening", "--headless", "--frames", "3",
+         "--out", str(tmp_path)],
+        cwd=REPO, capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.startswith("drill door-opening: FAILED, 0/100")  # no step taken
+    assert (tmp_path / "score.json").is_file() and (tmp_path / "ledger.sqlite").is_file()
+    bad = subprocess.run(
+        [sys.executable, "-m", "viz", "no-such.toml"],
+        cwd=REPO, capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
+    assert bad.returncode == 2
+    assert bad.stderr.count("\n") == 1 and "no-such.toml" in bad.stderr
+    assert "Traceback" not in bad.stderr

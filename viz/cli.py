@@ -128,8 +128,11 @@ def viz(
     if screenshot is not None:
         viewer.screenshot(screenshot)
         click.echo(f"twin viz: wrote {screenshot}", err=True)
-    if drill_screen is not None and drill_screen.attempt.score is not None:
-        click.echo(drill_screen.attempt.score.summary_text())
+    if drill_screen is not None:
+        # quitting before F still scores the attempt: the steps taken so far, from its ledger
+        score = drill_screen.attempt.finish()
+        click.echo(score.summary_text())
+        click.echo(f"twin viz: score and ledger in {drill_screen.attempt.folder}", err=True)
 
 
 __all__ = ["viz"]

@@ -62,6 +62,7 @@ class LiveSource:
         self.lag_seconds = 0.0
         self.ledger = ledger
         self.finished = False
+        self.speed = 2000.0  # simulated seconds per wall second, as recently measured
         casino.attach(model)
         casino.start()
         StepDriver.to(casino, _after(0.0))  # the floor opens (machines installed) at t = 0
@@ -86,11 +87,18 @@ class LiveSource:
             self._finish()
 
     def _advance(self, target: float, budget: float) -> None:
-        deadline = wall.perf_counter() + budget
-        while self.t < target:
-            StepDriver.to(self.casino, min(target, self.t + CHUNK_SECONDS))
-            if wall.perf_counter() > deadline:
-                break
+        """Advance towards ``target`` in pieces sized by the model's recent speed, so the last
+        piece does not overrun the budget by much."""
+        now = wall.perf_counter()
+        deadline = now + budget
+        while self.t < target and now < deadline:
+            piece = min(CHUNK_SECONDS, max(1.0, 0.8 * self.speed * (deadline - now)))
+            t0 = self.t
+            StepDriver.to(self.casino, min(target, t0 + piece))
+            after = wall.perf_counter()
+            if after > now:
+                self.speed = 0.7 * self.speed + 0.3 * (self.t - t0) / (after - now)
+            now = after
         self.lag_seconds = max(0.0, (target - self.t) / self.factor)
 
     def step(self) -> None:
