@@ -239,3 +239,18 @@ def test_python_m_viz_is_the_same_command(tmp_path: Path) -> None:
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1 and "no-such.toml" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_the_wheel_zooms_once_and_a_drag_pans() -> None:
+    src = open_live(TINY)
+    viewer = Viewer(src, (1024, 700))
+    z = viewer.zoom
+    viewer.handle(pygame.event.Event(pygame.MOUSEWHEEL, x=0, y=1))
+    viewer.handle(pygame.event.Event(pygame.MOUSEBUTTONDOWN, button=4, pos=(300, 300)))
+    assert viewer.zoom == pytest.approx(z * 1.2)
+    pan = viewer.pan
+    viewer.handle(pygame.event.Event(pygame.MOUSEBUTTONDOWN, button=3, pos=(300, 300)))
+    viewer.handle(pygame.event.Event(pygame.MOUSEMOTION, rel=(12, -6), pos=(312, 294)))
+    viewer.handle(pygame.event.Event(pygame.MOUSEBUTTONUP, button=3, pos=(312, 294)))
+    assert viewer.pan == pytest.approx((pan[0] - 12 / viewer.zoom, pan[1] + 6 / viewer.zoom))
+    src.close()

@@ -145,7 +145,6 @@ class Viewer:
 
     # -- input -------------------------------------------------------------------------------------
     def handle(self, ev: pygame.event.Event) -> None:
-        src = self.source
         if ev.type == pygame.QUIT:
             self.running = False
         elif ev.type == pygame.KEYDOWN:
@@ -155,10 +154,7 @@ class Viewer:
                 self.click(ev.pos)
             elif ev.button in (2, 3):
                 self.dragging = True
-            elif ev.button == 4:
-                self.zoom_at(1.2, ev.pos)
-            elif ev.button == 5:
-                self.zoom_at(1 / 1.2, ev.pos)
+            # (buttons 4 and 5 are the wheel's legacy events; MOUSEWHEEL below handles it)
         elif ev.type == pygame.MOUSEBUTTONUP and ev.button in (2, 3):
             self.dragging = False
         elif ev.type == pygame.MOUSEMOTION and self.dragging:
@@ -166,7 +162,6 @@ class Viewer:
             self.pan = (self.pan[0] - dx / self.zoom, self.pan[1] - dy / self.zoom)
         elif ev.type == pygame.MOUSEWHEEL:
             self.zoom_at(1.2 if ev.y > 0 else 1 / 1.2, pygame.mouse.get_pos())
-        del src
 
     def key(self, key: int, char: str = "") -> None:
         src = self.source
