@@ -165,3 +165,12 @@ def test_a_bad_drill_file_is_one_clear_error(tmp_path: Path) -> None:
     )
     with pytest.raises(InputError, match=r"step\[0\]\.command"):
         load_drill(bad)
+
+
+def test_every_clause_a_drill_cites_is_a_catalogued_control() -> None:
+    from twin.compliance.catalog import load_catalog
+
+    controls = load_catalog().controls
+    for d in all_drills():
+        for clause in [s.clause for s in d.steps] + [o.clause for o in d.outcomes]:
+            assert clause in controls, (d.id, clause)
