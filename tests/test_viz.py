@@ -254,3 +254,29 @@ def test_the_wheel_zooms_once_and_a_drag_pans() -> None:
     viewer.handle(pygame.event.Event(pygame.MOUSEBUTTONUP, button=3, pos=(312, 294)))
     assert viewer.pan == pytest.approx((pan[0] - 12 / viewer.zoom, pan[1] + 6 / viewer.zoom))
     src.close()
+
+
+def test_staff_walk_to_their_job_and_are_drawn_there() -> None:
+    from viz.app import WALK_SECONDS
+
+    src = open_live(TINY, overrides=["faults.tilt_mtbf_hours=0.2"])
+    viewer = Viewer(src, (1024, 700))
+    while not src.model.walks:
+        src.seek(src.t + 30.0)
+    member, (_start, machine, t0) = next(iter(src.model.walks.items()))
+    corner = viewer._corner(machine)
+    assert corner is not None
+    src.model.t = t0  # the moment the job started: still where they came from
+    first = viewer.staff_position(member)
+    src.model.t = t0 + WALK_SECONDS / 2
+    half = viewer.staff_position(member)
+    src.model.t = t0 + WALK_SECONDS
+    assert viewer.staff_position(member) == pytest.approx(corner)
+    assert first is not None and half is not None and first != pytest.approx(corner)
+    assert half == pytest.approx(((first[0] + corner[0]) / 2, (first[1] + corner[1]) / 2))
+    for _ in range(12):
+        viewer.zoom_at(1.25, viewer.machine_screen_rect(machine).center)
+    viewer.draw()
+    x, y = viewer.to_screen(*corner)
+    assert tuple(viewer.screen.get_at((int(x), int(y))))[:3] == P.STAFF
+    src.close()

@@ -26,6 +26,9 @@ TOPBAR = 40
 TICKER = 150
 TIMEBAR = 34
 PANEL_W = 340
+#: simulated seconds a member is drawn walking to a job (the scenario's walk times are drawn
+#: by the model and not recorded; this is about their median)
+WALK_SECONDS = 110.0
 
 Surface = pygame.surface.Surface
 
@@ -306,11 +309,52 @@ class Viewer:
             self._draw_machines(self._floor, model.dirty)
         model.dirty.clear()
         s.blit(self._floor, r.topleft)
+        self.draw_staff(s)
         if self.selected is not None:
             s.set_clip(r)
             sr = self.machine_screen_rect(self.selected).inflate(6, 6)
             pygame.draw.rect(s, P.SELECT, sr, 2)
             s.set_clip(None)
+
+    def staff_position(self, member: str) -> tuple[float, float] | None:
+        """Where a busy member is drawn (world units): walking from their last machine (or the
+        staff station at the corner of the zone) to their job's machine over
+        :data:`WALK_SECONDS`, then at the machine's top-right corner."""
+        model = self.source.model
+        walk = model.walks.get(member)
+        if walk is None:
+            return None
+        start, machine, t0 = walk
+        to = self._corner(machine)
+        if to is None:
+            return None
+        if start:
+            frm = self._corner(start) or to
+        else:
+            zone = model.machines[machine].zone
+            zx, zy, _w, _h = self.plan.zones[zone]
+            frm = (zx + 6.0, zy + 6.0)
+        share = min(1.0, max(0.0, (model.t - t0) / WALK_SECONDS))
+        return (frm[0] + (to[0] - frm[0]) * share, frm[1] + (to[1] - frm[1]) * share)
+
+    def _corner(self, machine: str) -> tuple[float, float] | None:
+        place = self.plan.machines.get(machine)
+        return None if place is None else (place[0] + place[2] - 1.0, place[1] + 1.0)
+
+    def draw_staff(self, s: Surface) -> None:
+        """Busy staff, walking to their job or at it: white dots (drawn each frame)."""
+        r = self.floor_rect
+        radius = max(2, min(6, round(1.4 * self.zoom)))
+        s.set_clip(r)
+        for member in sorted(self.source.model.walks):
+            at = self.staff_position(member)
+            if at is None:
+                continue
+            x, y = self.to_screen(*at)
+            centre = (int(x), int(y))
+            pygame.draw.circle(s, P.STAFF, centre, radius)
+            pygame.draw.circle(s, (0, 0, 0), centre, radius, 1)
+        s.set_clip(None)
 
     def _draw_plan(self, s: Surface) -> None:
         """Background, zones and banks, on the floor layer (its origin is the floor's)."""
@@ -341,7 +385,6 @@ class Viewer:
         px, py = self.pan
         side = max(1, round(8 * z))
         glyphs = side >= 14
-        dots = side >= 10  # below that a dot would hide the machine's colour
         fill = s.fill
         fw, fh = s.get_size()
         for mid in ids:
@@ -352,8 +395,7 @@ class Viewer:
             sy = (place[1] - py) * z
             if sx > fw or sy > fh or sx + side < 0 or sy + side < 0:
                 continue
-            m = machines[mid]
-            st = m.state
+            st = machines[mid].state
             box = (int(sx), int(sy), side, side)
             fill(st.colour, box)
             if st is P.OFFLINE and side >= 4:
@@ -365,10 +407,6 @@ class Viewer:
                 g = t.render(st.glyph, max(12, side - 2), ink, True)
                 at = (box[0] + (side - g.get_width()) // 2, box[1] + (side - g.get_height()) // 2)
                 s.blit(g, (at[0], at[1] + 1))
-            if dots and m.staff:
-                centre, radius = (box[0] + side - 3, box[1] + 3), max(2, side // 6)
-                pygame.draw.circle(s, P.STAFF, centre, radius)
-                pygame.draw.circle(s, (0, 0, 0), centre, radius, 1)
 
     def draw_topbar(self, s: Surface) -> None:
         w = self.size[0]
@@ -465,7 +503,7 @@ class Viewer:
         y += 4
         pygame.draw.circle(s, P.STAFF, (x + 8, y + 9), 5)
         pygame.draw.circle(s, (0, 0, 0), (x + 8, y + 9), 5, 1)
-        t.draw(s, "staff at the machine", (x + 24, y + 2), 19)
+        t.draw(s, "staff walking to or at a job", (x + 24, y + 2), 19)
         y += 26
         help_lines = [
             "space pause   S step 1 min   +/- speed",

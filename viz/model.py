@@ -120,6 +120,10 @@ class FloorModel:
         self.in_service: dict[str, WaitingJob] = {}
         self.on_duty: dict[str, str] = {}  # member -> role
         self.busy: set[str] = set()
+        #: member -> walk to a job: (machine walked from, "" for the staff station; machine
+        #: walked to; the time the job started); kept while the member is busy
+        self.walks: dict[str, tuple[str, str, float]] = {}
+        self.last_machine: dict[str, str] = {}  # member -> where their last job was
         self.ticker: deque[tuple[float, str, bool]] = deque(maxlen=TICKER_LINES)
         self.findings: list[Doc] = []
         self.kpis = Kpis()
@@ -163,7 +167,7 @@ class FloorModel:
         if m is not None:
             if kind in _NOTABLE:
                 m.history.append((float(d["t"]), d))
-            if m.refresh() or kind in _STAFF_KINDS:
+            if m.refresh():
                 self.dirty.add(m.id)
 
     def say(self, d: Doc, text: str, finding: bool = False) -> None:
@@ -264,18 +268,21 @@ def _on_job_started(model: FloorModel, d: Doc, m: MachineView | None) -> None:
     job = model.jobs.pop(str(d["job_id"]), None)
     if job is not None:
         model.in_service[job.id] = job
-    for member in d["members"]:
-        model.busy.add(str(member))
+    for member in map(str, d["members"]):
+        model.busy.add(member)
         if m is not None:
-            m.staff[str(member)] = str(d["job_kind"])
+            m.staff[member] = str(d["job_kind"])
+            model.walks[member] = (model.last_machine.get(member, ""), m.id, float(d["t"]))
 
 
 def _on_job_completed(model: FloorModel, d: Doc, m: MachineView | None) -> None:
     model.in_service.pop(str(d["job_id"]), None)
-    for member in d["members"]:
-        model.busy.discard(str(member))
+    for member in map(str, d["members"]):
+        model.busy.discard(member)
+        model.walks.pop(member, None)
         if m is not None:
-            m.staff.pop(str(member), None)
+            m.staff.pop(member, None)
+            model.last_machine[member] = m.id
 
 
 def _on_shift_started(model: FloorModel, d: Doc, m: MachineView | None) -> None:
@@ -344,7 +351,6 @@ _NOTABLE = frozenset(
         "machine_returned", "meters_read",
     }
 )  # fmt: skip
-_STAFF_KINDS = frozenset({"job_started", "job_completed"})
 
 
 def _args_text(args: str) -> str:
