@@ -275,3 +275,67 @@ def test_the_cli_and_the_record_kinds_load_no_paho() -> None:
         "assert not bad, bad"
     )
     _python_ok(code)
+
+
+# -- viz: the viewer sits outside twin and reaches it only through records and the inbox -----
+
+VIZ = REPO / "viz"
+#: What the viewer may import besides the standard library, twin and itself. Not simpy (it
+#: moves the clock through twin's drivers and reads records), not twin.hardware, not paho.
+VIZ_LIBS = {"pygame", "click", "numpy"}
+
+
+def _viz_modules() -> list[Path]:
+    return sorted(VIZ.rglob("*.py"))
+
+
+def _viz_allowed(name: str) -> bool:
+    top = name.split(".")[0]
+    if top in sys.stdlib_module_names or top == "__future__":
+        return True
+    if top == "twin":
+        return not name.startswith("twin.hardware")
+    return top == "viz" or top in VIZ_LIBS
+
+
+def test_the_viz_scan_sees_the_package() -> None:
+    mods = _viz_modules()
+    assert VIZ / "app.py" in mods
+    assert VIZ / "model.py" in mods
+    names = {n for p in mods for _, n in imported_names(p)}
+    assert {"pygame", "twin.state", "viz.model"} <= names
+
+
+@pytest.mark.parametrize("path", _viz_modules(), ids=lambda p: str(p.relative_to(VIZ)))
+def test_viz_imports_only_twin_pygame_and_the_standard_library(path: Path) -> None:
+    bad = [f"line {line}: {name}" for line, name in imported_names(path) if not _viz_allowed(name)]
+    assert bad == [], f"{path.relative_to(REPO)} may not import {bad}"
+
+
+def test_the_viz_check_catches_a_violation() -> None:
+    assert not _viz_allowed("simpy")
+    assert not _viz_allowed("paho.mqtt.client")
+    assert not _viz_allowed("twin.hardware.link")
+    assert _viz_allowed("twin.inbox")
+    assert _viz_allowed("pygame.font")
+
+
+def test_twin_viz_is_a_plugin_that_twin_never_names() -> None:
+    """``twin viz`` comes from the ``twin.cli`` entry point that pyproject.toml declares;
+    twin's source names neither the module nor the entry point's target."""
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["entry-points"]["twin.cli"] == {"viz": "viz.cli:viz"}
+    for path in TWIN.rglob("*.py"):
+        assert "viz.cli" not in path.read_text(encoding="utf-8"), path
+
+
+def test_the_cli_loads_no_viewer_until_asked() -> None:
+    code = (
+        "import twin.cli, sys; "
+        "twin.cli.cli.get_command(None, 'run'); "
+        "bad = sorted(m for m in sys.modules if m.startswith(('pygame', 'viz'))); "
+        "assert not bad, bad"
+    )
+    _python_ok(code)

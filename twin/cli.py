@@ -19,8 +19,36 @@ import click
 
 from twin.errors import InputError
 
+#: Entry-point group through which packages outside ``twin`` add commands (``viz``): ``twin``
+#: names no such package, and a plugin is imported only when its command is asked for.
+PLUGIN_GROUP = "twin.cli"
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+def plugins() -> dict[str, Any]:
+    """The commands other installed packages declare in :data:`PLUGIN_GROUP` (by name)."""
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep for ep in entry_points(group=PLUGIN_GROUP)}
+
+
+class PluginGroup(click.Group):
+    """twin's own commands, then those of plugins (loaded lazily, by name)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *plugins()})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        cmd = super().get_command(ctx, cmd_name)
+        if cmd is not None:
+            return cmd
+        ep = plugins().get(cmd_name)
+        if ep is None:
+            return None
+        loaded = ep.load()
+        return loaded if isinstance(loaded, click.Command) else None
+
+
+@click.group(cls=PluginGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="casino-twin")
 def cli() -> None:
     """Casino floor digital twin: a seeded SimPy model of a casino and its regulation."""

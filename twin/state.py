@@ -51,6 +51,7 @@ from twin.records import Record
 
 __all__ = [
     "MACHINE_KINDS",
+    "MachineReplay",
     "MachineState",
     "ReplayError",
     "machine_of",
@@ -313,6 +314,12 @@ class _Replay:
             if code == ExceptionCode.AC_POWER_LOST:
                 acc.power_reset()
             self.down.add(f"tilt:{name}")
+
+
+#: One machine's state kept up to date record by record (``apply`` each of its parsed ledger
+#: bodies in seq order, ``state(t)`` at any moment): what :func:`replay` does in one go, for a
+#: reader that follows a run as it happens (the viewer) and must agree with ``twin state``.
+MachineReplay = _Replay
 
 
 def replay(

@@ -1,0 +1,648 @@
+"""The floor view: one pygame window (or an off-screen surface, for tests and benchmarks).
+
+Keys: space pause/resume; ``.`` or ``S`` step a simulated minute; ``+``/``-`` speed ×1 to
+×10,000; mouse wheel or ``[``/``]`` zoom; right/middle drag or arrow keys pan; ``0`` fit the
+floor; left click a machine for its meter panel (Esc closes it). With a machine selected in a
+live run: ``O`` opens its slot door, ``C`` closes it, ``A`` sends idle staff to its oldest
+job that waits for an operator. In a replay, click the time bar to jump; ``,``/``.`` move an
+hour. ``Q`` quits.
+"""
+
+from __future__ import annotations
+
+import time as wall
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import pygame
+
+from viz import palette as P
+from viz.layout import CELL, Plan, plan
+from viz.model import MachineView
+from viz.sources import SPEEDS, Source
+
+SIDEBAR = 330
+TOPBAR = 40
+TICKER = 150
+TIMEBAR = 34
+PANEL_W = 340
+#: simulated seconds a member is drawn walking to a job (the scenario's walk times are drawn
+#: by the model and not recorded; this is about their median)
+WALK_SECONDS = 110.0
+
+Surface = pygame.surface.Surface
+
+
+class Text:
+    """Rendered text, cached (a frame draws the same labels again and again)."""
+
+    def __init__(self) -> None:
+        self.fonts: dict[int, pygame.font.Font] = {}
+        self.cache: dict[tuple[str, int, P.Colour, bool], Surface] = {}
+
+    def font(self, size: int) -> pygame.font.Font:
+        f = self.fonts.get(size)
+        if f is None:
+            f = self.fonts[size] = pygame.font.Font(None, size)
+        return f
+
+    def render(
+        self, text: str, size: int = 20, colour: P.Colour = P.TEXT, bold: bool = False
+    ) -> Surface:
+        key = (text, size, colour, bold)
+        s = self.cache.get(key)
+        if s is None:
+            if len(self.cache) > 4000:
+                self.cache.clear()
+            f = self.font(size)
+            f.set_bold(bold)
+            s = self.cache[key] = f.render(text, True, colour)
+            f.set_bold(False)
+        return s
+
+    def draw(
+        self,
+        surface: Surface,
+        text: str,
+        pos: tuple[int, int],
+        size: int = 20,
+        colour: P.Colour = P.TEXT,
+        bold: bool = False,
+        width: int | None = None,
+    ) -> int:
+        """Draw one line (clipped to ``width``); the height used."""
+        s = self.render(text, size, colour, bold)
+        if width is not None and s.get_width() > width:
+            surface.blit(s, pos, pygame.Rect(0, 0, width, s.get_height()))
+        else:
+            surface.blit(s, pos)
+        return s.get_height()
+
+
+class Viewer:
+    """Draws a :class:`~viz.sources.Source` and turns input into its controls and commands."""
+
+    def __init__(
+        self,
+        source: Source,
+        size: tuple[int, int] = (1280, 800),
+        *,
+        surface: Surface | None = None,
+        title: str = "",
+    ) -> None:
+        self.source = source
+        self.size = size
+        self.screen = surface if surface is not None else pygame.Surface(size)
+        self.text = Text()
+        self.title = title
+        self.plan: Plan = plan((m.id, m.bank, m.zone) for m in source.model.machines.values())
+        self.selected: str | None = None
+        self.zoom = 1.0
+        self.pan = (0.0, 0.0)
+        self.dragging = False
+        self.message = ""
+        self.running = True
+        self.frames = 0
+        self.extra: Callable[[Viewer], None] | None = None  # a drill draws its own panel
+        self.draw_seconds = 0.0  # wall time of the last drawing
+        self._floor: Surface | None = None  # the floor layer, kept between frames
+        self._floor_key: tuple[object, ...] = ()
+        self.fit()
+
+    # -- geometry --------------------------------------------------------------------------------
+    @property
+    def floor_rect(self) -> pygame.Rect:
+        w, h = self.size
+        bottom = TICKER + (TIMEBAR if not self.source.live else 0)
+        return pygame.Rect(0, TOPBAR, w - SIDEBAR, h - TOPBAR - bottom)
+
+    def fit(self) -> None:
+        r = self.floor_rect
+        self.zoom = min((r.w - 20) / self.plan.width, (r.h - 20) / self.plan.height)
+        self.pan = (
+            self.plan.width / 2 - (r.w / 2) / self.zoom,
+            self.plan.height / 2 - (r.h / 2) / self.zoom,
+        )
+
+    def to_screen(self, x: float, y: float) -> tuple[float, float]:
+        r = self.floor_rect
+        return (r.x + (x - self.pan[0]) * self.zoom, r.y + (y - self.pan[1]) * self.zoom)
+
+    def to_world(self, sx: float, sy: float) -> tuple[float, float]:
+        r = self.floor_rect
+        return (self.pan[0] + (sx - r.x) / self.zoom, self.pan[1] + (sy - r.y) / self.zoom)
+
+    def zoom_at(self, factor: float, at: tuple[float, float] | None = None) -> None:
+        r = self.floor_rect
+        sx, sy = at if at is not None else r.center
+        wx, wy = self.to_world(sx, sy)
+        self.zoom = max(0.05, min(self.zoom * factor, 12.0))
+        self.pan = (wx - (sx - r.x) / self.zoom, wy - (sy - r.y) / self.zoom)
+
+    def machine_screen_rect(self, machine: str) -> pygame.Rect:
+        x, y, w, h = self.plan.machines[machine]
+        sx, sy = self.to_screen(x, y)
+        return pygame.Rect(
+            int(sx), int(sy), max(1, round(w * self.zoom)), max(1, round(h * self.zoom))
+        )
+
+    # -- input -------------------------------------------------------------------------------------
+    def handle(self, ev: pygame.event.Event) -> None:
+        if ev.type == pygame.QUIT:
+            self.running = False
+        elif ev.type == pygame.KEYDOWN:
+            self.key(ev.key, ev.unicode if hasattr(ev, "unicode") else "")
+        elif ev.type == pygame.MOUSEBUTTONDOWN:
+            if ev.button == 1:
+                self.click(ev.pos)
+            elif ev.button in (2, 3):
+                self.dragging = True
+            # (buttons 4 and 5 are the wheel's legacy events; MOUSEWHEEL below handles it)
+        elif ev.type == pygame.MOUSEBUTTONUP and ev.button in (2, 3):
+            self.dragging = False
+        elif ev.type == pygame.MOUSEMOTION and self.dragging:
+            dx, dy = ev.rel
+            self.pan = (self.pan[0] - dx / self.zoom, self.pan[1] - dy / self.zoom)
+        elif ev.type == pygame.MOUSEWHEEL:
+            self.zoom_at(1.2 if ev.y > 0 else 1 / 1.2, pygame.mouse.get_pos())
+
+    def key(self, key: int, char: str = "") -> None:
+        src = self.source
+        step = 60.0 / self.zoom
+        if key in (pygame.K_q,):
+            self.running = False
+        elif key == pygame.K_ESCAPE:
+            if self.selected is None:
+                self.running = False
+            self.selected = None
+        elif key == pygame.K_SPACE:
+            src.paused = not src.paused
+        elif key == pygame.K_s or (key == pygame.K_PERIOD and src.live):
+            src.step()
+        elif key in (pygame.K_PLUS, pygame.K_EQUALS, pygame.K_KP_PLUS) or char == "+":
+            src.factor = _next_speed(src.factor, +1)
+        elif key in (pygame.K_MINUS, pygame.K_KP_MINUS) or char == "-":
+            src.factor = _next_speed(src.factor, -1)
+        elif key == pygame.K_RIGHTBRACKET:
+            self.zoom_at(1.25)
+        elif key == pygame.K_LEFTBRACKET:
+            self.zoom_at(1 / 1.25)
+        elif key == pygame.K_0:
+            self.fit()
+        elif key == pygame.K_LEFT:
+            self.pan = (self.pan[0] - step, self.pan[1])
+        elif key == pygame.K_RIGHT:
+            self.pan = (self.pan[0] + step, self.pan[1])
+        elif key == pygame.K_UP:
+            self.pan = (self.pan[0], self.pan[1] - step)
+        elif key == pygame.K_DOWN:
+            self.pan = (self.pan[0], self.pan[1] + step)
+        elif key == pygame.K_COMMA and not src.live:
+            src.seek(src.t - 3600)
+        elif key == pygame.K_PERIOD and not src.live:
+            src.seek(src.t + 3600)
+        elif src.live and self.selected is not None and key in (pygame.K_o, pygame.K_c, pygame.K_a):
+            self.operator_action(key)
+
+    def operator_action(self, key: int) -> None:
+        """Operator commands on the selected machine: into the inbox, and so into the ledger."""
+        from twin.actions import AssignJob, CloseDoor, OpenDoor
+
+        m = self.selected
+        assert m is not None
+        if key == pygame.K_o:
+            self.source.put(OpenDoor(m, "slot", "operator"))
+            self.message = f"open_door {m} sent"
+        elif key == pygame.K_c:
+            self.source.put(CloseDoor(m, "slot", "operator"))
+            self.message = f"close_door {m} sent"
+        else:
+            model = self.source.model
+            jobs = [j for j in model.jobs.values() if j.machine == m and j.mode == "operator"]
+            if not jobs:
+                self.message = f"no job on {m} waits for an operator"
+                return
+            job = min(jobs, key=lambda j: j.t)
+            members = {}
+            for role in job.roles:
+                idle = model.idle_staff(role)
+                if not idle:
+                    self.message = f"{job.id}: no {role} is free"
+                    return
+                members[role] = idle[0]
+            self.source.put(AssignJob(job.id, members))
+            self.message = f"assign_job {job.id} sent"
+
+    def click(self, pos: tuple[int, int]) -> None:
+        src = self.source
+        bar = self.timebar_rect
+        if bar is not None and bar.collidepoint(pos):
+            share = (pos[0] - bar.x) / max(1, bar.w)
+            src.seek(share * src.end)
+            return
+        if not self.floor_rect.collidepoint(pos):
+            return
+        wx, wy = self.to_world(*pos)
+        self.selected = self.plan.machine_at(wx, wy)
+
+    # -- the loop ------------------------------------------------------------------------------
+    def frame(self, wall_dt: float, budget: float | None = None) -> None:
+        """Advance the source by one frame's worth of time and draw.
+
+        ``budget``: wall seconds the simulation may take this frame. By default the frame
+        aims at 60 frames a second, or at 30 from x1,000 up (fast-forwarding favours the
+        simulation): what the last drawing left of that, at least 4 ms.
+        """
+        if budget is None:
+            target = 1 / 30 if self.source.factor >= 1000 else 1 / 60
+            budget = max(0.004, target - self.draw_seconds)
+        self.source.tick(wall_dt, budget)
+        t0 = wall.perf_counter()
+        self.draw()
+        self.draw_seconds = wall.perf_counter() - t0
+        self.frames += 1
+
+    def run(self, fps: int = 60) -> None:
+        clock = pygame.time.Clock()
+        display = pygame.display.get_surface()
+        last = wall.perf_counter()
+        while self.running:
+            for ev in pygame.event.get():
+                self.handle(ev)
+            now = wall.perf_counter()
+            self.frame(min(now - last, 0.25))
+            last = now
+            if display is not None:
+                if display is not self.screen:
+                    display.blit(self.screen, (0, 0))
+                pygame.display.flip()
+            clock.tick(fps)
+        self.source.close()
+
+    # -- drawing --------------------------------------------------------------------------------
+    def draw(self) -> None:
+        s = self.screen
+        s.fill(P.BACKGROUND)
+        self.draw_floor(s)
+        self.draw_topbar(s)
+        self.draw_sidebar(s)
+        self.draw_ticker(s)
+        if self.timebar_rect is not None:
+            self.draw_timebar(s)
+        if self.selected is not None:
+            self.draw_meter_panel(s, self.source.model.machines[self.selected])
+        if self.extra is not None:
+            self.extra(self)
+
+    def draw_floor(self, s: Surface) -> None:
+        """The floor layer is kept between frames: redrawn whole when the view or the model
+        changes, else only the machines whose state changed since the last frame."""
+        r = self.floor_rect
+        model = self.source.model
+        key = (self.zoom, self.pan, r.size, id(model))
+        if self._floor is None or self._floor_key != key:
+            self._floor = pygame.Surface(r.size)
+            self._floor_key = key
+            self._draw_plan(self._floor)
+            self._draw_machines(self._floor, self.plan.machines)
+        elif model.dirty:
+            self._draw_machines(self._floor, model.dirty)
+        model.dirty.clear()
+        s.blit(self._floor, r.topleft)
+        self.draw_staff(s)
+        if self.selected is not None:
+            s.set_clip(r)
+            sr = self.machine_screen_rect(self.selected).inflate(6, 6)
+            pygame.draw.rect(s, P.SELECT, sr, 2)
+            s.set_clip(None)
+
+    def staff_position(self, member: str) -> tuple[float, float] | None:
+        """Where a busy member is drawn (world units): walking from their last machine (or the
+        staff station at the corner of the zone) to their job's machine over
+        :data:`WALK_SECONDS`, then at the machine's top-right corner."""
+        model = self.source.model
+        walk = model.walks.get(member)
+        if walk is None:
+            return None
+        start, machine, t0 = walk
+        to = self._corner(machine)
+        if to is None:
+            return None
+        if start:
+            frm = self._corner(start) or to
+        else:
+            zone = model.machines[machine].zone
+            zx, zy, _w, _h = self.plan.zones[zone]
+            frm = (zx + 6.0, zy + 6.0)
+        share = min(1.0, max(0.0, (model.t - t0) / WALK_SECONDS))
+        return (frm[0] + (to[0] - frm[0]) * share, frm[1] + (to[1] - frm[1]) * share)
+
+    def _corner(self, machine: str) -> tuple[float, float] | None:
+        place = self.plan.machines.get(machine)
+        return None if place is None else (place[0] + place[2] - 1.0, place[1] + 1.0)
+
+    def draw_staff(self, s: Surface) -> None:
+        """Busy staff, walking to their job or at it: white dots (drawn each frame)."""
+        r = self.floor_rect
+        radius = max(2, min(6, round(1.4 * self.zoom)))
+        s.set_clip(r)
+        for member in sorted(self.source.model.walks):
+            at = self.staff_position(member)
+            if at is None:
+                continue
+            x, y = self.to_screen(*at)
+            centre = (int(x), int(y))
+            pygame.draw.circle(s, P.STAFF, centre, radius)
+            pygame.draw.circle(s, (0, 0, 0), centre, radius, 1)
+        s.set_clip(None)
+
+    def _draw_plan(self, s: Surface) -> None:
+        """Background, zones and banks, on the floor layer (its origin is the floor's)."""
+        s.fill(P.BACKGROUND)
+        z = self.zoom
+        px, py = self.pan
+        t = self.text
+        for zone, (x, y, w, h) in self.plan.zones.items():
+            rect = pygame.Rect(int((x - px) * z), int((y - py) * z), int(w * z), int(h * z))
+            s.fill(P.ZONE, rect)
+            pygame.draw.rect(s, P.ZONE_EDGE, rect, 1)
+            t.draw(s, f"zone {zone}", (rect.x + 6, rect.y + 4), 20, P.MUTED, bold=True)
+        cell = CELL * z
+        if cell >= 3:
+            for bank, (x, y, w, h) in self.plan.banks.items():
+                bx, by = int((x - px) * z), int((y - py) * z)
+                pygame.draw.rect(
+                    s, P.BANK_EDGE, (bx - 2, by - 2, int(w * z) + 4, int(h * z) + 4), 1
+                )
+                if cell >= 5:
+                    t.draw(s, f"bank {bank}", (bx, by - 14), 16, P.MUTED)
+
+    def _draw_machines(self, s: Surface, ids: Iterable[str]) -> None:
+        machines = self.source.model.machines
+        rects = self.plan.machines
+        t = self.text
+        z = self.zoom
+        px, py = self.pan
+        side = max(1, round(8 * z))
+        glyphs = side >= 14
+        fill = s.fill
+        fw, fh = s.get_size()
+        for mid in ids:
+            place = rects.get(mid)
+            if place is None:
+                continue
+            sx = (place[0] - px) * z
+            sy = (place[1] - py) * z
+            if sx > fw or sy > fh or sx + side < 0 or sy + side < 0:
+                continue
+            st = machines[mid].state
+            box = (int(sx), int(sy), side, side)
+            fill(st.colour, box)
+            if st is P.OFFLINE and side >= 4:
+                pygame.draw.line(
+                    s, (235, 235, 235), (box[0], box[1]), (box[0] + side - 1, box[1] + side - 1)
+                )
+            if glyphs and st.glyph:
+                ink = (0, 0, 0) if st is not P.OFFLINE else (255, 255, 255)
+                g = t.render(st.glyph, max(12, side - 2), ink, True)
+                at = (box[0] + (side - g.get_width()) // 2, box[1] + (side - g.get_height()) // 2)
+                s.blit(g, (at[0], at[1] + 1))
+
+    def draw_topbar(self, s: Surface) -> None:
+        w = self.size[0]
+        src = self.source
+        pygame.draw.rect(s, P.PANEL, (0, 0, w, TOPBAR))
+        pygame.draw.line(s, P.PANEL_EDGE, (0, TOPBAR - 1), (w, TOPBAR - 1))
+        when = src.model.clock.at(src.t)
+        mode = "LIVE" if src.live else "REPLAY"
+        state = "PAUSED" if src.paused else f"x{src.factor:,.0f}"
+        if src.live and getattr(src, "finished", False):
+            state = "RUN ENDED"
+        x = 10
+        self.text.draw(s, mode, (x, 10), 24, P.FINDING if src.live else P.GOOD, True)
+        x += self.text.render(mode, 24, P.TEXT, True).get_width() + 16
+        self.text.draw(s, f"{when:%a %d %b %Y  %H:%M:%S}", (x, 10), 26, P.TEXT, True)
+        x += 290
+        self.text.draw(s, f"speed {state}", (x, 12), 22, P.TEXT)
+        x += 170
+        if src.lag_seconds > 0.5:
+            self.text.draw(s, f"behind by {src.lag_seconds:.1f} s", (x, 12), 22, P.FINDING)
+        x += 150
+        if self.title:
+            self.text.draw(s, self.title, (x, 12), 22, P.MUTED, width=w - x - 10)
+
+    def draw_sidebar(self, s: Surface) -> None:
+        w, h = self.size
+        x0 = w - SIDEBAR
+        pygame.draw.rect(s, P.PANEL, (x0, TOPBAR, SIDEBAR, h - TOPBAR))
+        pygame.draw.line(s, P.PANEL_EDGE, (x0, TOPBAR), (x0, h))
+        t = self.text
+        model = self.source.model
+        x, y = x0 + 12, TOPBAR + 8
+        y += t.draw(s, "Key figures", (x, y), 22, P.TEXT, True) + 2
+        k = model.kpis
+        hold = "-" if k.hold_percent is None else f"{k.hold_percent:.1f}%"
+        rows = [
+            ("visitors / on floor", f"{k.visitors:,} / {k.on_floor:,}"),
+            ("games", f"{k.games:,}"),
+            ("coin in", f"EUR {k.coin_in_cents / 100:,.0f}"),
+            ("hold", hold),
+            ("hand pays / fills", f"{k.hand_pays} / {k.fills}"),
+            ("findings", f"{k.findings}"),
+            ("operator commands", f"{k.commands} ok, {k.refused} refused"),
+        ]
+        for label, value in rows:
+            t.draw(s, label, (x, y), 18, P.MUTED)
+            t.draw(
+                s,
+                value,
+                (x + 160, y),
+                18,
+                P.FINDING if label == "findings" and k.findings else P.TEXT,
+            )
+            y += 18
+        y += 8
+        y += t.draw(s, "Staff (on duty / busy)", (x, y), 22, P.TEXT, True) + 2
+        for role, (on, busy) in sorted(model.staff_by_role().items()):
+            t.draw(s, f"{role}: {on} / {busy}", (x, y), 18)
+            y += 18
+        y += 8
+        y += t.draw(s, "Queues for staff", (x, y), 22, P.TEXT, True) + 2
+        queues = model.queues()
+        if not queues:
+            t.draw(s, "nobody waits", (x, y), 18, P.MUTED)
+            y += 18
+        for kind, jobs in sorted(queues.items()):
+            oldest = model.t - jobs[0].t
+            mode = " (operator)" if any(j.mode == "operator" for j in jobs) else ""
+            t.draw(
+                s,
+                f"{kind.replace('_', ' ')}: {len(jobs)} waiting, "
+                f"oldest {oldest / 60:.0f} min{mode}",
+                (x, y),
+                18,
+                width=SIDEBAR - 20,
+            )
+            y += 18
+            for j in jobs[:3]:
+                if j.mode == "operator":
+                    t.draw(s, f"  {j.id} at {j.machine}", (x, y), 17, P.MUTED)
+                    y += 17
+        y += 8
+        y += t.draw(s, "Machines", (x, y), 22, P.TEXT, True) + 4
+        counts = model.counts()
+        for st in P.STATES:
+            pygame.draw.rect(s, st.colour, (x, y + 1, 16, 16))
+            pygame.draw.rect(s, (0, 0, 0), (x, y + 1, 16, 16), 1)
+            if st.glyph:
+                g = t.render(st.glyph, 15, (255, 255, 255) if st is P.OFFLINE else (0, 0, 0), True)
+                s.blit(g, (x + 8 - g.get_width() // 2, y + 3))
+            t.draw(s, st.label, (x + 24, y + 1), 19)
+            t.draw(s, f"{counts.get(st.key, 0):,}", (x + 220, y + 1), 19)
+            y += 20
+        y += 4
+        pygame.draw.circle(s, P.STAFF, (x + 8, y + 9), 5)
+        pygame.draw.circle(s, (0, 0, 0), (x + 8, y + 9), 5, 1)
+        t.draw(s, "staff walking to or at a job", (x + 24, y + 2), 19)
+        y += 26
+        help_lines = [
+            "space pause   S step 1 min   +/- speed",
+            "wheel or [ ] zoom   0 fit   drag/arrows pan",
+            "click a machine: meters   Esc close   Q quit",
+        ]
+        if self.source.live:
+            help_lines.append("selected: O open door  C close  A assign staff")
+        else:
+            help_lines.append("click the time bar to jump   , . one hour")
+        for line in help_lines:
+            if y < h - 20:
+                t.draw(s, line, (x, y), 17, P.MUTED)
+            y += 17
+
+    def draw_ticker(self, s: Surface) -> None:
+        w, h = self.size
+        y0 = h - TICKER
+        pygame.draw.rect(s, P.PANEL, (0, y0, w - SIDEBAR, TICKER))
+        pygame.draw.line(s, P.PANEL_EDGE, (0, y0), (w - SIDEBAR, y0))
+        t = self.text
+        model = self.source.model
+        t.draw(s, "Records and findings", (10, y0 + 6), 20, P.TEXT, True)
+        if self.message:
+            t.draw(s, self.message, (260, y0 + 8), 18, P.MUTED)
+        lines = list(model.ticker)[-7:]
+        y = y0 + 28
+        for when, line, finding in lines:
+            stamp = f"{model.clock.at(when):%H:%M:%S}"
+            t.draw(s, stamp, (10, y), 18, P.MUTED)
+            t.draw(s, line, (80, y), 18, P.FINDING if finding else P.TEXT, width=w - SIDEBAR - 90)
+            y += 17
+
+    @property
+    def timebar_rect(self) -> pygame.Rect | None:
+        if self.source.live:
+            return None
+        w, h = self.size
+        return pygame.Rect(70, h - TICKER - TIMEBAR + 8, w - SIDEBAR - 90, 16)
+
+    def draw_timebar(self, s: Surface) -> None:
+        bar = self.timebar_rect
+        assert bar is not None
+        src = self.source
+        w = self.size[0]
+        pygame.draw.rect(s, P.PANEL, (0, bar.y - 8, w - SIDEBAR, TIMEBAR))
+        self.text.draw(s, "time", (12, bar.y), 18, P.MUTED)
+        pygame.draw.rect(s, (225, 225, 225), bar)
+        share = src.t / src.end if src.end else 0.0
+        pygame.draw.rect(s, (0, 114, 178), (bar.x, bar.y, int(bar.w * share), bar.h))
+        for f in src.model.findings:
+            fx = bar.x + int(bar.w * float(f["t"]) / src.end) if src.end else bar.x
+            pygame.draw.line(s, P.FINDING, (fx, bar.y - 4), (fx, bar.bottom + 3), 2)
+        pygame.draw.rect(s, P.PANEL_EDGE, bar, 1)
+        start, end = src.model.clock.at(0.0), src.model.clock.at(src.end)
+        self.text.draw(s, f"{start:%a %H:%M}", (bar.x + 4, bar.y + 1), 16, (255, 255, 255))
+        self.text.draw(s, f"{end:%a %H:%M}", (bar.right - 64, bar.y + 1), 16, P.MUTED)
+
+    def draw_meter_panel(self, s: Surface, m: MachineView) -> None:
+        """The machine's meters as an attendant's meter display shows them, its hopper and
+        its recent history."""
+        r = self.floor_rect
+        panel = pygame.Rect(r.right - PANEL_W - 8, r.y + 8, PANEL_W, r.h - 16)
+        pygame.draw.rect(s, P.PANEL, panel)
+        pygame.draw.rect(s, P.PANEL_EDGE, panel, 2)
+        t = self.text
+        st = m.machine_state(self.source.model.t)
+        x, y = panel.x + 10, panel.y + 8
+        y += t.draw(s, f"{m.id}  bank {m.bank}, zone {m.zone}", (x, y), 24, P.TEXT, True)
+        pygame.draw.rect(s, m.state.colour, (panel.right - 30, panel.y + 8, 18, 18))
+        pygame.draw.rect(s, (0, 0, 0), (panel.right - 30, panel.y + 8, 18, 18), 1)
+        y += (
+            t.draw(s, f"{m.game}, {m.denomination_cents} c   {m.state.label}", (x, y), 18, P.MUTED)
+            + 2
+        )
+        status = st.status if st.installed else "not installed"
+        y += t.draw(s, f"status: {status}", (x, y), 18, width=PANEL_W - 20)
+        doors = ", ".join(st.doors_open) or "none"
+        y += t.draw(s, f"credits {st.credits:,}   doors open: {doors}", (x, y), 18)
+        owed = f" ({st.hopper_owed} owed)" if st.hopper_owed else ""
+        y += t.draw(s, f"hopper {st.hopper_level:,} coins{owed}", (x, y), 18)
+        if m.patron:
+            y += t.draw(s, f"player {m.patron}", (x, y), 18)
+        if m.staff:
+            y += t.draw(
+                s,
+                "staff: " + ", ".join(f"{k} ({v})" for k, v in m.staff.items()),
+                (x, y),
+                18,
+                width=PANEL_W - 20,
+            )
+        y += 4
+        # the meter display: black face, amber digits, as on the machine
+        meters = [(n, v) for n, v in st.meters if not n.startswith("bills_") or v]
+        face = pygame.Rect(x - 2, y, PANEL_W - 16, 20 + 17 * len(meters))
+        pygame.draw.rect(s, (15, 15, 15), face)
+        t.draw(s, "SAS METERS", (x + 4, y + 3), 17, (240, 228, 66), True)
+        y += 20
+        for name, value in meters:
+            if y > panel.bottom - 120:
+                break
+            t.draw(s, name, (x + 4, y), 17, (230, 159, 0))
+            v = t.render(f"{value:>10,}", 17, (240, 228, 66))
+            s.blit(v, (face.right - v.get_width() - 6, y))
+            y += 17
+        y += 8
+        y += t.draw(s, "History", (x, y), 19, P.TEXT, True)
+        for line in m.history_lines(self.source.model.clock):
+            if y > panel.bottom - 18:
+                break
+            y += t.draw(
+                s, line, (x, y), 16, P.FINDING if "FINDING" in line else P.TEXT, width=PANEL_W - 20
+            )
+
+    def screenshot(self, path: Path) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pygame.image.save(self.screen, str(path))
+        return path
+
+
+def _next_speed(factor: float, direction: int) -> float:
+    if direction > 0:
+        return next((s for s in SPEEDS if s > factor), SPEEDS[-1])
+    return next((s for s in reversed(SPEEDS) if s < factor), SPEEDS[0])
+
+
+def init_pygame(headless: bool) -> None:
+    """Display and fonts only (no audio); ``headless`` uses SDL's dummy video driver."""
+    import os
+
+    if headless:
+        os.environ["SDL_VIDEODRIVER"] = "dummy"
+    pygame.display.init()
+    pygame.font.init()
+
+
+def open_window(size: tuple[int, int], caption: str) -> Surface:
+    pygame.display.set_caption(caption)
+    return pygame.display.set_mode(size)
+
+
+__all__ = ["Viewer", "init_pygame", "open_window"]

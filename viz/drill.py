@@ -1,0 +1,627 @@
+"""Drills: rehearse a procedure on the simulated floor and be scored by the regulations.
+
+A drill is data (``viz/drills/<id>.toml``, listed in ``viz/drills/README.md``): the scenario
+and settings that make the situation arise, the record that starts the attempt, the steps the
+operator performs (each one operator command: ``assign_job``, ``note``, ``open_door``,
+``close_door``), the records the world must write before the attempt ends, each with the
+clause of the regulations it carries out, and a time limit.
+
+:func:`start_attempt` builds the world (its ledger in the attempt's folder), runs it fast
+until the situation arises, then hands it to the viewer, paced. Every step the operator takes
+(a key ``1``..``9`` or a click on the step) goes into the inbox as a command and is in the
+ledger. ``F`` finishes: the run is closed and :func:`score` reads the attempt back **from its
+ledger**: steps missed, steps out of order, commands the floor refused, outcomes missing, the
+compliance engine's findings during the attempt (control id and title from the catalog), and
+the time taken. The score and the ledger are saved; the viewer shows a summary screen.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pygame
+
+from twin import api
+from twin.actions import AssignJob, CloseDoor, Note, OpenDoor
+from twin.casino import Casino
+from twin.commands import Command
+from twin.drivers import StepDriver
+from twin.errors import InputError
+from twin.ledger import Ledger, read_rows
+from viz import palette as P
+from viz.model import FloorModel
+from viz.sources import LiveSource
+
+if TYPE_CHECKING:
+    from viz.app import Viewer
+
+DRILLS = Path(__file__).with_name("drills")
+REPO_SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
+ACTIONS = ("assign_job", "note", "open_door", "close_door")
+#: points lost per mistake (the score starts at 100 and stops at 0)
+PENALTY = {"missed": 25, "order": 10, "refused": 5, "outcome": 20, "finding": 25, "late": 10}
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    id: str
+    text: str
+    command: str
+    clause: str
+    job: str = ""  # assign_job: the kind of job (default: the trigger's)
+    door: str = "slot"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    kind: str
+    text: str
+    clause: str
+    match: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class DrillSpec:
+    id: str
+    title: str
+    procedure: str
+    summary: str
+    path: Path
+    scenario: Path
+    seed: int | None
+    hours: float
+    settings: tuple[str, ...]
+    speed: float
+    time_limit_s: float
+    trigger_kind: str
+    trigger_match: Mapping[str, Any]
+    machine: str
+    steps: tuple[Step, ...]
+    outcomes: tuple[Outcome, ...]
+
+
+def _need(
+    doc: Mapping[str, Any], key: str, kind: type | tuple[type, ...], path: Path, where: str
+) -> Any:
+    value = doc.get(key)
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        name = kind.__name__ if isinstance(kind, type) else "number"
+        raise InputError(path, f"{where}{key}", f"a {name}", repr(value))
+    return value
+
+
+def load_drill(path: Path) -> DrillSpec:
+    """Read and check one drill file (one clear error naming the key when it is wrong)."""
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(path, "", "a readable drill file", exc.strerror or str(exc)) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(path, "", "valid TOML", str(exc)) from None
+    d = doc.get("drill")
+    if not isinstance(d, dict):
+        raise InputError(path, "drill", "a [drill] table", repr(d))
+    scenario = str(_need(d, "scenario", str, path, "drill."))
+    sc_path = (path.parent / scenario) if "/" in scenario else REPO_SCENARIOS / f"{scenario}.toml"
+    trig = doc.get("trigger", {})
+    if not isinstance(trig, dict):
+        raise InputError(path, "trigger", "a [trigger] table", repr(trig))
+    steps: list[Step] = []
+    for i, s in enumerate(doc.get("step", [])):
+        where = f"step[{i}]."
+        command = _need(s, "command", str, path, where)
+        if command not in ACTIONS:
+            raise InputError(path, f"{where}command", f"one of {', '.join(ACTIONS)}", command)
+        steps.append(
+            Step(
+                id=_need(s, "id", str, path, where),
+                text=_need(s, "text", str, path, where),
+                command=command,
+                clause=_need(s, "clause", str, path, where),
+                job=str(s.get("job", "")),
+                door=str(s.get("door", "slot")),
+            )
+        )
+    if not 1 <= len(steps) <= 9:
+        raise InputError(path, "step", "1 to 9 [[step]] tables (keys 1 to 9)", str(len(steps)))
+    outcomes = [
+        Outcome(
+            kind=_need(o, "kind", str, path, f"outcome[{i}]."),
+            text=_need(o, "text", str, path, f"outcome[{i}]."),
+            clause=_need(o, "clause", str, path, f"outcome[{i}]."),
+            match=dict(o.get("match", {})),
+        )
+        for i, o in enumerate(doc.get("outcome", []))
+    ]
+    seed = d.get("seed")
+    return DrillSpec(
+        id=_need(d, "id", str, path, "drill."),
+        title=_need(d, "title", str, path, "drill."),
+        procedure=_need(d, "procedure", str, path, "drill."),
+        summary=str(d.get("summary", "")),
+        path=path,
+        scenario=sc_path,
+        seed=int(seed) if seed is not None else None,
+        hours=float(d.get("hours", 12.0)),
+        settings=tuple(str(s) for s in d.get("set", [])),
+        speed=float(d.get("speed", 10.0)),
+        time_limit_s=60.0 * float(_need(d, "time_limit_minutes", (int, float), path, "drill.")),
+        trigger_kind=str(trig.get("kind", "start")),
+        trigger_match=dict(trig.get("match", {})),
+        machine=str(trig.get("machine", "")),
+        steps=tuple(steps),
+        outcomes=tuple(outcomes),
+    )
+
+
+def all_drills() -> list[DrillSpec]:
+    return [load_drill(p) for p in sorted(DRILLS.glob("*.toml"))]
+
+
+def find_drill(name: str) -> DrillSpec:
+    """A drill by its id (``hopper-fill``) or the path of its file."""
+    path = Path(name)
+    if path.suffix == ".toml" and path.is_file():
+        return load_drill(path)
+    candidate = DRILLS / f"{name}.toml"
+    if candidate.is_file():
+        return load_drill(candidate)
+    known = ", ".join(p.stem for p in sorted(DRILLS.glob("*.toml")))
+    raise InputError("command line", "--drill", f"a drill ({known}) or a drill file", name)
+
+
+# -- an attempt ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Mistake:
+    what: str  # missed, order, refused, outcome, finding, late
+    text: str
+    clause: str
+    title: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    drill: str
+    passed: bool
+    points: int
+    steps_done: tuple[str, ...]
+    mistakes: tuple[Mistake, ...]
+    started_t: float
+    time_taken_s: float
+    time_limit_s: float
+    ledger: str
+
+    def to_json(self) -> dict[str, Any]:
+        doc = asdict(self)
+        doc["mistakes"] = [asdict(m) for m in self.mistakes]
+        return doc
+
+    def summary_text(self) -> str:
+        verdict = "PASSED" if self.passed else "FAILED"
+        lines = [
+            f"drill {self.drill}: {verdict}, {self.points}/100, "
+            f"{self.time_taken_s / 60:.1f} of {self.time_limit_s / 60:.0f} minutes"
+        ]
+        lines += [f"  {m.what}: {m.text} [{m.clause}]" for m in self.mistakes]
+        lines.append(f"  ledger: {self.ledger}")
+        return "\n".join(lines)
+
+
+class Attempt:
+    """One attempt at a drill: the world, its ledger, and the operator's steps."""
+
+    def __init__(self, spec: DrillSpec, casino: Casino, source: LiveSource, folder: Path):
+        self.spec = spec
+        self.casino = casino
+        self.source = source
+        self.folder = folder
+        self.started_t = 0.0
+        self.machine = spec.machine
+        self.trigger_job = ""
+        self.score: Score | None = None
+        self.done: list[str] = []  # step ids sent, in order
+
+    @property
+    def model(self) -> FloorModel:
+        return self.source.model
+
+    def wait_for_trigger(self) -> None:
+        """Run the world fast until the drill's situation arises."""
+        spec = self.spec
+        if spec.trigger_kind == "start":
+            self.started_t = self.source.t
+            return
+        seen: list[Mapping[str, Any]] = []
+        casino = self.casino
+
+        class Watch:
+            def accept(self, rec: Any) -> None:
+                if rec.kind == spec.trigger_kind and not seen:
+                    doc = rec.payload()
+                    matches = all(doc.get(k) == v for k, v in spec.trigger_match.items())
+                    if matches and (not spec.machine or doc.get("machine") == spec.machine):
+                        seen.append({**doc, "t": rec.t})
+
+            def close(self) -> None:
+                pass
+
+        casino.attach(Watch())
+        while not seen and self.source.t < casino.end:
+            StepDriver.to(casino, min(casino.end, self.source.t + 60.0))
+        if not seen:
+            raise InputError(
+                spec.path,
+                "trigger",
+                f"a {spec.trigger_kind} record within the drill's {spec.hours:g} hours",
+                "none happened",
+            )
+        trig = seen[0]
+        self.started_t = float(trig["t"])
+        self.machine = str(trig.get("machine", "")) or self.machine
+        self.trigger_job = str(trig.get("job_id", ""))
+
+    # -- the operator's steps (keyboard/mouse -> inbox) ----------------------------------------
+    def command_for(self, step: Step) -> Command | None:
+        m = self.machine
+        if step.command == "note":
+            return Note(f"drill {self.spec.id}: {step.id}: {step.text}")
+        if step.command == "open_door":
+            return OpenDoor(m, step.door, "operator")
+        if step.command == "close_door":
+            return CloseDoor(m, step.door, "operator")
+        jobs = [
+            j
+            for j in self.model.jobs.values()
+            if j.machine == m and j.mode == "operator" and (not step.job or j.kind == step.job)
+        ]
+        job = min(jobs, key=lambda j: (j.t, j.id)) if jobs else None
+        if job is None:
+            # nothing waits: send what was asked anyway, the floor refuses it (and says why)
+            return AssignJob(self.trigger_job or "JOB-none", {})
+        members: dict[str, str] = {}
+        for role in job.roles:
+            idle = self.model.idle_staff(role)
+            members[role] = idle[0] if idle else ""
+        return AssignJob(job.id, members)
+
+    def perform(self, index: int) -> None:
+        """The operator performs step ``index`` (0-based): its command goes into the inbox."""
+        if self.score is not None or not 0 <= index < len(self.spec.steps):
+            return
+        step = self.spec.steps[index]
+        cmd = self.command_for(step)
+        if cmd is not None:
+            self.source.put(cmd)
+            self.done.append(step.id)
+
+    def wait(self, seconds: float) -> None:
+        """Let ``seconds`` of simulated time pass (a scripted attempt; the viewer paces)."""
+        StepDriver.to(self.casino, min(self.casino.end, self.source.t + seconds))
+
+    def finish(self) -> Score:
+        """Close the run and score the attempt from its ledger; save the score."""
+        if self.score is not None:
+            return self.score
+        self.source.close()
+        self.score = score(self.spec, self.folder / "ledger.sqlite", self.started_t, self.machine)
+        (self.folder / "score.json").write_text(json.dumps(self.score.to_json(), indent=2) + "\n")
+        return self.score
+
+
+def start_attempt(spec: DrillSpec, *, out: Path | None = None) -> Attempt:
+    """The drill's world, run until its situation arises, ready for the operator."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
+    folder = out if out is not None else Path("out") / "drills" / f"{spec.id}-{stamp}"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "ledger.sqlite"
+    if path.exists():
+        path.unlink()
+    sc = api.prepare(spec.scenario, seed=spec.seed, hours=spec.hours, overrides=spec.settings)
+    casino = Casino(sc)
+    ledger = Ledger(path, meta={**api.ledger_meta(sc), "drill": spec.id})
+    casino.attach(ledger)
+    layout = [(m.id, m.spec.bank, m.spec.zone) for m in casino.machines]
+    model = FloorModel(casino.world.clock, layout)
+    source = LiveSource(casino, model, factor=spec.speed, ledger=ledger)
+    attempt = Attempt(spec, casino, source, folder)
+    attempt.wait_for_trigger()
+    if not attempt.machine:
+        raise InputError(spec.path, "trigger.machine", "the machine the drill is about", "none")
+    return attempt
+
+
+# -- scoring, from the attempt's ledger ----------------------------------------------------------
+
+_NOTE = re.compile(r"^drill (?P<drill>[^:]+): (?P<step>[^:]+):")
+
+
+def _titles() -> dict[str, str]:
+    from twin.compliance.catalog import load_catalog
+
+    return {cid: c.title for cid, c in load_catalog().controls.items()}
+
+
+def score(spec: DrillSpec, ledger: Path, started_t: float, machine: str) -> Score:
+    """Score an attempt from its ledger alone (see the module docstring)."""
+    titles = _titles()
+    docs = [
+        json.loads(body)
+        for _s, t, kind, body in read_rows(ledger)
+        if t >= started_t
+        and kind
+        in ("command_accepted", "command_rejected", "finding", *(o.kind for o in spec.outcomes))
+    ]
+    mistakes: list[Mistake] = []
+    steps = list(spec.steps)
+    performed: list[tuple[int, float]] = []
+    taken: set[int] = set()
+    for d in docs:
+        if d["kind"] not in ("command_accepted", "command_rejected") or d["source"] != "operator":
+            continue
+        args = json.loads(d["args"])
+        if d["kind"] == "command_rejected":
+            mistakes.append(
+                Mistake("refused", f"{d['command']} refused by the floor: {d['reason']}", "-")
+            )
+            continue
+        index = _match_step(steps, taken, d["command"], args, spec.id)
+        if index is not None:
+            taken.add(index)
+            performed.append((index, float(d["t"])))
+    highest = -1
+    for index, _t in performed:
+        if index < highest:
+            s = steps[index]
+            mistakes.append(
+                Mistake(
+                    "order",
+                    f"'{s.text}' was done after '{steps[highest].text}'",
+                    s.clause,
+                    titles.get(s.clause, ""),
+                )
+            )
+        highest = max(highest, index)
+    for i, s in enumerate(steps):
+        if i not in taken:
+            mistakes.append(
+                Mistake("missed", f"'{s.text}' was not done", s.clause, titles.get(s.clause, ""))
+            )
+    for o in spec.outcomes:
+        if not any(
+            d["kind"] == o.kind
+            and d.get("machine") == machine
+            and all(d.get(k) == v for k, v in o.match.items())
+            for d in docs
+        ):
+            mistakes.append(
+                Mistake("outcome", f"{o.text}: not done", o.clause, titles.get(o.clause, ""))
+            )
+    for d in docs:
+        if d["kind"] == "finding":
+            control = str(d["control"])
+            mistakes.append(Mistake("finding", str(d["message"]), control, titles.get(control, "")))
+    last = max((t for _i, t in performed), default=started_t)
+    taken_s = last - started_t
+    if taken_s > spec.time_limit_s:
+        mistakes.append(
+            Mistake(
+                "late",
+                f"took {taken_s / 60:.1f} minutes, the limit is {spec.time_limit_s / 60:.0f}",
+                "-",
+            )
+        )
+    points = max(0, 100 - sum(PENALTY[m.what] for m in mistakes))
+    failing = {"missed", "order", "outcome", "finding", "late"}
+    return Score(
+        drill=spec.id,
+        passed=not any(m.what in failing for m in mistakes),
+        points=points,
+        steps_done=tuple(steps[i].id for i, _t in performed),
+        mistakes=tuple(mistakes),
+        started_t=started_t,
+        time_taken_s=taken_s,
+        time_limit_s=spec.time_limit_s,
+        ledger=str(ledger),
+    )
+
+
+def _match_step(
+    steps: Sequence[Step], taken: set[int], command: str, args: Mapping[str, Any], drill: str
+) -> int | None:
+    if command == "note":
+        m = _NOTE.match(str(args.get("text", "")))
+        if m is None or m["drill"] != drill:
+            return None
+        return next((i for i, s in enumerate(steps) if s.id == m["step"] and i not in taken), None)
+    return next((i for i, s in enumerate(steps) if s.command == command and i not in taken), None)
+
+
+# -- the drill's screens -----------------------------------------------------------------------
+
+STEP_ROW = 26
+
+
+class DrillScreen:
+    """The drill's panel over the floor view: its steps (keys 1..9 or a click), the timer, and
+    the score screen once finished (F)."""
+
+    def __init__(self, attempt: Attempt) -> None:
+        self.attempt = attempt
+        self.viewer: Viewer | None = None
+        self.rows: list[pygame.Rect] = []
+
+    def attach(self, viewer: Viewer) -> None:
+        self.viewer = viewer
+        viewer.extra = self.draw
+        viewer.selected = self.attempt.machine
+        original = viewer.handle
+
+        def handle(ev: pygame.event.Event) -> None:
+            if not self.handle(ev):
+                original(ev)
+
+        viewer.handle = handle  # type: ignore[method-assign]
+        rect = viewer.machine_screen_rect(self.attempt.machine)
+        while rect.w < 24 and viewer.zoom < 12:
+            viewer.zoom_at(1.25, rect.center)
+            rect = viewer.machine_screen_rect(self.attempt.machine)
+
+    def handle(self, ev: pygame.event.Event) -> bool:
+        """Take the drill's input; False to let the floor view have it."""
+        a = self.attempt
+        if ev.type == pygame.KEYDOWN:
+            if pygame.K_1 <= ev.key <= pygame.K_9:
+                a.perform(ev.key - pygame.K_1)
+                return True
+            if ev.key == pygame.K_f:
+                a.finish()
+                return True
+        if ev.type == pygame.MOUSEBUTTONDOWN and ev.button == 1:
+            for i, row in enumerate(self.rows):
+                if row.collidepoint(ev.pos):
+                    a.perform(i)
+                    return True
+        return False
+
+    def draw(self, viewer: Viewer) -> None:
+        if self.attempt.score is not None:
+            self.draw_score(viewer, self.attempt.score)
+        else:
+            self.draw_steps(viewer)
+
+    def draw_steps(self, viewer: Viewer) -> None:
+        a = self.attempt
+        s = viewer.screen
+        t = viewer.text
+        r = viewer.floor_rect
+        h = 96 + STEP_ROW * len(a.spec.steps)
+        panel = pygame.Rect(r.x + 10, r.y + 10, 560, h)
+        pygame.draw.rect(s, P.PANEL, panel)
+        pygame.draw.rect(s, P.PANEL_EDGE, panel, 2)
+        x, y = panel.x + 12, panel.y + 8
+        y += t.draw(s, f"Drill: {a.spec.title} ({a.spec.procedure})", (x, y), 24, P.TEXT, True)
+        elapsed = max(0.0, a.source.t - a.started_t)
+        limit = a.spec.time_limit_s
+        colour = P.FINDING if elapsed > limit else P.TEXT
+        y += t.draw(
+            s,
+            f"machine {a.machine}   time {elapsed / 60:4.1f} of {limit / 60:.0f} min",
+            (x, y),
+            20,
+            colour,
+        )
+        y += 6
+        self.rows = []
+        done = set(a.done)
+        for i, step in enumerate(a.spec.steps):
+            row = pygame.Rect(x - 4, y, panel.w - 16, STEP_ROW - 2)
+            self.rows.append(row)
+            ticked = step.id in done
+            pygame.draw.rect(s, (232, 244, 238) if ticked else (246, 246, 246), row)
+            pygame.draw.rect(s, P.PANEL_EDGE, row, 1)
+            mark = "[x]" if ticked else "[ ]"
+            t.draw(
+                s, f"{i + 1}  {mark}  {step.text}", (x + 2, y + 4), 19, P.TEXT, width=row.w - 120
+            )
+            t.draw(s, step.clause, (row.right - 112, y + 5), 17, P.MUTED)
+            y += STEP_ROW
+        t.draw(
+            s, "keys 1-9 or click: perform a step    F: finish and score", (x, y + 6), 18, P.MUTED
+        )
+
+    def draw_score(self, viewer: Viewer, sc: Score) -> None:
+        s = viewer.screen
+        t = viewer.text
+        w, h = viewer.size
+        panel = pygame.Rect(60, 60, w - 120, h - 120)
+        pygame.draw.rect(s, P.PANEL, panel)
+        pygame.draw.rect(s, P.PANEL_EDGE, panel, 3)
+        x, y = panel.x + 24, panel.y + 18
+        y += t.draw(s, f"Drill: {self.attempt.spec.title}", (x, y), 34, P.TEXT, True) + 4
+        y += t.draw(s, self.attempt.spec.procedure, (x, y), 22, P.MUTED) + 10
+        verdict, colour = ("PASSED", P.GOOD) if sc.passed else ("FAILED", P.FINDING)
+        t.draw(s, verdict, (x, y), 56, colour, True)
+        t.draw(s, f"{sc.points} / 100", (x + 260, y + 6), 48, P.TEXT, True)
+        y += 60
+        y += (
+            t.draw(
+                s,
+                f"time taken {sc.time_taken_s / 60:.1f} min (limit {sc.time_limit_s / 60:.0f})   "
+                f"steps done {len(sc.steps_done)} of {len(self.attempt.spec.steps)}",
+                (x, y),
+                22,
+            )
+            + 14
+        )
+        if not sc.mistakes:
+            y += t.draw(s, "Every step, in order, in time; no finding.", (x, y), 24, P.GOOD)
+        else:
+            y += (
+                t.draw(s, "What went wrong, and the clause it breaks", (x, y), 24, P.TEXT, True) + 6
+            )
+        for m in sc.mistakes:
+            if y > panel.bottom - 60:
+                break
+            pygame.draw.rect(s, P.FINDING if m.what != "refused" else P.MUTED, (x, y + 4, 10, 10))
+            y += t.draw(s, f"{m.what}: {m.text}", (x + 18, y), 21, P.TEXT, width=panel.w - 60)
+            clause = m.clause if not m.title else f"{m.clause}  {m.title}"
+            if m.clause == "-":
+                clause = "the drill's own rule (no clause)"
+            y += t.draw(s, clause, (x + 18, y), 19, P.MUTED, width=panel.w - 60) + 6
+        t.draw(
+            s,
+            f"score and ledger saved in {Path(sc.ledger).parent}",
+            (x, panel.bottom - 34),
+            19,
+            P.MUTED,
+            width=panel.w - 40,
+        )
+
+
+_KEYS = {**{str(i): pygame.K_1 + i - 1 for i in range(1, 10)}, "f": pygame.K_f}
+
+
+def play_script(
+    attempt: Attempt, script: Sequence[tuple[str, Any]], screen: DrillScreen | None = None
+) -> Score:
+    """Play a scripted input sequence: ``("key", "1")`` presses a key (through the drill
+    screen's input handling when given), ``("wait", seconds)`` lets simulated time pass,
+    ``("finish", None)`` ends the attempt (also done at the end)."""
+    for what, value in script:
+        if what == "wait":
+            attempt.wait(float(value))
+        elif what == "key":
+            key = _KEYS[str(value)]
+            if screen is not None:
+                screen.handle(pygame.event.Event(pygame.KEYDOWN, key=key, unicode=str(value)))
+            else:
+                attempt.perform(key - pygame.K_1)
+        elif what == "finish":
+            break
+        else:
+            raise ValueError(f"unknown script item {what!r}")
+    return attempt.finish()
+
+
+__all__ = [
+    "Attempt",
+    "DrillScreen",
+    "DrillSpec",
+    "Mistake",
+    "Score",
+    "all_drills",
+    "find_drill",
+    "load_drill",
+    "play_script",
+    "score",
+    "start_attempt",
+]

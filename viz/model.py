@@ -1,0 +1,464 @@
+"""What the viewer shows, kept from records alone.
+
+:class:`FloorModel` is a record sink (``accept``) and a reader of ledger bodies (``apply``):
+live, it is attached to the casino's record bus and updated on the simulation thread; in a
+replay, it is fed the rows of a finished run's ledger. Either way the picture comes from the
+records, so a replay shows the world the run saw. Each machine's meters, hopper, credits,
+doors and down reasons are kept by :class:`twin.state.MachineReplay`, the same accounting
+``twin state`` uses, so the meter panel and ``twin state`` agree by construction (a test holds
+them together).
+
+The model is the viewer's read-only snapshot of the world: nothing here touches SimPy or the
+casino's objects.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from collections import deque
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from twin.clock import Clock
+from twin.machines.sas import ExceptionCode
+from twin.records import Record
+from twin.state import MACHINE_KINDS, MachineReplay, MachineState
+from viz.palette import IDLE, State, state_of
+
+Doc = Mapping[str, Any]
+
+TICKER_LINES = 200
+HISTORY_LINES = 14
+_EXC_NAMES = {int(c): c.name.lower() for c in ExceptionCode}
+
+
+@dataclass(eq=False, slots=True)
+class MachineView:
+    """One machine as the viewer knows it."""
+
+    id: str
+    bank: str
+    zone: str
+    game: str = ""
+    denomination_cents: int = 0
+    replay: MachineReplay | None = None
+    patron: str = ""
+    locked: bool = False
+    staff: dict[str, str] = field(default_factory=dict)  # member -> job kind
+    #: (time, record body) of its latest notable records; the lines are made when shown
+    history: deque[tuple[float, Doc]] = field(default_factory=lambda: deque(maxlen=HISTORY_LINES))
+    state: State = IDLE
+
+    def machine_state(self, t: float) -> MachineState:
+        """The machine's state now, exactly as ``twin state`` would give it."""
+        if self.replay is None:
+            return MachineReplay(self.id).state(t)
+        return self.replay.state(t)
+
+    def refresh(self) -> bool:
+        """Recompute the state drawn; whether it changed."""
+        down = self.replay.down if self.replay is not None else set()
+        installed = self.replay is not None and self.replay.acc is not None
+        before = self.state
+        self.state = state_of(down, bool(self.patron), self.locked) if installed else IDLE
+        return self.state is not before
+
+    def history_lines(self, clock: Clock) -> list[str]:
+        """Its recent history, newest first, one line a record."""
+        out = []
+        for t, d in reversed(self.history):
+            line = describe(d) if d["kind"] != "finding" else f"FINDING {d['control']}"
+            out.append(f"{clock.at(t):%H:%M:%S} {line}")
+        return out
+
+
+@dataclass(slots=True)
+class WaitingJob:
+    id: str
+    kind: str
+    machine: str
+    t: float
+    mode: str
+    roles: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class Kpis:
+    visitors: int = 0
+    on_floor: int = 0
+    games: int = 0
+    coin_in_cents: int = 0
+    won_cents: int = 0
+    hand_pays: int = 0
+    fills: int = 0
+    findings: int = 0
+    commands: int = 0
+    refused: int = 0
+
+    @property
+    def hold_percent(self) -> float | None:
+        if not self.coin_in_cents:
+            return None
+        return 100.0 * (self.coin_in_cents - self.won_cents) / self.coin_in_cents
+
+
+class FloorModel:
+    """The floor as the records tell it (see the module docstring)."""
+
+    def __init__(self, clock: Clock, layout: Iterable[tuple[str, str, str]] = ()) -> None:
+        self.clock = clock
+        self.t = 0.0
+        self.seq = 0
+        self.machines: dict[str, MachineView] = {}
+        for machine, bank, zone in layout:
+            self.machines[machine] = MachineView(machine, bank, zone)
+        self.order: list[str] = list(self.machines)
+        self.jobs: dict[str, WaitingJob] = {}  # waiting for staff
+        self.in_service: dict[str, WaitingJob] = {}
+        self.on_duty: dict[str, str] = {}  # member -> role
+        self.busy: set[str] = set()
+        #: member -> walk to a job: (machine walked from, "" for the staff station; machine
+        #: walked to; the time the job started); kept while the member is busy
+        self.walks: dict[str, tuple[str, str, float]] = {}
+        self.last_machine: dict[str, str] = {}  # member -> where their last job was
+        self.ticker: deque[tuple[float, str, bool]] = deque(maxlen=TICKER_LINES)
+        self.findings: list[Doc] = []
+        self.kpis = Kpis()
+        self.version = 0  # bumped on every record
+        #: machines whose drawing changed since a renderer last cleared this
+        self.dirty: set[str] = set(self.machines)
+
+    # -- the sink protocol (live) --------------------------------------------------------------
+    def accept(self, rec: Record) -> None:
+        doc = rec.payload()
+        doc["kind"] = rec.kind
+        doc["seq"] = rec.seq
+        doc["t"] = rec.t
+        self.apply(doc)
+
+    def close(self) -> None:
+        pass
+
+    # -- records -------------------------------------------------------------------------------
+    def apply(self, d: Doc) -> None:
+        kind = str(d["kind"])
+        self.t = max(self.t, float(d["t"]))
+        self.seq = int(d["seq"])
+        self.version += 1
+        machine = d.get("machine")
+        m = self.machines.get(machine) if isinstance(machine, str) and machine else None
+        if kind == "machine_installed":
+            assert isinstance(machine, str)
+            if m is None:
+                m = self.machines[machine] = MachineView(machine, str(d["bank"]), str(d["zone"]))
+                self.order.append(machine)
+                self.dirty.add(machine)
+            m.game = str(d["game_id"])
+            m.denomination_cents = int(d["denomination_cents"])
+            m.replay = MachineReplay(machine)
+        if m is not None and kind in MACHINE_KINDS and m.replay is not None:
+            m.replay.apply(d)
+        handler = _HANDLERS.get(kind)
+        if handler is not None:
+            handler(self, d, m)
+        if m is not None:
+            if kind in _NOTABLE:
+                m.history.append((float(d["t"]), d))
+            if m.refresh():
+                self.dirty.add(m.id)
+
+    def say(self, d: Doc, text: str, finding: bool = False) -> None:
+        self.ticker.append((float(d["t"]), text, finding))
+
+    # -- what the panels ask ---------------------------------------------------------------------
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for m in self.machines.values():
+            out[m.state.key] = out.get(m.state.key, 0) + 1
+        return out
+
+    def queues(self) -> dict[str, list[WaitingJob]]:
+        out: dict[str, list[WaitingJob]] = {}
+        for job in sorted(self.jobs.values(), key=lambda j: (j.t, j.id)):
+            out.setdefault(job.kind, []).append(job)
+        return out
+
+    def idle_staff(self, role: str) -> list[str]:
+        return sorted(m for m, r in self.on_duty.items() if r == role and m not in self.busy)
+
+    def staff_by_role(self) -> dict[str, tuple[int, int]]:
+        """role -> (on duty, busy)."""
+        out: dict[str, tuple[int, int]] = {}
+        for member, role in self.on_duty.items():
+            on, busy = out.get(role, (0, 0))
+            out[role] = (on + 1, busy + (member in self.busy))
+        return out
+
+
+def _on_exception(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    code = int(d["code"])
+    if code == ExceptionCode.HANDPAY_RESET and m is not None:
+        m.locked = False
+    if code not in (ExceptionCode.HANDPAY_RESET,) and m is not None:
+        name = str(d["name"]).replace("_", " ")
+        if "door" not in name or d.get("staff") in ("", "operator"):
+            model.say(d, f"{m.id}: {name}")
+
+
+def _on_session(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    if m is not None:
+        m.patron = str(d["patron"])
+
+
+def _on_left(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    model.kpis.on_floor = max(0, model.kpis.on_floor - 1)
+    if m is not None and m.patron == d["patron"]:
+        m.patron = ""
+
+
+def _on_arrived(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    model.kpis.visitors += 1
+    model.kpis.on_floor += 1
+
+
+def _on_games(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    denom = m.denomination_cents if m is not None else 0
+    model.kpis.games += int(d["games"])
+    model.kpis.coin_in_cents += int(d["wagered"]) * denom
+    model.kpis.won_cents += int(d["won"]) * denom
+
+
+def _on_locked(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    if m is not None:
+        m.locked = True
+        model.say(d, f"{m.id}: locked, {d['reason']} of {_money(int(d['prize_cents']))}")
+
+
+def _on_hand_paid(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    model.kpis.hand_pays += 1
+    if m is not None:
+        m.locked = False
+        model.say(d, f"{d['machine']}: hand paid {_money(int(d['cents']))} ({d['reason']})")
+
+
+def _on_filled(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    if d["reason"] != "new":
+        model.kpis.fills += 1
+        model.say(d, f"{d['machine']}: hopper filled, {d['coins']} coins")
+
+
+def _on_job_requested(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    job = WaitingJob(
+        str(d["job_id"]),
+        str(d["job_kind"]),
+        str(d["machine"]),
+        float(d["t"]),
+        str(d["mode"]),
+        tuple(d["roles"]),
+    )
+    model.jobs[job.id] = job
+    if job.mode == "operator":
+        model.say(d, f"{job.machine}: {job.kind.replace('_', ' ')} waits for you ({job.id})")
+
+
+def _on_job_started(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    job = model.jobs.pop(str(d["job_id"]), None)
+    if job is not None:
+        model.in_service[job.id] = job
+    for member in map(str, d["members"]):
+        model.busy.add(member)
+        if m is not None:
+            m.staff[member] = str(d["job_kind"])
+            model.walks[member] = (model.last_machine.get(member, ""), m.id, float(d["t"]))
+
+
+def _on_job_completed(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    model.in_service.pop(str(d["job_id"]), None)
+    for member in map(str, d["members"]):
+        model.busy.discard(member)
+        model.walks.pop(member, None)
+        if m is not None:
+            m.staff.pop(member, None)
+            model.last_machine[member] = m.id
+
+
+def _on_shift_started(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    model.on_duty[str(d["member"])] = str(d["role"])
+
+
+def _on_shift_ended(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    model.on_duty.pop(str(d["member"]), None)
+
+
+def _on_finding(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    model.kpis.findings += 1
+    model.findings.append(d)
+    model.say(d, f"FINDING {d['control']}: {d['message']}", finding=True)
+    for subject in d["subjects"]:
+        sm = model.machines.get(str(subject))
+        if sm is not None:
+            sm.history.append((float(d["t"]), d))
+
+
+def _on_command(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    if d["source"] == "scenario":
+        return
+    accepted = d["kind"] == "command_accepted"
+    if accepted:
+        model.kpis.commands += 1
+    else:
+        model.kpis.refused += 1
+    args = _args_text(str(d["args"]))
+    verdict = "" if accepted else f" REFUSED: {d['reason']}"
+    model.say(d, f"{d['source']}: {d['command']} {args}{verdict}", finding=not accepted)
+
+
+def _on_removed(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    model.say(d, f"{d['machine']}: {d['kind'].replace('_', ' ')}")
+
+
+_HANDLERS = {
+    "machine_exception": _on_exception,
+    "session_started": _on_session,
+    "patron_left": _on_left,
+    "patron_arrived": _on_arrived,
+    "games_played": _on_games,
+    "machine_locked": _on_locked,
+    "hand_paid": _on_hand_paid,
+    "hopper_filled": _on_filled,
+    "job_requested": _on_job_requested,
+    "job_started": _on_job_started,
+    "job_completed": _on_job_completed,
+    "shift_started": _on_shift_started,
+    "shift_ended": _on_shift_ended,
+    "finding": _on_finding,
+    "command_accepted": _on_command,
+    "command_rejected": _on_command,
+    "machine_removed": _on_removed,
+    "machine_returned": _on_removed,
+}
+
+
+#: kinds worth a line in a machine's history (see :func:`describe`)
+_NOTABLE = frozenset(
+    {
+        "machine_exception", "games_played", "session_started", "patron_left", "hand_paid",
+        "hopper_filled", "hopper_paid", "machine_locked", "job_requested", "job_started",
+        "job_completed", "tilt_repaired", "money_removed", "cashed_out", "machine_removed",
+        "machine_returned", "meters_read",
+    }
+)  # fmt: skip
+
+
+def _args_text(args: str) -> str:
+    try:
+        parsed = json.loads(args)
+    except ValueError:
+        return args
+    if not isinstance(parsed, dict):
+        return args
+    return " ".join(f"{k}={v}" for k, v in parsed.items() if k != "by")
+
+
+def _money(cents: int) -> str:
+    return f"EUR {cents / 100:,.2f}"
+
+
+def describe(d: Doc) -> str:
+    """One short line for a machine's history (empty: not worth a line)."""
+    kind = str(d["kind"])
+    if kind == "machine_exception":
+        who = f" by {d['staff']}" if d.get("staff") else ""
+        return f"{str(d['name']).replace('_', ' ')}{who}"
+    if kind == "games_played":
+        return f"{d['games']} games, won {d['won']} of {d['wagered']} cr ({d['patron']})"
+    if kind == "session_started":
+        return f"{d['patron']} sat down"
+    if kind == "patron_left":
+        return f"{d['patron']} left ({d['reason']})"
+    if kind == "hand_paid":
+        return f"hand paid {d['credits']} cr by {d['attendant']}, {d['inspector']}"
+    if kind == "hopper_filled":
+        return f"hopper fill {d['coins']} coins ({d['reason']})"
+    if kind == "hopper_paid":
+        return f"hopper paid {d['coins']} of {d['requested']} coins"
+    if kind == "machine_locked":
+        return f"locked: {d['reason']} {d['win']} cr"
+    if kind in ("job_requested", "job_started", "job_completed"):
+        return f"{kind.split('_')[1]} {d['job_kind'].replace('_', ' ')} {d['job_id']}"
+    if kind == "tilt_repaired":
+        return f"tilt {d['name']} repaired by {d['technician']}"
+    if kind == "money_removed":
+        return f"{d['container']} emptied by {d['staff']}"
+    if kind in ("cashed_out", "machine_removed", "machine_returned", "meters_read"):
+        return kind.replace("_", " ")
+    return ""
+
+
+# -- a finished run, read from its ledger -----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    seq: int
+    t: float
+    kind: str
+    body: str
+
+
+class LedgerReplay:
+    """A finished run's ledger, replayed into a :class:`FloorModel` at any chosen time.
+
+    The model at time ``t`` has applied, in seq order, every row with a time ``<= t``: what
+    ``twin state --at t`` applies. (Row times are not always in seq order: a record may be
+    written with a time earlier than the one before it, so "up to ``t``" is not a prefix of
+    the ledger.) Moving forward applies the rows in between when they all come after what was
+    applied; otherwise, and when moving back, the model is rebuilt from the first row.
+    """
+
+    def __init__(self, path: Path) -> None:
+        from datetime import datetime
+
+        from twin.errors import InputError
+        from twin.ledger import read_meta, read_rows
+
+        meta = read_meta(path)  # a ledger, or one clear error
+        if "start" not in meta or "timezone" not in meta:
+            raise InputError(path, "meta", "the run's start and timezone", "a ledger without them")
+        self.path = path
+        self.meta = meta
+        self.clock = Clock(datetime.fromisoformat(meta["start"]), meta["timezone"])
+        self.rows = [Row(*r) for r in read_rows(path)]
+        if not self.rows:
+            raise InputError(path, "records", "a ledger with records", "an empty ledger")
+        self.by_t = sorted(self.rows, key=lambda r: (r.t, r.seq))
+        self.times = [r.t for r in self.by_t]
+        self.end = self.times[-1]
+        self.layout = [
+            (str(d["machine"]), str(d["bank"]), str(d["zone"]))
+            for d in (json.loads(r.body) for r in self.rows if r.kind == "machine_installed")
+        ]
+        self.model = FloorModel(self.clock, self.layout)
+        self.cursor = 0  # rows of by_t applied
+        self.last_seq = -1
+
+    def seek(self, t: float) -> FloorModel:
+        """The model after every row with time ``<= t`` (in seq order)."""
+        t = max(0.0, min(t, self.end))
+        stop = bisect.bisect_right(self.times, t)
+        new = self.by_t[self.cursor : stop] if stop >= self.cursor else None
+        if new is None or (new and min(r.seq for r in new) < self.last_seq):
+            self.model = FloorModel(self.clock, self.layout)
+            new = [r for r in self.rows if r.t <= t]
+            self.last_seq = -1
+        else:
+            new = sorted(new, key=lambda r: r.seq)
+        for row in new:
+            self.model.apply(json.loads(row.body))
+            self.last_seq = max(self.last_seq, row.seq)
+        self.cursor = stop
+        self.model.t = t
+        return self.model
