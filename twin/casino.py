@@ -16,6 +16,7 @@ import time as wall
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import time
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -91,8 +92,9 @@ class Casino:
         )
         self.games = games if games is not None else {}
         for bank in scenario.floor.banks:
-            if bank.game not in self.games:
-                self.games[bank.game] = load_game(bank.game)
+            for path in (bank.game, *bank.pay_tables):
+                if path not in self.games:
+                    self.games[path] = load_game(path)
         for conv in scenario.conversions:  # programs approved for conversions
             if conv.game not in self.games:
                 self.games[conv.game] = load_game(conv.game)
@@ -133,7 +135,7 @@ class Casino:
         self.machines: list[SlotMachine] = []
         prefix = self.ruleset.jurisdiction.registration_prefix
         for bank in scenario.floor.banks:
-            game = self.games[bank.game]
+            game = self.pay_table(bank)
             for n, mid in enumerate(bank.machine_ids(), start=1):
                 spec = MachineSpec(
                     id=mid,
@@ -214,6 +216,31 @@ class Casino:
                 bus, self.ruleset, clock, env, self.facts, controls=controls
             )
             bus.attach(self.compliance)
+
+    def pay_table(self, bank: Bank) -> Game:
+        """The program the operator installs on ``bank``: of its game and its other approved
+        pay tables, the one with the lowest designed return that meets the ruleset's
+        ``min_rtp`` (the most hold the rules allow; a link's increment counts, as in 1(a)),
+        or the highest return when none does. A rule change therefore changes what the floor
+        plays, not only the verdict (issue 12)."""
+        first = self.games[bank.game]
+        if not bank.pay_tables or "min_rtp" not in self.ruleset:
+            return first
+        floor = Fraction(str(self.ruleset.get("min_rtp")))
+        link = Fraction(0)
+        if bank.progressive is not None:
+            link = Fraction(self.facts.approved_links[bank.progressive][1], 10_000)
+
+        def rtp(game: Game) -> Fraction:
+            analysis = self.facts.analysis(game.signature)
+            assert analysis is not None  # every pay table is a known program
+            return analysis.rtp + link
+
+        options = [self.games[p] for p in (bank.game, *bank.pay_tables)]
+        legal = [g for g in options if rtp(g) >= floor]
+        if legal:
+            return min(legal, key=rtp)
+        return max(options, key=rtp)
 
     def _certificate(self, bank: Bank, game: Game, serial: str) -> ManufacturerCertificate:
         """The manufacturer's certificate (reg 28(4)) for a bank's machine and program."""

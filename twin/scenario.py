@@ -231,6 +231,13 @@ class Bank(_Model):
     zone: Ident
     count: PositiveInt
     game: Annotated[Path, BeforeValidator(_resolve_game)]
+    #: other approved pay tables the operator may install on this bank instead of ``game``
+    #: (issue 12): of ``game`` and these, each machine runs the one with the lowest designed
+    #: return that still meets the ruleset's ``min_rtp`` (the most hold the rules allow), or
+    #: the highest return when none meets it. Empty: the bank runs ``game``.
+    pay_tables: tuple[Annotated[Path, BeforeValidator(_resolve_game)], ...] = Field(
+        default=(), strict=False
+    )
     denomination_cents: PositiveInt
     max_bet_units: PositiveInt
     hopper_capacity_coins: PositiveInt

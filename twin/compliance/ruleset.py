@@ -12,6 +12,8 @@ A ruleset is a TOML file (``twin/data/rulesets/<name>.toml``) with a ``[meta]`` 
     controls = ["MT98.S1.1a"]
     doc = "Minimum designed payout of a machine, as a fraction of money inserted."
     reading = false         # true: the number is the twin's reading, not the text's
+    behaviour = "..."       # optional: what the simulated operation does with the value (a
+                            #   parameter that changes behaviour, not only verdicts; issue 12)
 
 Checkers read their thresholds with ``ruleset.get(key)`` and cite ``ruleset.cite(key)``.
 A proposed rule change is an override (``[ruleset] overrides`` in a scenario, validated
@@ -102,6 +104,8 @@ class Param:
     reading: bool
     min: float | int | None = None
     max: float | int | None = None
+    #: what the simulated operation does with the value ("" when only checkers read it)
+    behaviour: str = ""
 
     def expected(self) -> str:
         """What a valid value of this parameter is, phrased to complete "expected ..."."""
@@ -376,6 +380,7 @@ def _parse_bytes(raw: bytes, source: str) -> Ruleset:
             reading=p.reading,
             min=p.min,
             max=p.max,
+            behaviour=p.behaviour,
         )
         for key, p in model.params.items()
     }
@@ -413,6 +418,7 @@ def _apply(
             reading=param.reading,
             min=param.min,
             max=param.max,
+            behaviour=param.behaviour,
         )
     return Ruleset(
         base.name,
@@ -593,6 +599,7 @@ class _ParamFile(_Model):
     controls: Annotated[tuple[str, ...], BeforeValidator(_controls)] = Field(strict=False)
     doc: _NonEmpty
     reading: bool = False
+    behaviour: str = ""
 
     @model_validator(mode="after")
     def _check(self) -> _ParamFile:
