@@ -342,6 +342,7 @@ def controls(as_json: bool, parts: bool) -> None:
         doc["hardware"] = [
             {"id": h.id, "severity": h.severity, "title": h.title, "test": h.test} for h in HARDWARE
         ]
+        doc["behaviour"] = behaviour_params()
         click.echo(json.dumps(doc, indent=2))
     else:
         click.echo(render_controls_text(rows, parts=parts))
@@ -349,6 +350,202 @@ def controls(as_json: bool, parts: bool) -> None:
         width = max(len(h.id) for h in HARDWARE)
         for h in HARDWARE:
             click.echo(f"  {h.id:<{width}}  {h.severity:<7}  {h.title}")
+        click.echo(
+            "\nRuleset parameters that change behaviour (the operation, not only the verdict;"
+            " a rule-change study of any other parameter changes findings only):"
+        )
+        for b in behaviour_params():
+            click.echo(f"  {b['ruleset']}  {b['param']} = {b['value']}  ({b['cite']})")
+            click.echo(f"      {b['behaviour']}")
+
+
+def behaviour_params() -> list[dict[str, Any]]:
+    """Every ruleset parameter the simulated operation reads (issue 12), by ruleset."""
+    from twin.compliance.ruleset import RULESETS, load_ruleset
+
+    out: list[dict[str, Any]] = []
+    for name in RULESETS:
+        rs = load_ruleset(name)
+        for key, p in rs.params.items():
+            if p.behaviour:
+                out.append(
+                    {"ruleset": name, "param": key, "value": p.value, "cite": p.cite,
+                     "controls": list(p.controls), "behaviour": p.behaviour}
+                )  # fmt: skip
+    return out
+
+
+@cli.command()
+@click.argument("scenario", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--baseline",
+    metavar="RULESET_OR_FILE",
+    help="Today's rules: a ruleset name or a proposal file (default: the scenario's ruleset).",
+)
+@click.option(
+    "--proposed",
+    metavar="RULESET_OR_FILE",
+    required=True,
+    help="The rules proposed: a ruleset name or a proposal file (see scenarios/proposals/).",
+)
+@click.option(
+    "--replications",
+    type=click.IntRange(min=2),
+    default=10,
+    show_default=True,
+    help="Most replications per arm (fewer when the focus KPIs are precise enough).",
+)
+@click.option(
+    "--min-replications",
+    type=click.IntRange(min=2),
+    default=5,
+    show_default=True,
+    help="Fewest replications before the study may stop early.",
+)
+@click.option(
+    "--focus",
+    "focus_kpis",
+    multiple=True,
+    metavar="KPI",
+    help="Stop early when this KPI's difference is precise enough (repeatable; default: the "
+    "proposal's [proposal.focus]).",
+)
+@click.option(
+    "--precision",
+    type=click.FloatRange(min=0, max=1, min_open=True),
+    help="Relative half-width at which the focus KPIs are precise enough (default: the "
+    "proposal's, else 0.10).",
+)
+@click.option("--seed", type=click.IntRange(min=0), help="Root seed (default: the scenario's).")
+@click.option("--hours", type=click.FloatRange(min=0, min_open=True), help="Simulated hours.")
+@click.option("--days", type=click.FloatRange(min=0, min_open=True), help="Simulated days.")
+@click.option(
+    "--confidence",
+    type=click.FloatRange(min=0.5, max=1, max_open=True),
+    default=0.95,
+    show_default=True,
+    help="Confidence of the paired intervals.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=0),
+    help="Worker processes of a local Dask cluster (default: one per core; 0: in this process).",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="A Dask scheduler to run on instead of a local cluster, e.g. tcp://10.0.0.5:8786.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Report folder (default: out/compare-<scenario>-<proposed>): compare.json, report.html.",
+)
+@click.option("--force", is_flag=True, help="Replace a study already in --out.")
+@click.option("--json", "as_json", is_flag=True, help="Print compare.json to stdout.")
+def compare(
+    scenario: Path | None,
+    baseline: str | None,
+    proposed: str,
+    replications: int,
+    min_replications: int,
+    focus_kpis: tuple[str, ...],
+    precision: float | None,
+    seed: int | None,
+    hours: float | None,
+    days: float | None,
+    confidence: float,
+    workers: int | None,
+    scheduler: str | None,
+    out_dir: Path | None,
+    force: bool,
+    as_json: bool,
+) -> None:
+    """Run SCENARIO under two rulesets with common random numbers and compare them.
+
+    Replication i of both arms shares every random stream (seed root + i), so each KPI's
+    and each control's difference comes with a paired confidence interval. Replications run
+    on Dask (a local cluster, or --scheduler); a failed one is retried once, then reported.
+    Exit 0, 1 when a replication failed twice, 2 on invalid input.
+    """
+    from twin import api
+    from twin.outputs import RunFolder
+    from twin.study.arms import Focus, load_arm
+    from twin.study.compare import Plan
+    from twin.study.compare import compare as run_study
+    from twin.study.report import render_html, render_text, to_json
+
+    if hours is not None and days is not None:
+        raise InputError("command line", "--hours/--days", "at most one of them", "both")
+    if workers is not None and scheduler is not None:
+        raise InputError("command line", "--workers/--scheduler", "at most one of them", "both")
+    if min_replications > replications:
+        raise InputError("command line", "--min-replications",
+                         f"at most --replications ({replications})", min_replications)  # fmt: skip
+    path = (scenario if scenario is not None else api.default_scenario()).resolve()
+    if not path.is_file():
+        raise InputError(path, "", "a scenario file", "no such file")
+    sc = api.prepare(path)
+    arm_b = load_arm(baseline if baseline is not None else sc.ruleset.name, "baseline")
+    arm_p = load_arm(proposed, "proposed")
+    span = days * 24.0 if days is not None else hours
+    for arm in (arm_b, arm_p):  # both arms valid on this floor before anything runs
+        api.prepare(path, hours=span, overrides=arm.settings())
+    focus = arm_p.focus or arm_b.focus
+    if focus_kpis:
+        focus = Focus(tuple(focus_kpis), focus.relative_precision if focus else 0.10)
+    if focus is not None and precision is not None:
+        focus = Focus(focus.kpis, precision)
+    if focus is not None:
+        from twin.study.replication import KPIS
+
+        for k in focus.kpis:
+            if k not in KPIS and not k.startswith("findings."):
+                where = "--focus" if focus_kpis else f"{arm_p.source}: proposal.focus.kpis"
+                raise InputError(where, "", "a KPI (" + ", ".join(KPIS)
+                                 + ", or findings.<control id>)", k)  # fmt: skip
+    label = Path(arm_p.source).stem if arm_p.source != arm_p.ruleset else arm_p.ruleset
+    out = out_dir or Path("out") / f"compare-{sc.scenario.name}-{label}"
+    folder = RunFolder(out, replace=force, guard="compare.json")
+    plan = Plan(
+        scenario=str(path),
+        baseline=arm_b,
+        proposed=arm_p,
+        replications=replications,
+        root_seed=seed if seed is not None else sc.seed,
+        hours=span,
+        min_replications=min_replications,
+        confidence=confidence,
+        focus=focus,
+    )
+
+    def show(ev: dict[str, Any]) -> None:
+        what = f"failed: {ev['failed']}" if "failed" in ev else f"{ev['wall_seconds']:.1f} s"
+        line = (f"twin: {ev['arm']} replication {ev['index']} (seed {ev['seed']}) {what}; "
+                f"{ev['pairs_done']} of at most {ev['of']} pairs")  # fmt: skip
+        so = ev.get("so_far")
+        if so is not None:
+            line += f"; {so['kpi']} {so['difference']:+.3g} ± {so['half_width']:.3g} (n={so['n']})"
+        click.echo(line, err=True)
+
+    work = folder.open()
+    try:
+        result = run_study(plan, workers=workers, scheduler=scheduler, progress=show)
+        doc = to_json(result)
+        (work / "compare.json").write_text(json.dumps(doc, indent=2) + "\n")
+        (work / "report.html").write_text(render_html(result), encoding="utf-8")
+    except BaseException as exc:
+        folder.interrupted(f"{type(exc).__name__}: {exc}")
+        raise
+    folder.commit()
+    if as_json:
+        click.echo(json.dumps(doc, indent=2))
+    else:
+        click.echo(render_text(result), nl=False)
+        click.echo(f"twin: wrote {out}/compare.json and {out}/report.html", err=True)
+    if result.failures:
+        sys.exit(1)
 
 
 @cli.group()

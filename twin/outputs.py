@@ -23,14 +23,17 @@ LEDGER = "ledger.sqlite"
 class RunFolder:
     """Where one run writes: checked up front, filled in a side folder, then put in place."""
 
-    def __init__(self, out: Path, *, replace: bool) -> None:
+    def __init__(self, out: Path, *, replace: bool, guard: str = LEDGER) -> None:
+        """``guard``: the file whose presence marks a finished result that only ``replace``
+        may overwrite (a run's ledger; a study's ``compare.json``)."""
         self.out = Path(out)
         self.work = self.out.with_name(self.out.name + ".incomplete")
         if self.out.exists() and not self.out.is_dir():
             raise InputError(self.out, "--out", "a folder", "a file")
-        if (self.out / LEDGER).exists() and not replace:
+        if (self.out / guard).exists() and not replace:
+            what = "a ledger" if guard == LEDGER else f"an earlier {guard}"
             raise InputError(
-                self.out / LEDGER, "--out", "a folder without a ledger (or --force)", "a ledger"
+                self.out / guard, "--out", f"a folder without {what} (or --force)", what
             )
         parent = self.out.parent
         try:

@@ -56,6 +56,11 @@ _ANALYSES: dict[tuple[str, str], Analysis] = {}
 _ANALYSES_KEPT = 64
 
 
+def analysis_of(game: Game) -> Analysis:
+    """The exact PAR analysis of ``game``, computed once per process."""
+    return _analysis_of(game)
+
+
 def _analysis_of(game: Game) -> Analysis:
     key = (game.signature, str(game.path))
     got = _ANALYSES.get(key)

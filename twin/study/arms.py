@@ -1,0 +1,130 @@
+"""The arms of a rule-change study: a ruleset, or a proposal that changes some of its numbers.
+
+An arm is given on the command line as a ruleset name (``malta-1998``) or as a proposal file::
+
+    [proposal]
+    title = "Raise the minimum return to 90 %"
+    ruleset = "malta-1998"          # the ruleset it amends
+    question = "How much hold does a casino give up, and which machines become illegal?"
+
+    [proposal.overrides]            # the numbers it changes (validated like [ruleset] overrides)
+    min_rtp = 0.90
+
+    [proposal.focus]                # optional: when replications may stop early
+    kpis = ["hold_percent", "findings.MT98.S1.1a"]
+    relative_precision = 0.10
+
+An arm's overrides are laid over the scenario's own ``[ruleset] overrides`` (the licence's
+limits stay), so both arms of a study run the same floor under different rules.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+from twin.compliance.ruleset import RULESETS, Scalar, load_ruleset
+from twin.errors import InputError
+
+_Text = Annotated[str, StringConstraints(min_length=1)]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
+
+
+class _Focus(_Model):
+    kpis: tuple[_Text, ...] = Field(min_length=1, strict=False)
+    relative_precision: Annotated[float, Field(gt=0.0, le=1.0)]
+
+
+class _Proposal(_Model):
+    title: _Text
+    ruleset: _Text
+    question: str = ""
+    overrides: dict[str, bool | int | float | str] = Field(default_factory=dict, strict=False)
+    focus: _Focus | None = None
+
+
+class _ProposalFile(_Model):
+    proposal: _Proposal
+
+
+@dataclass(frozen=True, slots=True)
+class Focus:
+    """The KPIs a proposal is about, and how precisely their differences must be known."""
+
+    kpis: tuple[str, ...]
+    relative_precision: float
+
+
+@dataclass(frozen=True, slots=True)
+class Arm:
+    """One arm of a study: a ruleset and the overrides laid over the scenario's."""
+
+    label: str
+    ruleset: str
+    overrides: Mapping[str, Scalar] = field(default_factory=dict)
+    title: str = ""
+    question: str = ""
+    source: str = ""
+    focus: Focus | None = None
+
+    def settings(self) -> list[tuple[str, Any]]:
+        """The scenario overrides (path, value) that put a run under this arm."""
+        out: list[tuple[str, Any]] = [("ruleset.name", self.ruleset)]
+        out += [(f"ruleset.overrides.{k}", v) for k, v in sorted(self.overrides.items())]
+        return out
+
+    def describe(self) -> str:
+        changes = ", ".join(f"{k} = {v}" for k, v in sorted(self.overrides.items()))
+        return f"{self.ruleset}" + (f" with {changes}" if changes else "")
+
+
+def load_arm(spec: str | Path, label: str) -> Arm:
+    """An arm from a ruleset name or a proposal file; a bad one is one ``InputError``."""
+    text = str(spec)
+    if text in RULESETS:
+        return Arm(label=label, ruleset=text, title=text, source=text)
+    path = Path(text)
+    if not path.is_file():
+        names = ", ".join(RULESETS)
+        raise InputError(f"--{label}", "", f"a ruleset name ({names}) or a proposal file", text)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(path, "", "a readable UTF-8 TOML file", str(exc)) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(path, "", "valid TOML", str(exc)) from None
+    try:
+        model = _ProposalFile.model_validate(data)
+    except ValidationError as exc:
+        from twin.scenario import translate_validation_error
+
+        raise translate_validation_error(exc, path, _ProposalFile) from None
+    p = model.proposal
+    if p.ruleset not in RULESETS:
+        raise InputError(path, "proposal.ruleset", "one of " + ", ".join(RULESETS), p.ruleset)
+    # every override checked against its parameter's type and bounds, naming this file
+    rs = load_ruleset(p.ruleset, p.overrides, source=str(path), key_prefix="proposal.overrides")
+    overrides = {k: rs.get(k) for k in p.overrides}
+    focus = None
+    if p.focus is not None:
+        focus = Focus(tuple(p.focus.kpis), p.focus.relative_precision)
+    return Arm(
+        label=label,
+        ruleset=p.ruleset,
+        overrides=overrides,
+        title=p.title,
+        question=p.question,
+        source=str(path),
+        focus=focus,
+    )
+
+
+__all__ = ["Arm", "Focus", "load_arm"]
