@@ -11,6 +11,10 @@ from unittest.mock import ANY
 from conftest import REPO
 from test_scenario import assert_error, broken, load_error
 
+from twin import api
+from twin.casino import Casino
+from twin.drivers import StepDriver
+from twin.records import MemorySink
 from twin.scenario import load_scenario
 
 TINY_CREW = "crew = { attendant = 1, technician = 1, inspector = 1 }"
@@ -103,6 +107,76 @@ def test_an_unknown_job_kind_in_dispatch(tmp_path: Path) -> None:
     err = load_error(path)
     assert err.key == "staff.dispatch.operator[0]"
     assert err.found == "hand_pays"
+    # the error lists every kind a scenario may name, the drop and removals included
+    assert err.expected == (
+        "one of 'hand_pay', 'hopper_fill', 'repair', 'door_check', 'drop_collection', "
+        "'machine_removal', 'machine_return'"
+    )
+    path = broken(
+        tmp_path, "tiny.toml", "[staff]\n", '[staff]\ndispatch = { priority = ["drop"] }\n'
+    )
+    err = load_error(path)
+    assert (err.key, err.found) == ("staff.dispatch.priority[0]", "drop")
+    assert "'drop_collection', 'machine_removal', 'machine_return'" in err.expected
+
+
+def test_every_job_the_floor_files_is_a_job_kind_of_the_scenario() -> None:
+    """The scenario's job kinds are the kinds ``twin.jobs`` files, so any of them may be
+    given a priority or left to the operator; the default priority is the dispatcher's, the
+    four kinds filed during play (the others come after them, as they always did)."""
+    from twin.jobs import JOB_ROLES
+    from twin.scenario import DEFAULT_PRIORITY, JOB_KINDS, DispatchConfig
+    from twin.staff.dispatch import DEFAULT_PRIORITY as DISPATCH_DEFAULT
+
+    assert set(JOB_KINDS) == set(JOB_ROLES)
+    assert JOB_KINDS[:4] == DEFAULT_PRIORITY == DISPATCH_DEFAULT
+    assert JOB_KINDS[4:] == ("drop_collection", "machine_removal", "machine_return")
+    assert DispatchConfig().priority == ("hand_pay", "hopper_fill", "repair", "door_check")
+    every = DispatchConfig(priority=JOB_KINDS[::-1], operator=JOB_KINDS[4:])
+    assert every.priority[0] == "machine_return" and "drop_collection" in every.operator
+
+
+def _drop_day(dispatch: str) -> tuple[Casino, MemorySink]:
+    """One machine of the tiny floor with its daily drop at 10:30, ``[staff.dispatch]`` as
+    given (TOML), run to 11:00 (step-wise, so it may go on) with no compliance engine."""
+    sc = api.prepare(
+        REPO / "scenarios" / "tiny.toml",
+        overrides=["floor.banks[0].count=1", 'floor.drop_collection="10:30"',
+                   f"staff.dispatch={dispatch}"],
+    )  # fmt: skip
+    sink = MemorySink()
+    casino = Casino(sc, sinks=[sink], compliance=False)
+    casino.start()
+    StepDriver.to(casino, 3600.0)
+    return casino, sink
+
+
+def test_the_drop_collection_can_wait_for_the_operator() -> None:
+    """``operator = ["drop_collection"]``: the drop team is not sent until the operator
+    assigns one; then the attendant empties the drop, the inspector witnessing."""
+    from twin.machines.events import MoneyRemoved
+    from twin.staff.events import JobRequested, JobStarted
+
+    casino, sink = _drop_day('{ operator = ["drop_collection"] }')
+    drops = [r for r in sink.of(JobRequested) if r.job_kind == "drop_collection"]
+    assert [(r.machine, r.mode, r.t) for r in drops] == [("A-001", "operator", 1800.0)]
+    assert not [r for r in sink.of(JobStarted) if r.job_kind == "drop_collection"]
+    assert not sink.of(MoneyRemoved)
+    team = {"attendant": "ATT-all-day-01", "inspector": "INS-all-day-01"}
+    assert casino.staff.assign(drops[0].job_id, team) is None
+    StepDriver.to(casino, 2 * 3600.0)
+    removed = sink.of(MoneyRemoved)
+    assert removed and {(r.staff, r.witness, r.reason) for r in removed} == {
+        ("ATT-all-day-01", "INS-all-day-01", "drop_collection")
+    }
+
+
+def test_the_drop_collection_is_dispatched_by_default() -> None:
+    from twin.staff.events import JobStarted
+
+    _casino, sink = _drop_day("{}")
+    started = [r for r in sink.of(JobStarted) if r.job_kind == "drop_collection"]
+    assert [(r.by, r.t) for r in started] == [("dispatcher", 1800.0)]
 
 
 def test_tiny_for_48_hours_has_staff_on_duty_throughout_and_no_findings(tmp_path: Path) -> None:

@@ -146,7 +146,12 @@ def test_pause_step_and_speed_keys() -> None:
 @pytest.mark.parametrize("scenario", ["default.toml", "large.toml"])
 def test_the_floor_plan_is_legible_when_zoomed(scenario: str) -> None:
     """Every machine has its own cell; fitted, the whole floor shows; zoomed in, a machine is
-    big enough for its glyph."""
+    big enough for its glyph. Patrons: fitted at 600 machines a seated patron is a diamond on
+    their machine; at 2,500 a machine is a few pixels, so its seated patron is not drawn over
+    it (its "in play" colour says it is taken) and walking patrons are 3x3 dots; zoomed in,
+    the seated patron is a diamond again."""
+    from viz.app import PATRON_SIDE
+
     src = open_live(REPO / "scenarios" / scenario, hours=0.1)
     viewer = Viewer(src, (1280, 800))
     n = len(viewer.plan.machines)
@@ -158,10 +163,42 @@ def test_the_floor_plan_is_legible_when_zoomed(scenario: str) -> None:
         assert r.contains(viewer.machine_screen_rect(mid))
     fitted = viewer.machine_screen_rect("A-001").w
     assert fitted >= 2
+    assert (viewer.machine_side < PATRON_SIDE) == (n > 1000)
+
+    src.seek(300.3)
+    viewer.draw()
+    model = src.model
+
+    def colour(at: tuple[float, float]) -> tuple[int, int, int]:
+        c = viewer.screen.get_at((int(at[0]), int(at[1])))
+        return (c.r, c.g, c.b)
+
+    walking = [viewer.patron_position(p) for p in [*model.walking_in, *model.walking_out]]
+    dots = [viewer.to_screen(*at) for at in walking if at is not None]
+    assert dots
+    assert all(colour(at) == P.PATRON for at in dots)
+    seated = [m for m in model.machines.values() if model.seated(m)]
+    assert len(seated) >= 5
+    for m in seated:
+        seat = viewer.seat(m.id)
+        assert seat is not None
+        at = viewer.to_screen(*seat)
+        if all(abs(at[0] - x) > 3 or abs(at[1] - y) > 3 for x, y in dots):  # clear of walkers
+            drawn = P.PATRON if viewer.machine_side >= PATRON_SIDE else m.state.colour
+            assert colour(at) == drawn, m.id
+
     for _ in range(12):
         viewer.zoom_at(1.25)
     assert viewer.machine_screen_rect("A-001").w >= 14 > fitted
     viewer.draw()
+    while viewer.machine_side < 30:
+        viewer.zoom_at(1.25)
+    mx, my, _w, _h = viewer.plan.machines[seated[0].id]  # the seated patron's machine, centred
+    viewer.pan = (mx - r.w / 2 / viewer.zoom, my - r.h / 2 / viewer.zoom)
+    viewer.draw()
+    seat = viewer.seat(seated[0].id)
+    assert seat is not None and colour(viewer.to_screen(*seat)) == P.PATRON
+    src.close()
 
 
 def test_plan_groups_banks_into_zones() -> None:

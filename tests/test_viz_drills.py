@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +134,64 @@ def test_a_fill_slip_signed_before_the_call_fails_on_order(tmp_path: Path) -> No
     assert not sc.passed
     assert _found(sc) == {("order", "MT98.S1.7b"), ("missed", "MT98.S1.7b")}
     assert sc.points == 100 - 10 - 25
+
+
+def test_the_drop_team_is_called_by_the_operator(tmp_path: Path) -> None:
+    """The drop waits for the operator: the attendant and the inspector the operator called
+    (step 1, an ``assign_job`` through the inbox) empty it, the inspector witnessing."""
+    sc, _v, _s = _play("drop-collection", CORRECT["drop-collection"], tmp_path)
+    assert sc.passed
+    rows = {
+        k: [json.loads(b) for _s, _t, _k, b in read_rows(tmp_path / "ledger.sqlite", kinds=(k,))]
+        for k in ("job_requested", "job_started", "money_removed")
+    }
+    (drop,) = [d for d in rows["job_requested"] if d["job_kind"] == "drop_collection"]
+    assert drop["mode"] == "operator"
+    (started,) = [d for d in rows["job_started"] if d["job_id"] == drop["job_id"]]
+    assert started["by"] == "operator"
+    team = dict(zip(started["roles"], started["members"], strict=True))
+    assert {(d["staff"], d["witness"]) for d in rows["money_removed"]} == {
+        (team["attendant"], team["inspector"])
+    }
+
+
+def test_a_drop_counted_with_no_team_called_fails_on_r36(tmp_path: Path) -> None:
+    """Counting and recording without calling the drop team: the call is missed and the drop
+    is never emptied, both against reg 36 (and no money moved, so no finding)."""
+    sc, _v, _s = _play("drop-collection", [("key", "2"), ("wait", 300), ("key", "3")], tmp_path)
+    assert not sc.passed
+    assert _found(sc) == {("missed", "MT98.R36"), ("outcome", "MT98.R36")}
+    assert sc.points == 100 - 25 - 20
+    assert not list(read_rows(tmp_path / "ledger.sqlite", kinds=("money_removed",)))
+
+
+def test_an_outsider_emptying_a_drop_fails_the_drill_with_the_r36_finding(
+    tmp_path: Path,
+) -> None:
+    """The operator's steps are right, but on a second machine someone not acting for the
+    licensee empties the drop (an injected violation): the compliance engine's reg 36
+    finding fails the attempt, cited by control id and title. (The floor refuses to staff a
+    job with anyone not holding its roles, so the operator's own call cannot send such a
+    person.)"""
+    spec = find_drill("drop-collection")
+    spec = replace(
+        spec,
+        settings=(
+            *spec.settings,
+            "floor.banks[0].count=2",
+            'inject=[{kind="drop_by_outsider", machine="A-002"}]',
+        ),
+    )
+    attempt = start_attempt(spec, out=tmp_path)
+    assert attempt.machine == "A-001"  # the drop that waits for the operator
+    sc = play_script(attempt, CORRECT["drop-collection"])
+    assert not sc.passed
+    assert list(sc.steps_done) == ["call", "count", "record"]
+    assert _found(sc) == {("finding", "MT98.R36")}
+    findings = [m for m in sc.mistakes if m.what == "finding"]
+    assert {m.title for m in findings} == {"Only the licensee's people remove money from machines"}
+    assert all("of A-002: not the licensee's employee" in m.text for m in findings)
+    assert sc.points == max(0, 100 - 25 * len(findings))
 
 
 def test_a_second_call_is_refused_by_the_floor(tmp_path: Path) -> None:

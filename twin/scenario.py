@@ -490,8 +490,24 @@ ROLES_NEEDED = {
     "inspector": "hand pays and hopper fills",
     "technician": "repairs and door checks",
 }
-JobKind = Literal["hand_pay", "hopper_fill", "repair", "door_check"]
-JOB_KINDS: tuple[JobKind, ...] = ("hand_pay", "hopper_fill", "repair", "door_check")
+#: Every kind of job the floor files (``twin.jobs``): a machine's own during play, then the
+#: daily drop (``[floor] drop_collection``) and a machine taken out of operation and placed
+#: back (``[[removals]]``, the ``remove_machine`` and ``return_machine`` commands).
+JobKind = Literal[
+    "hand_pay",
+    "hopper_fill",
+    "repair",
+    "door_check",
+    "drop_collection",
+    "machine_removal",
+    "machine_return",
+]
+JOB_KINDS: tuple[JobKind, ...] = get_args(JobKind)
+#: The default ``[staff.dispatch] priority``: the kinds filed during play, highest first. The
+#: kinds it does not list (by default drop_collection, machine_removal and machine_return) come
+#: after every listed kind, in request order between them, as they always have; a scenario
+#: that lists them gives them their own place.
+DEFAULT_PRIORITY: tuple[JobKind, ...] = JOB_KINDS[:4]
 
 
 class RoleConfig(_Model):
@@ -539,10 +555,11 @@ class StaffTiming(_Model):
 
 
 class DispatchConfig(_Model):
-    """``[staff.dispatch]``: job kinds by priority (first = highest), and the kinds that wait
-    for an operator to assign staff instead of being dispatched automatically."""
+    """``[staff.dispatch]``: job kinds by priority (first = highest; a kind not listed comes
+    after every listed kind, in request order: see :data:`DEFAULT_PRIORITY`), and the kinds
+    that wait for an operator to assign staff instead of being dispatched automatically."""
 
-    priority: tuple[JobKind, ...] = Field(default=tuple(JOB_KINDS), strict=False)
+    priority: tuple[JobKind, ...] = Field(default=DEFAULT_PRIORITY, strict=False)
     operator: tuple[JobKind, ...] = Field(default=(), strict=False)
 
     @model_validator(mode="after")

@@ -29,6 +29,10 @@ PANEL_W = 340
 #: simulated seconds a member is drawn walking to a job (the scenario's walk times are drawn
 #: by the model and not recorded; this is about their median)
 WALK_SECONDS = 110.0
+#: a machine's side in pixels from which its seated patron is drawn on it, and walking patrons
+#: as diamonds (below it, zoomed out, the machine's "in play" colour says it is taken, and a
+#: walking patron is a 3x3 pixel dot)
+PATRON_SIDE = 10
 
 Surface = pygame.surface.Surface
 
@@ -107,6 +111,7 @@ class Viewer:
         self.draw_seconds = 0.0  # wall time of the last drawing
         self._floor: Surface | None = None  # the floor layer, kept between frames
         self._floor_key: tuple[object, ...] = ()
+        self._diamonds: dict[int, Surface] = {}  # a patron's marker by radius
         self.fit()
 
     # -- geometry --------------------------------------------------------------------------------
@@ -282,6 +287,7 @@ class Viewer:
     # -- drawing --------------------------------------------------------------------------------
     def draw(self) -> None:
         s = self.screen
+        self.source.model.settle(self.source.t)
         s.fill(P.BACKGROUND)
         self.draw_floor(s)
         self.draw_topbar(s)
@@ -309,6 +315,7 @@ class Viewer:
             self._draw_machines(self._floor, model.dirty)
         model.dirty.clear()
         s.blit(self._floor, r.topleft)
+        self.draw_patrons(s)
         self.draw_staff(s)
         if self.selected is not None:
             s.set_clip(r)
@@ -340,6 +347,87 @@ class Viewer:
     def _corner(self, machine: str) -> tuple[float, float] | None:
         place = self.plan.machines.get(machine)
         return None if place is None else (place[0] + place[2] - 1.0, place[1] + 1.0)
+
+    # -- patrons -----------------------------------------------------------------------------
+    @property
+    def machine_side(self) -> int:
+        """A machine's side in pixels at this zoom."""
+        return max(1, round(8 * self.zoom))
+
+    def _radius(self) -> int:
+        return max(2, min(5, self.machine_side // 5))
+
+    def seat(self, machine: str) -> tuple[float, float] | None:
+        """Where a seated patron is drawn (world units): at the bottom middle of the machine's
+        face, inside it (so a redraw of the machine clears it)."""
+        place = self.plan.machines.get(machine)
+        if place is None:
+            return None
+        x, y, w, h = place
+        return (x + w / 2, y + h - (self._radius() + 2) / self.zoom)
+
+    def patron_position(self, patron: str) -> tuple[float, float] | None:
+        """Where a walking patron is drawn (world units): on the straight line between the
+        entrance and their machine's seat, the share of the walk done (see
+        :data:`viz.model.PATRON_WALK_SECONDS`) along it; None when not walking."""
+        walk = self.source.model.patron_walk(patron)
+        if walk is None:
+            return None
+        machine, share, arriving = walk
+        seat = self.seat(machine)
+        if seat is None:
+            return None
+        door = self.plan.entrance
+        frm, to = (door, seat) if arriving else (seat, door)
+        return (frm[0] + (to[0] - frm[0]) * share, frm[1] + (to[1] - frm[1]) * share)
+
+    def diamond(self, radius: int) -> Surface:
+        """A patron's marker: a diamond in the patron colour, outlined in black."""
+        sprite = self._diamonds.get(radius)
+        if sprite is None:
+            size = 2 * radius + 1
+            sprite = pygame.Surface((size, size))
+            sprite.fill((255, 0, 255))
+            sprite.set_colorkey((255, 0, 255))
+            points = [(radius, 0), (size - 1, radius), (radius, size - 1), (0, radius)]
+            pygame.draw.polygon(sprite, P.PATRON, points)
+            pygame.draw.polygon(sprite, (0, 0, 0), points, 1)
+            self._diamonds[radius] = sprite
+        return sprite
+
+    def draw_patrons(self, s: Surface) -> None:
+        """Patrons walking between the entrance and their machine (drawn each frame; a seated
+        one is drawn with its machine on the floor layer), and how many wait for a machine."""
+        r = self.floor_rect
+        model = self.source.model
+        s.set_clip(r)
+        big = self.machine_side >= PATRON_SIDE
+        radius = self._radius()
+        sprite = self.diamond(radius)
+        for walks in (model.walking_in, model.walking_out):
+            for patron in walks:
+                at = self.patron_position(patron)
+                if at is None:
+                    continue
+                x, y = self.to_screen(*at)
+                if big:
+                    s.blit(sprite, (int(x) - radius, int(y) - radius))
+                else:
+                    s.fill(P.PATRON, (int(x) - 1, int(y) - 1, 3, 3))
+        if model.waiting:
+            door = self._door_rect()
+            label = self.text.render(f"{len(model.waiting)} waiting", 16, P.TEXT)
+            s.blit(label, (r.x + door.x - label.get_width() - 6, r.y + door.centery - 6))
+        s.set_clip(None)
+
+    def _door_rect(self) -> pygame.Rect:
+        """The entrance on the floor layer (its origin is the floor's)."""
+        z = self.zoom
+        ex, ey = self.plan.entrance
+        px, py = self.pan
+        return pygame.Rect(
+            int((ex - 20 - px) * z), int((ey - 2 - py) * z), max(4, int(40 * z)), max(2, int(4 * z))
+        )
 
     def draw_staff(self, s: Surface) -> None:
         """Busy staff, walking to their job or at it: white dots (drawn each frame)."""
@@ -376,15 +464,23 @@ class Viewer:
                 )
                 if cell >= 5:
                     t.draw(s, f"bank {bank}", (bx, by - 14), 16, P.MUTED)
+        door = self._door_rect()
+        s.fill(P.ENTRANCE, door)
+        t.draw(s, "entrance", (door.right + 6, door.centery - 6), 16, P.MUTED)
 
     def _draw_machines(self, s: Surface, ids: Iterable[str]) -> None:
-        machines = self.source.model.machines
+        model = self.source.model
+        machines = model.machines
         rects = self.plan.machines
         t = self.text
         z = self.zoom
         px, py = self.pan
-        side = max(1, round(8 * z))
+        side = self.machine_side
         glyphs = side >= 14
+        seats = side >= PATRON_SIDE
+        radius = self._radius()
+        sprite = self.diamond(radius)
+        lift = (radius + 2) / z  # the seat's height above the machine's bottom edge
         fill = s.fill
         fw, fh = s.get_size()
         for mid in ids:
@@ -395,7 +491,8 @@ class Viewer:
             sy = (place[1] - py) * z
             if sx > fw or sy > fh or sx + side < 0 or sy + side < 0:
                 continue
-            st = machines[mid].state
+            m = machines[mid]
+            st = m.state
             box = (int(sx), int(sy), side, side)
             fill(st.colour, box)
             if st is P.OFFLINE and side >= 4:
@@ -407,6 +504,10 @@ class Viewer:
                 g = t.render(st.glyph, max(12, side - 2), ink, True)
                 at = (box[0] + (side - g.get_width()) // 2, box[1] + (side - g.get_height()) // 2)
                 s.blit(g, (at[0], at[1] + 1))
+            if seats and m.patron and model.seated(m):  # at self.seat(mid)
+                sx = (place[0] + place[2] / 2 - px) * z
+                sy = (place[1] + place[3] - lift - py) * z
+                s.blit(sprite, (int(sx) - radius, int(sy) - radius))
 
     def draw_topbar(self, s: Surface) -> None:
         w = self.size[0]
@@ -504,6 +605,9 @@ class Viewer:
         pygame.draw.circle(s, P.STAFF, (x + 8, y + 9), 5)
         pygame.draw.circle(s, (0, 0, 0), (x + 8, y + 9), 5, 1)
         t.draw(s, "staff walking to or at a job", (x + 24, y + 2), 19)
+        y += 22
+        s.blit(self.diamond(5), (x + 3, y + 4))
+        t.draw(s, "patron walking in or out, seated", (x + 24, y + 2), 19)
         y += 26
         help_lines = [
             "space pause   S step 1 min   +/- speed",

@@ -1,4 +1,5 @@
-"""The floor plan: zones side by side, each a flow of banks, each bank a grid of machines.
+"""The floor plan: zones side by side, each a flow of banks, each bank a grid of machines, and
+the entrance (where patrons come in and go out) below them, in the middle.
 
 Positions are in world units (one machine cell is :data:`CELL` units); the view's zoom and pan
 map them to pixels. Built from ``(machine, bank, zone)`` triples in floor order, so a live
@@ -17,6 +18,7 @@ BANK_GAP = 14.0
 ZONE_PAD = 18.0
 ZONE_GAP = 24.0
 LABEL = 14.0  # room above a bank or zone for its name
+ENTRANCE = 20.0  # the strip below the zones that holds the entrance
 
 Rect = tuple[float, float, float, float]  # x, y, w, h
 
@@ -28,6 +30,8 @@ class Plan:
     zones: dict[str, Rect]
     width: float
     height: float
+    #: where patrons come in and go out (the middle of the strip below the zones)
+    entrance: tuple[float, float] = (0.0, 0.0)
 
     def machine_at(self, x: float, y: float) -> str | None:
         """The machine whose cell holds the world point ``(x, y)``, if any."""
@@ -80,4 +84,6 @@ def plan(floor: Iterable[tuple[str, str, str]]) -> Plan:
         tallest = max(tallest, height)
         x0 += zone_w + 2 * ZONE_PAD + ZONE_GAP
     zone_rects = {z: (x, y, w, tallest) for z, (x, y, w, _h) in zone_rects.items()}
-    return Plan(machines, banks, zone_rects, max(x0 - ZONE_GAP, 1.0), max(tallest, 1.0))
+    width = max(x0 - ZONE_GAP, 1.0)
+    entrance = (width / 2, tallest + ENTRANCE / 2)
+    return Plan(machines, banks, zone_rects, width, tallest + ENTRANCE, entrance)

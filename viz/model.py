@@ -8,6 +8,14 @@ doors and down reasons are kept by :class:`twin.state.MachineReplay`, the same a
 ``twin state`` uses, so the meter panel and ``twin state`` agree by construction (a test holds
 them together).
 
+Patrons are kept from their records too: waiting inside for a machine (``patron_arrived``),
+walking from the entrance to their machine and then seated at it (``session_started``), and
+walking back to the entrance (``patron_left``). The walks are a drawing convention, like the
+staff's: the twin does not model them (a session starts when the patron sits down), so each is
+drawn over :data:`PATRON_WALK_SECONDS` from the record that starts it. Where a patron is at
+time ``t`` depends only on the records up to ``t``, so a replay at ``t`` shows what the live
+view showed.
+
 The model is the viewer's read-only snapshot of the world: nothing here touches SimPy or the
 casino's objects.
 """
@@ -32,6 +40,8 @@ Doc = Mapping[str, Any]
 
 TICKER_LINES = 200
 HISTORY_LINES = 14
+#: simulated seconds a patron is drawn walking between the entrance and their machine
+PATRON_WALK_SECONDS = 60.0
 _EXC_NAMES = {int(c): c.name.lower() for c in ExceptionCode}
 
 
@@ -46,6 +56,7 @@ class MachineView:
     denomination_cents: int = 0
     replay: MachineReplay | None = None
     patron: str = ""
+    seated_t: float = 0.0  # when the patron's session started (their walk in began)
     locked: bool = False
     staff: dict[str, str] = field(default_factory=dict)  # member -> job kind
     #: (time, record body) of its latest notable records; the lines are made when shown
@@ -124,6 +135,12 @@ class FloorModel:
         #: walked to; the time the job started); kept while the member is busy
         self.walks: dict[str, tuple[str, str, float]] = {}
         self.last_machine: dict[str, str] = {}  # member -> where their last job was
+        #: patrons inside with no machine yet: patron -> when they came in
+        self.waiting: dict[str, float] = {}
+        #: patrons walking (machine, the time the walk began), from the entrance to their
+        #: machine and from it back to the entrance; kept until the walk is over (see settle)
+        self.walking_in: dict[str, tuple[str, float]] = {}
+        self.walking_out: dict[str, tuple[str, float]] = {}
         self.ticker: deque[tuple[float, str, bool]] = deque(maxlen=TICKER_LINES)
         self.findings: list[Doc] = []
         self.kpis = Kpis()
@@ -170,6 +187,52 @@ class FloorModel:
             if m.refresh():
                 self.dirty.add(m.id)
 
+    def settle(self, now: float | None = None) -> None:
+        """Bring the picture to ``now`` (live: the clock may be past the last record): walks
+        over by then are dropped; a machine whose patron has just reached it is marked for
+        redrawing (a seated patron is drawn with the machine)."""
+        if now is not None and now > self.t:
+            self.t = now
+        self._expire(full=True)
+
+    def _expire(self, full: bool = False) -> None:
+        """Drop the walks over at ``self.t``: all of them, or (``full`` False, on every
+        patron record) those at the front of the dicts, which are in record order."""
+        for walks, arriving in ((self.walking_in, True), (self.walking_out, False)):
+            if full:
+                over = [p for p, (_m, t0) in walks.items() if self._walked(t0)]
+            else:
+                over = []
+                for p, (_m, t0) in walks.items():
+                    if not self._walked(t0):
+                        break
+                    over.append(p)
+            for patron in over:
+                machine, _t0 = walks.pop(patron)
+                if arriving:
+                    self.dirty.add(machine)
+
+    def _walked(self, t0: float) -> bool:
+        """Whether a walk begun at ``t0`` is over now."""
+        return t0 + PATRON_WALK_SECONDS <= self.t
+
+    def seated(self, m: MachineView) -> bool:
+        """Whether ``m``'s patron has reached it (their walk in is over)."""
+        return bool(m.patron) and self._walked(m.seated_t)
+
+    def patron_walk(self, patron: str) -> tuple[str, float, bool] | None:
+        """A walking patron's (machine, share of the walk done, walking in), or None."""
+        walk = self.walking_in.get(patron)
+        arriving = walk is not None
+        if walk is None:
+            walk = self.walking_out.get(patron)
+        if walk is None:
+            return None
+        machine, t0 = walk
+        if self._walked(t0):
+            return None
+        return machine, max(0.0, (self.t - t0) / PATRON_WALK_SECONDS), arriving
+
     def say(self, d: Doc, text: str, finding: bool = False) -> None:
         self.ticker.append((float(d["t"]), text, finding))
 
@@ -209,19 +272,30 @@ def _on_exception(model: FloorModel, d: Doc, m: MachineView | None) -> None:
 
 
 def _on_session(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    patron = str(d["patron"])
+    model.waiting.pop(patron, None)
     if m is not None:
-        m.patron = str(d["patron"])
+        m.patron = patron
+        m.seated_t = float(d["t"])
+        model._expire()
+        model.walking_in[patron] = (m.id, m.seated_t)
 
 
 def _on_left(model: FloorModel, d: Doc, m: MachineView | None) -> None:
     model.kpis.on_floor = max(0, model.kpis.on_floor - 1)
-    if m is not None and m.patron == d["patron"]:
+    patron = str(d["patron"])
+    model.waiting.pop(patron, None)
+    model.walking_in.pop(patron, None)
+    if m is not None and m.patron == patron:
         m.patron = ""
+        model._expire()
+        model.walking_out[patron] = (m.id, float(d["t"]))
 
 
 def _on_arrived(model: FloorModel, d: Doc, m: MachineView | None) -> None:
     model.kpis.visitors += 1
     model.kpis.on_floor += 1
+    model.waiting[str(d["patron"])] = float(d["t"])
 
 
 def _on_games(model: FloorModel, d: Doc, m: MachineView | None) -> None:
@@ -461,4 +535,5 @@ class LedgerReplay:
             self.last_seq = max(self.last_seq, row.seq)
         self.cursor = stop
         self.model.t = t
+        self.model.settle()
         return self.model

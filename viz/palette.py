@@ -41,7 +41,10 @@ ZONE: Final[Colour] = (228, 226, 218)
 ZONE_EDGE: Final[Colour] = (170, 165, 150)
 BANK_EDGE: Final[Colour] = (120, 120, 120)
 SELECT: Final[Colour] = (0, 0, 0)
-STAFF: Final[Colour] = (255, 255, 255)
+STAFF: Final[Colour] = (255, 255, 255)  # a white dot, outlined
+#: a patron: a diamond, outlined, in the palette's bluish green (no machine state uses it)
+PATRON: Final[Colour] = (0, 158, 115)
+ENTRANCE: Final[Colour] = (90, 90, 90)
 FINDING: Final[Colour] = (213, 94, 0)
 GOOD: Final[Colour] = (0, 158, 115)
 
