@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import os
+import shutil
+import tempfile
 import warnings
 from functools import cache
 from pathlib import Path
@@ -17,6 +21,12 @@ from twin.machines.par import Game, load_game
 with warnings.catch_warnings(), contextlib.suppress(ImportError):
     warnings.simplefilter("ignore", DeprecationWarning)
     import hypothesis.extra._patching  # noqa: F401
+
+# The exact analyses are kept on disk (twin.machines.diskcache): the suite and the processes
+# it starts (CLIs, Dask workers) share one cache of their own, not the user's, emptied after.
+if "TWIN_CACHE_DIR" not in os.environ:
+    os.environ["TWIN_CACHE_DIR"] = tempfile.mkdtemp(prefix="twin-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["TWIN_CACHE_DIR"], ignore_errors=True)
 
 REPO = Path(__file__).resolve().parents[1]
 SCENARIOS = REPO / "scenarios"

@@ -17,7 +17,15 @@ from twin.machines.par import Game, load_game
 from twin.machines.par_report import render_text, to_json_dict
 
 GAMES_DIR = Path(__file__).resolve().parent.parent / "scenarios" / "games"
-NAMES = ["classic-3reel", "video-5reel", "progressive-link", "promo-tournament", "low-return"]
+NAMES = [
+    "classic-3reel",
+    "classic-3reel-87",
+    "classic-3reel-90",
+    "video-5reel",
+    "progressive-link",
+    "promo-tournament",
+    "low-return",
+]
 
 # id -> (rtp, hit rate, variance in wager², max base win in credits per unit bet)
 EXACT: dict[str, tuple[Fraction, Fraction, Fraction, int]] = {
@@ -25,6 +33,22 @@ EXACT: dict[str, tuple[Fraction, Fraction, Fraction, int]] = {
         Fraction(30427, 32768),
         Fraction(10283, 65536),
         Fraction(13762584743, 1073741824),
+        250,
+    ),
+    # the pay tables of classic-3reel an operator may choose instead (issue 12), by hand:
+    # 87: BAR x3 pays 15 not 17; P(BAR BAR BAR) = (20/64)^3 = 8000/262144, so the return falls
+    # by 2 x 8000/262144 = 2000/32768; 90: CHERRY x2 pays 5 not 6 and x3 15 not 20, with
+    # P(C C not-C) = 8*10*58/262144 and P(C C C) = 8*10*6/262144: down 880/32768
+    "classic-3reel-87": (
+        Fraction(30427 - 2000, 32768),
+        Fraction(10283, 65536),
+        Fraction(11783140743, 1073741824),
+        250,
+    ),
+    "classic-3reel-90": (
+        Fraction(30427 - 880, 32768),
+        Fraction(10283, 65536),
+        Fraction(13262238023, 1073741824),
         250,
     ),
     "video-5reel": (

@@ -148,6 +148,12 @@ def test_the_paired_interval_is_the_student_t_interval_of_the_differences() -> N
     )
 
 
+def test_the_relative_difference_is_a_share_of_the_baselines_size() -> None:
+    # a hold that falls from -20 % to -30 % fell by half of its size: -50 %, not +50 %
+    assert paired("x", [-20.0, -20.0], [-30.0, -30.0], 0.95).relative == -0.5
+    assert paired("x", [0.0, 0.0], [1.0, 1.0], 0.95).relative is None
+
+
 def test_pairs_with_a_missing_value_are_left_out_and_counted() -> None:
     d = paired("x", [1.0, math.nan, 3.0], [2.0, 5.0, 3.5], 0.95)
     assert d.n == 2 and d.difference == 0.75

@@ -50,6 +50,7 @@ import numpy as np
 import numpy.typing as npt
 
 from twin.errors import InputError
+from twin.machines.diskcache import cached
 from twin.machines.par import Game, IntArray, ReelSet
 
 __all__ = [
@@ -281,7 +282,12 @@ def feature_spin_cap(spins: int, p: float, retrigger: bool, tail: float = FEATUR
 
 
 def analyse(game: Game, chunk: int = CHUNK) -> Analysis:
-    """Exact analysis of ``game`` (see the module docstring for the mathematics)."""
+    """Exact analysis of ``game`` (see the module docstring for the mathematics); kept on
+    disk by the program's content (:mod:`twin.machines.diskcache`)."""
+    return cached("analysis", game, (chunk,), lambda: _analyse(game, chunk))
+
+
+def _analyse(game: Game, chunk: int) -> Analysis:
     if game.kind == "table":
         return _analyse_table(game)
     assert game.base is not None
@@ -501,6 +507,14 @@ def win_distribution(game: Game, chunk: int = CHUNK) -> WinDistribution:
     hit = _WIN_LAWS.get(game.signature)
     if hit is not None and _same_pays(hit[0], game):
         return hit[1]
+    law = cached("winlaw", game, (chunk,), lambda: _win_distribution(game, chunk))
+    if len(_WIN_LAWS) >= 64:
+        _WIN_LAWS.clear()
+    _WIN_LAWS[game.signature] = (game, law)
+    return law
+
+
+def _win_distribution(game: Game, chunk: int) -> WinDistribution:
     empty_i = np.zeros(0, np.int64)
     empty_f = np.zeros(0, np.float64)
     empty_b = np.zeros(0, np.bool_)
@@ -530,9 +544,6 @@ def win_distribution(game: Game, chunk: int = CHUNK) -> WinDistribution:
             law = WinDistribution(
                 game.signature, game.cost, bv, bp, bt, fv * fs.multiplier, fp, ft, fs.spins
             )
-    if len(_WIN_LAWS) >= 64:
-        _WIN_LAWS.clear()
-    _WIN_LAWS[game.signature] = (game, law)
     return law
 
 
@@ -576,6 +587,16 @@ def combination_law(game: Game, *, free: bool = False, chunk: int = CHUNK) -> Co
             old is not None and (old.names, old.weights) == (reels.names, reels.weights)
         ):
             return hit[1]
+    law = cached("combinations", game, (free, chunk), lambda: _combination_law(game, free, chunk))
+    if len(_COMBINATION_LAWS) >= 64:
+        _COMBINATION_LAWS.clear()
+    _COMBINATION_LAWS[key] = (game, law)
+    return law
+
+
+def _combination_law(game: Game, free: bool, chunk: int) -> CombinationLaw:
+    assert game.line_pay is not None and game.base is not None
+    reels = game.feature_reels if free else game.base
     lengths = reels.lengths
     n_reels, k, ns, idx, place = _split(game, reels, chunk)
     n_sym = len(game.symbols)
@@ -608,7 +629,4 @@ def combination_law(game: Game, *, free: bool = False, chunk: int = CHUNK) -> Co
             scatter_w += np.bincount(sc_suf + sc_pre, ws, n_scatter) * wp
     total = line_w.sum()
     law = CombinationLaw(game.signature, free, pays, line_w / total, scatter_w / total)
-    if len(_COMBINATION_LAWS) >= 64:
-        _COMBINATION_LAWS.clear()
-    _COMBINATION_LAWS[key] = (game, law)
     return law

@@ -193,7 +193,7 @@ def _plots(result: StudyResult) -> list[tuple[str, str]]:
                 color="#56B4E9", label="proposed")  # fmt: skip
         ax.set_yticks(y, [d.kpi.removeprefix("findings.") for d in fs])
         ax.set_xlabel("mean findings per replication")
-        ax.legend(loc="lower right")
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.35), ncol=2, frameon=False)
         ax.grid(axis="x", alpha=0.3)
         out.append(("Findings by control", _png(fig)))
         plt.close(fig)
@@ -209,6 +209,7 @@ def _plots(result: StudyResult) -> list[tuple[str, str]]:
         ax.plot(xs, b, "o", color="#E69F00", label="baseline")
         ax.plot(xs, p, "s", color="#56B4E9", label="proposed")
         ax.set_xlabel("replication (same seed in both arms)")
+        ax.set_xticks(xs)
         ax.set_ylabel(kpi)
         ax.legend()
         ax.grid(alpha=0.3)
@@ -223,7 +224,8 @@ h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
 td, th { padding: .25em .6em; border-bottom: 1px solid #ddd; text-align: right; }
 td:first-child, th:first-child { text-align: left; }
-tr.sig td { background: #eef6fb; } .muted { color: #666; } img { max-width: 100%; }
+tr.sig td { background: #eef6fb; } table.meta td { text-align: left; }
+.muted { color: #666; } img { max-width: 100%; }
 code { background: #f4f4f4; padding: 0 .25em; }
 """
 
@@ -240,7 +242,7 @@ def render_html(result: StudyResult) -> str:
     if p.proposed.question:
         parts.append(f"<p><strong>Question.</strong> {e(p.proposed.question)}</p>")
     parts.append(
-        "<table>"
+        "<table class='meta'>"
         f"<tr><th>scenario</th><td>{e(p.scenario)}</td></tr>"
         f"<tr><th>baseline</th><td>{e(p.baseline.describe())}</td></tr>"
         f"<tr><th>proposed</th><td>{e(p.proposed.describe())}</td></tr>"

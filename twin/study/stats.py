@@ -35,7 +35,7 @@ class Difference:
     low: float
     high: float
     half_width: float
-    #: the difference as a share of the baseline's mean (None when that mean is 0)
+    #: the difference as a share of the size of the baseline's mean (None when it is 0)
     relative: float | None
     #: the half-width independent arms of the same n would give (Welch), and the factor
     independent_half_width: float
@@ -87,7 +87,7 @@ def paired(kpi: str, base: Sequence[float], prop: Sequence[float], confidence: f
         ihw = _welch_half_width(vb, vp, n, confidence)
         vrf = (vb + vp) / vd if vd > 0 else (None if vb + vp == 0 else math.inf)
     low, high = md - hw, md + hw
-    rel = md / mb if mb != 0 else None
+    rel = md / abs(mb) if mb != 0 else None  # a fall is negative, whatever mb's sign
     significant = bool(n >= 2 and (low > 0 or high < 0))
     return Difference(kpi, n, mb, mp, md, low, high, hw, rel, ihw, vrf, significant)
 
