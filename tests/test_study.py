@@ -367,3 +367,66 @@ def test_twin_compare_refuses_bad_input_before_running(
     assert p.returncode == 2, p.stderr
     assert message in p.stderr and "Traceback" not in p.stderr
     assert not (tmp_path / "o").exists() and not (tmp_path / "o.incomplete").exists()
+
+
+# -- sweeps ------------------------------------------------------------------------------------
+
+GRID = ROOT / "scenarios" / "proposals" / "min-return-grid.toml"
+
+
+def test_a_sweep_runs_every_point_on_the_same_seeds() -> None:
+    from twin.study.sweep import load_grid, sweep
+
+    grid = load_grid(GRID)
+    assert [a.label for a in grid.points] == [
+        "min_rtp=0.85", "min_rtp=0.87", "min_rtp=0.9", "min_rtp=0.92"
+    ]  # fmt: skip
+    r = sweep(str(STUDY), grid, replications=2, root_seed=5, hours=1.0, workers=0)
+    assert not r.failures and all(len(p.observations) == 2 for p in r.points)
+    assert all([o.seed for o in p.observations] == [5, 6] for p in r.points)
+    by = {p.arm.label: {lv.kpi: lv for lv in p.levels} for p in r.points}
+    # 0.87 and 0.90 install the same pay table (90.17 %): the same play, the same theo win;
+    # from 0.90 the 8 linked machines (89.86 %) are 1(a) findings
+    assert by["min_rtp=0.87"]["theo_win_cents"] == by["min_rtp=0.9"]["theo_win_cents"]
+    assert by["min_rtp=0.87"]["findings"].mean == 0.0 and by["min_rtp=0.9"]["findings"].mean == 8.0
+    assert r.points[0].differences == ()
+    d = {x.kpi: x for x in r.points[3].differences}
+    assert d["theo_hold_percent"].difference < 0 and d["findings.MT98.S1.1a"].difference == 8.0
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("[sweep]\ntitle='t'\nruleset='malta-1998'\n[sweep.grid]\nmin_rpt=[0.9]\n",
+         r"sweep\.grid\.min_rpt: expected .*min_rtp"),
+        ("[sweep]\ntitle='t'\nruleset='malta-1998'\n[sweep.grid]\nmin_rtp=[0.9, 1.5]\n",
+         r"sweep\.grid\.min_rtp: expected a fraction from 0 to 1"),
+        ("[sweep]\ntitle='t'\nruleset='malta-1998'\n[sweep.grid]\nmin_rtp=[]\n",
+         r"sweep\.grid\.min_rtp"),
+        ("[sweep]\ntitle='t'\nruleset='malta-1998'\n[sweep.grid]\nmin_rtp=[0.9, 0.9]\n",
+         r"sweep\.grid: expected distinct values"),
+        ("[sweep]\ntitle='t'\nruleset='malta-1998'\n[sweep.grid]\n"
+         "min_rtp=[" + ", ".join(f"0.{i:03d}" for i in range(1, 202)) + "]\n",
+         r"sweep\.grid: expected at most 200 points, found 201"),
+    ],
+)  # fmt: skip
+def test_a_bad_grid_names_the_file_and_the_key(tmp_path: Path, body: str, message: str) -> None:
+    from twin.study.sweep import load_grid
+
+    f = tmp_path / "g.toml"
+    f.write_text(body)
+    with pytest.raises(InputError, match=message):
+        load_grid(f)
+
+
+def test_twin_sweep_writes_a_complete_folder(tmp_path: Path) -> None:
+    out = tmp_path / "sw"
+    p = _twin("sweep", str(STUDY), "--grid", str(GRID), "--replications", "2", "--hours", "1",
+              "--workers", "0", "--kpi", "theo_hold_percent", "--out", str(out))  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    assert sorted(f.name for f in out.iterdir()) == ["report.html", "sweep.json"]
+    doc = json.loads((out / "sweep.json").read_text())
+    assert doc["points"][0]["label"] == "min_rtp=0.85"
+    assert "Δ theo_hold_percent" in p.stdout
+    bad = _twin("sweep", str(STUDY), "--grid", str(tmp_path / "none.toml"))
+    assert bad.returncode == 2 and "--grid: expected a grid file" in bad.stderr

@@ -548,6 +548,113 @@ def compare(
         sys.exit(1)
 
 
+@cli.command()
+@click.argument("scenario", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--grid",
+    "grid_file",
+    required=True,
+    metavar="FILE",
+    help="The grid: [sweep] title, ruleset, and [sweep.grid] key = [values] (every combination).",
+)
+@click.option(
+    "--kpi",
+    "kpis",
+    multiple=True,
+    metavar="KPI",
+    help="A KPI to tabulate (repeatable; default theo_win_cents, theo_hold_percent, findings).",
+)
+@click.option("--replications", type=click.IntRange(min=2), default=5, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), help="Root seed (default: the scenario's).")
+@click.option("--hours", type=click.FloatRange(min=0, min_open=True), help="Simulated hours.")
+@click.option("--days", type=click.FloatRange(min=0, min_open=True), help="Simulated days.")
+@click.option("--confidence", type=click.FloatRange(min=0.5, max=1, max_open=True), default=0.95)
+@click.option("--workers", type=click.IntRange(min=0), help="Local Dask worker processes.")
+@click.option("--scheduler", metavar="ADDRESS", help="A Dask scheduler instead.")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Report folder (default out/sweep-<scenario>-<grid>): sweep.json, report.html.",
+)
+@click.option("--force", is_flag=True, help="Replace a sweep already in --out.")
+@click.option("--json", "as_json", is_flag=True, help="Print sweep.json to stdout.")
+def sweep(
+    scenario: Path | None,
+    grid_file: str,
+    kpis: tuple[str, ...],
+    replications: int,
+    seed: int | None,
+    hours: float | None,
+    days: float | None,
+    confidence: float,
+    workers: int | None,
+    scheduler: str | None,
+    out_dir: Path | None,
+    force: bool,
+    as_json: bool,
+) -> None:
+    """Run SCENARIO at every point of a grid of ruleset values (common random numbers).
+
+    Each point reports every KPI's mean with its interval and its paired difference from
+    the first point. Exit 0, 1 when a replication failed twice, 2 on invalid input.
+    """
+    from twin import api
+    from twin.outputs import RunFolder
+    from twin.study.replication import KPIS, Observation, Task
+    from twin.study.sweep import load_grid, render_html, render_text, to_json
+    from twin.study.sweep import sweep as run_sweep
+
+    if hours is not None and days is not None:
+        raise InputError("command line", "--hours/--days", "at most one of them", "both")
+    if workers is not None and scheduler is not None:
+        raise InputError("command line", "--workers/--scheduler", "at most one of them", "both")
+    for k in kpis:
+        if k not in KPIS and not k.startswith("findings."):
+            raise InputError("--kpi", "", "a KPI (" + ", ".join(KPIS)
+                             + ", or findings.<control id>)", k)  # fmt: skip
+    shown = kpis or ("theo_win_cents", "theo_hold_percent", "findings")
+    path = (scenario if scenario is not None else api.default_scenario()).resolve()
+    if not path.is_file():
+        raise InputError(path, "", "a scenario file", "no such file")
+    sc = api.prepare(path)
+    grid = load_grid(grid_file)
+    span = days * 24.0 if days is not None else hours
+    for arm in grid.points:
+        api.prepare(path, hours=span, overrides=arm.settings())
+    out = out_dir or Path("out") / f"sweep-{sc.scenario.name}-{Path(grid_file).stem}"
+    folder = RunFolder(out, replace=force, guard="sweep.json")
+    total = len(grid.points) * replications
+
+    def show(task: Task, got: Observation | Any, done: int) -> None:
+        what = (
+            f"{got.wall_seconds:.1f} s" if isinstance(got, Observation) else f"failed: {got.error}"
+        )
+        click.echo(f"twin: [{task.arm}] replication {task.index} (seed {task.seed}) {what}; "
+                   f"{done} of {total}", err=True)  # fmt: skip
+
+    work = folder.open()
+    try:
+        result = run_sweep(str(path), grid, replications=replications,
+                           root_seed=seed if seed is not None else sc.seed, hours=span,
+                           confidence=confidence, workers=workers, scheduler=scheduler,
+                           progress=show)  # fmt: skip
+        doc = to_json(result)
+        (work / "sweep.json").write_text(json.dumps(doc, indent=2) + "\n")
+        (work / "report.html").write_text(render_html(result, shown), encoding="utf-8")
+    except BaseException as exc:
+        folder.interrupted(f"{type(exc).__name__}: {exc}")
+        raise
+    folder.commit()
+    if as_json:
+        click.echo(json.dumps(doc, indent=2))
+    else:
+        click.echo(render_text(result, shown), nl=False)
+        click.echo(f"twin: wrote {out}/sweep.json and {out}/report.html", err=True)
+    if result.failures:
+        sys.exit(1)
+
+
 @cli.group()
 def ledger() -> None:
     """Inspect run ledgers."""

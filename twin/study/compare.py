@@ -370,4 +370,31 @@ def _event(
     return ev
 
 
-__all__ = ["Failure", "Plan", "StudyResult", "compare", "kpi_names"]
+def run_all(
+    tasks: Sequence[Task],
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: Callable[[Task, Observation | Failure, int], None] | None = None,
+    fn: Replicate = replicate,
+) -> tuple[dict[tuple[str, int], Observation | Failure], str]:
+    """Every task, none stopped early (a sweep): results by (arm, index), and the executor."""
+    out: dict[tuple[str, int], Observation | Failure] = {}
+    with _pool(workers, scheduler, fn) as pool:
+        queue = list(tasks)
+        inflight = 0
+        depth = max(2, 2 * pool.slots)
+        while queue or inflight:
+            while queue and inflight < depth:
+                pool.submit(queue.pop(0))
+                inflight += 1
+            task, got = pool.next_done()
+            inflight -= 1
+            out[(task.arm, task.index)] = got
+            if progress is not None:
+                progress(task, got, len(out))
+        executor = pool.name
+    return out, executor
+
+
+__all__ = ["Failure", "Plan", "StudyResult", "compare", "kpi_names", "run_all"]

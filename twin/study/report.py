@@ -149,7 +149,8 @@ def to_json(result: StudyResult) -> dict[str, Any]:
 # -- HTML ---------------------------------------------------------------------------------------
 
 
-def _png(fig: Any) -> str:
+def png(fig: Any) -> str:
+    """A matplotlib figure as base64 PNG (for an <img> data URL)."""
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
     return base64.b64encode(buf.getvalue()).decode("ascii")
@@ -179,7 +180,7 @@ def _plots(result: StudyResult) -> list[tuple[str, str]]:
         ax.set_xlabel(f"proposed − baseline, % of the baseline ({result.plan.confidence:.0%} "
                       "paired intervals; blue: excludes 0)")  # fmt: skip
         ax.grid(axis="x", alpha=0.3)
-        out.append(("Every KPI: the proposal's effect", _png(fig)))
+        out.append(("Every KPI: the proposal's effect", png(fig)))
         plt.close(fig)
     # 2. findings by control, both arms, with the difference's interval
     fs = [d for d in result.differences
@@ -195,7 +196,7 @@ def _plots(result: StudyResult) -> list[tuple[str, str]]:
         ax.set_xlabel("mean findings per replication")
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.35), ncol=2, frameon=False)
         ax.grid(axis="x", alpha=0.3)
-        out.append(("Findings by control", _png(fig)))
+        out.append(("Findings by control", png(fig)))
         plt.close(fig)
     # 3. the paired replications of the first focus KPI (or hold): why pairing helps
     kpi = result.plan.focus.kpis[0] if result.plan.focus is not None else "hold_percent"
@@ -213,12 +214,12 @@ def _plots(result: StudyResult) -> list[tuple[str, str]]:
         ax.set_ylabel(kpi)
         ax.legend()
         ax.grid(alpha=0.3)
-        out.append((f"{kpi} in each replication, both arms", _png(fig)))
+        out.append((f"{kpi} in each replication, both arms", png(fig)))
         plt.close(fig)
     return out
 
 
-_CSS = """
+CSS = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 62em; color: #222; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
@@ -236,7 +237,7 @@ def render_html(result: StudyResult) -> str:
     title = p.proposed.title or p.proposed.describe()
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>{e(title)} — rule-change study</title><style>{_CSS}</style></head><body>",
+        f"<title>{e(title)} — rule-change study</title><style>{CSS}</style></head><body>",
         f"<h1>{e(title)}</h1>",
     ]
     if p.proposed.question:
@@ -277,4 +278,4 @@ def render_html(result: StudyResult) -> str:
     return "".join(parts)
 
 
-__all__ = ["render_html", "render_text", "rows", "to_json"]
+__all__ = ["CSS", "png", "render_html", "render_text", "rows", "to_json"]
