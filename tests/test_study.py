@@ -430,3 +430,17 @@ def test_twin_sweep_writes_a_complete_folder(tmp_path: Path) -> None:
     assert "Δ theo_hold_percent" in p.stdout
     bad = _twin("sweep", str(STUDY), "--grid", str(tmp_path / "none.toml"))
     assert bad.returncode == 2 and "--grid: expected a grid file" in bad.stderr
+
+
+def test_twin_compare_independent_runs_the_proposed_arm_on_other_seeds(tmp_path: Path) -> None:
+    p = _twin("compare", str(STUDY), "--proposed", str(MIN90), "--replications", "2",
+              "--hours", "1", "--workers", "0", "--independent", "--json",
+              "--out", str(tmp_path / "o"))  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["independent"] is True
+    assert [o["seed"] for o in doc["observations"]["baseline"]] == [1, 2]
+    assert [o["seed"] for o in doc["observations"]["proposed"]] == [
+        1 + INDEPENDENT_OFFSET, 2 + INDEPENDENT_OFFSET
+    ]  # fmt: skip
+    assert "the proposed arm on independent seeds" in (tmp_path / "o" / "report.html").read_text()

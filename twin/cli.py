@@ -398,9 +398,8 @@ def behaviour_params() -> list[dict[str, Any]]:
 @click.option(
     "--min-replications",
     type=click.IntRange(min=2),
-    default=5,
-    show_default=True,
-    help="Fewest replications before the study may stop early.",
+    help="Fewest replications before the study may stop early (default 5, or --replications "
+    "when fewer).",
 )
 @click.option(
     "--focus",
@@ -442,6 +441,12 @@ def behaviour_params() -> list[dict[str, Any]]:
     type=click.Path(file_okay=False, path_type=Path),
     help="Report folder (default: out/compare-<scenario>-<proposed>): compare.json, report.html.",
 )
+@click.option(
+    "--independent",
+    is_flag=True,
+    help="Run the proposed arm on other seeds (no common random numbers), to measure what "
+    "the pairing gains.",
+)
 @click.option("--force", is_flag=True, help="Replace a study already in --out.")
 @click.option("--json", "as_json", is_flag=True, help="Print compare.json to stdout.")
 def compare(
@@ -449,7 +454,7 @@ def compare(
     baseline: str | None,
     proposed: str,
     replications: int,
-    min_replications: int,
+    min_replications: int | None,
     focus_kpis: tuple[str, ...],
     precision: float | None,
     seed: int | None,
@@ -459,6 +464,7 @@ def compare(
     workers: int | None,
     scheduler: str | None,
     out_dir: Path | None,
+    independent: bool,
     force: bool,
     as_json: bool,
 ) -> None:
@@ -471,7 +477,7 @@ def compare(
     """
     from twin import api
     from twin.outputs import RunFolder
-    from twin.study.arms import Focus, load_arm
+    from twin.study.arms import Focus, check_on, load_arm
     from twin.study.compare import Plan
     from twin.study.compare import compare as run_study
     from twin.study.report import render_html, render_text, to_json
@@ -480,7 +486,9 @@ def compare(
         raise InputError("command line", "--hours/--days", "at most one of them", "both")
     if workers is not None and scheduler is not None:
         raise InputError("command line", "--workers/--scheduler", "at most one of them", "both")
-    if min_replications > replications:
+    if min_replications is None:
+        min_replications = min(5, replications)
+    elif min_replications > replications:
         raise InputError("command line", "--min-replications",
                          f"at most --replications ({replications})", min_replications)  # fmt: skip
     path = (scenario if scenario is not None else api.default_scenario()).resolve()
@@ -491,7 +499,7 @@ def compare(
     arm_p = load_arm(proposed, "proposed")
     span = days * 24.0 if days is not None else hours
     for arm in (arm_b, arm_p):  # both arms valid on this floor before anything runs
-        api.prepare(path, hours=span, overrides=arm.settings())
+        check_on(path, arm, span)
     focus = arm_p.focus or arm_b.focus
     if focus_kpis:
         focus = Focus(tuple(focus_kpis), focus.relative_precision if focus else 0.10)
@@ -518,6 +526,7 @@ def compare(
         min_replications=min_replications,
         confidence=confidence,
         focus=focus,
+        independent=independent,
     )
 
     def show(ev: dict[str, Any]) -> None:
@@ -601,6 +610,7 @@ def sweep(
     """
     from twin import api
     from twin.outputs import RunFolder
+    from twin.study.arms import check_on
     from twin.study.replication import KPIS, Observation, Task
     from twin.study.sweep import load_grid, render_html, render_text, to_json
     from twin.study.sweep import sweep as run_sweep
@@ -621,7 +631,7 @@ def sweep(
     grid = load_grid(grid_file)
     span = days * 24.0 if days is not None else hours
     for arm in grid.points:
-        api.prepare(path, hours=span, overrides=arm.settings())
+        check_on(path, arm, span)
     out = out_dir or Path("out") / f"sweep-{sc.scenario.name}-{Path(grid_file).stem}"
     folder = RunFolder(out, replace=force, guard="sweep.json")
     total = len(grid.points) * replications

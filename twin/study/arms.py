@@ -127,4 +127,13 @@ def load_arm(spec: str | Path, label: str) -> Arm:
     )
 
 
-__all__ = ["Arm", "Focus", "load_arm"]
+def check_on(scenario: Path, arm: Arm, hours: float | None) -> None:
+    """Raise the ``InputError`` a run of ``arm`` on ``scenario`` would raise, before any run:
+    the scenario with the arm's settings, and the ruleset with the scenario's overrides."""
+    from twin.api import prepare
+
+    sc = prepare(scenario, hours=hours, overrides=arm.settings())
+    load_ruleset(sc.ruleset.name, sc.ruleset.overrides, source=str(scenario))
+
+
+__all__ = ["Arm", "Focus", "check_on", "load_arm"]

@@ -73,7 +73,12 @@ def render_text(result: StudyResult) -> str:
         f"  proposed  {p.proposed.label}: {p.proposed.describe()}"
         + (f" ({p.proposed.title})" if p.proposed.title != p.proposed.ruleset else ""),
         f"  {result.used} paired replications (seeds {p.root_seed}..{p.root_seed + result.used - 1}"
-        f", common random numbers); stopped at {result.stopped}",
+        + (
+            ", the proposed arm on independent seeds"
+            if p.independent
+            else ", common random numbers"
+        )
+        + f"); stopped at {result.stopped}",
         f"  on {result.executor}, {result.wall_seconds:.1f} s"
         + (
             f"; {result.computed_not_used} more computed, not used"
@@ -126,6 +131,7 @@ def to_json(result: StudyResult) -> dict[str, Any]:
         "replications_min": p.min_replications,
         "replications_used": result.used,
         "confidence": p.confidence,
+        "independent": p.independent,
         "focus": None
         if p.focus is None
         else {"kpis": list(p.focus.kpis), "relative_precision": p.focus.relative_precision},
@@ -248,7 +254,9 @@ def render_html(result: StudyResult) -> str:
         f"<tr><th>baseline</th><td>{e(p.baseline.describe())}</td></tr>"
         f"<tr><th>proposed</th><td>{e(p.proposed.describe())}</td></tr>"
         f"<tr><th>replications</th><td>{result.used} pairs, seeds {p.root_seed}–"
-        f"{p.root_seed + result.used - 1}, common random numbers</td></tr>"
+        f"{p.root_seed + result.used - 1}, "
+        f"{'the proposed arm on independent seeds' if p.independent else 'common random numbers'}"
+        "</td></tr>"
         f"<tr><th>stopped at</th><td>{e(result.stopped)}</td></tr>"
         f"<tr><th>run on</th><td>{e(result.executor)}, {result.wall_seconds:.0f} s</td></tr>"
         "</table>"
