@@ -6,7 +6,7 @@ Run as ``python bench/bench_study.py`` (``--quick`` for a smoke run, ``--reps N`
 For ``scenarios/study.toml`` under ``scenarios/proposals/min-return-90.toml`` (both arms,
 common random numbers, no early stopping), each repetition times, interleaved:
 
-* ``in process``: ``twin.study.compare`` with ``workers=0``, the replications one after
+* ``in process``: ``twin.experiments.compare`` with ``workers=0``, the replications one after
   another in this process (a fresh process per repetition, so its caches start cold like a
   worker's);
 * ``W workers``: the same study on a Dask local cluster of W worker processes, the cluster's
@@ -36,7 +36,7 @@ from _util import ROOT, environment
 CHILD = r"""
 import json, sys, time
 sys.path.insert(0, {root!r})
-from twin.study import Plan, compare, load_arm
+from twin.experiments import Plan, compare, load_arm
 t0 = time.perf_counter()
 plan = Plan(scenario={scenario!r}, baseline=load_arm("malta-1998", "baseline"),
             proposed=load_arm({proposal!r}, "proposed"), replications={n}, root_seed=1,

@@ -20,12 +20,12 @@ from twin.api import prepare
 from twin.casino import Casino
 from twin.compliance.engine import _analysis_of
 from twin.errors import InputError
+from twin.experiments import Plan, compare, load_arm, paired
+from twin.experiments.compare import INDEPENDENT_OFFSET
+from twin.experiments.replication import Observation, Task, replicate
+from twin.experiments.report import render_html, render_text, to_json
+from twin.experiments.stats import precise_enough
 from twin.machines.par import load_game
-from twin.study import Plan, compare, load_arm, paired
-from twin.study.compare import INDEPENDENT_OFFSET
-from twin.study.replication import Observation, Task, replicate
-from twin.study.report import render_html, render_text, to_json
-from twin.study.stats import precise_enough
 
 ROOT = Path(__file__).resolve().parent.parent
 STUDY = ROOT / "scenarios" / "study.toml"
@@ -197,7 +197,7 @@ def in_process() -> object:
 def test_the_minimum_return_proposal_changes_what_the_floor_plays_and_finds(
     in_process: object,
 ) -> None:
-    from twin.study.compare import StudyResult
+    from twin.experiments.compare import StudyResult
 
     assert isinstance(in_process, StudyResult)
     r = in_process
@@ -217,7 +217,7 @@ def test_the_minimum_return_proposal_changes_what_the_floor_plays_and_finds(
 
 def test_replication_i_of_both_arms_is_the_run_of_seed_root_plus_i(in_process: object) -> None:
     from twin.api import run
-    from twin.study.compare import StudyResult
+    from twin.experiments.compare import StudyResult
 
     assert isinstance(in_process, StudyResult)
     again = run(STUDY, seed=12, hours=2.0, overrides=["ruleset.overrides.min_rtp=0.9"])
@@ -225,7 +225,7 @@ def test_replication_i_of_both_arms_is_the_run_of_seed_root_plus_i(in_process: o
 
 
 def test_the_answer_is_the_same_with_one_and_two_dask_workers(in_process: object) -> None:
-    from twin.study.compare import StudyResult
+    from twin.experiments.compare import StudyResult
 
     assert isinstance(in_process, StudyResult)
     for workers in (1, 2):
@@ -303,7 +303,7 @@ def test_a_replication_that_fails_twice_is_reported_not_dropped(workers: int) ->
 
 
 def test_the_reports(in_process: object) -> None:
-    from twin.study.compare import StudyResult
+    from twin.experiments.compare import StudyResult
 
     assert isinstance(in_process, StudyResult)
     text = render_text(in_process)
@@ -375,7 +375,7 @@ GRID = ROOT / "scenarios" / "proposals" / "min-return-grid.toml"
 
 
 def test_a_sweep_runs_every_point_on_the_same_seeds() -> None:
-    from twin.study.sweep import load_grid, sweep
+    from twin.experiments.sweep import load_grid, sweep
 
     grid = load_grid(GRID)
     assert [a.label for a in grid.points] == [
@@ -411,7 +411,7 @@ def test_a_sweep_runs_every_point_on_the_same_seeds() -> None:
     ],
 )  # fmt: skip
 def test_a_bad_grid_names_the_file_and_the_key(tmp_path: Path, body: str, message: str) -> None:
-    from twin.study.sweep import load_grid
+    from twin.experiments.sweep import load_grid
 
     f = tmp_path / "g.toml"
     f.write_text(body)

@@ -476,11 +476,11 @@ def compare(
     Exit 0, 1 when a replication failed twice, 2 on invalid input.
     """
     from twin import api
+    from twin.experiments.arms import Focus, check_on, load_arm
+    from twin.experiments.compare import Plan
+    from twin.experiments.compare import compare as run_study
+    from twin.experiments.report import render_html, render_text, to_json
     from twin.outputs import RunFolder
-    from twin.study.arms import Focus, check_on, load_arm
-    from twin.study.compare import Plan
-    from twin.study.compare import compare as run_study
-    from twin.study.report import render_html, render_text, to_json
 
     if hours is not None and days is not None:
         raise InputError("command line", "--hours/--days", "at most one of them", "both")
@@ -506,7 +506,7 @@ def compare(
     if focus is not None and precision is not None:
         focus = Focus(focus.kpis, precision)
     if focus is not None:
-        from twin.study.replication import KPIS
+        from twin.experiments.replication import KPIS
 
         for k in focus.kpis:
             if k not in KPIS and not k.startswith("findings."):
@@ -609,11 +609,11 @@ def sweep(
     the first point. Exit 0, 1 when a replication failed twice, 2 on invalid input.
     """
     from twin import api
+    from twin.experiments.arms import check_on
+    from twin.experiments.replication import KPIS, Observation, Task
+    from twin.experiments.sweep import load_grid, render_html, render_text, to_json
+    from twin.experiments.sweep import sweep as run_sweep
     from twin.outputs import RunFolder
-    from twin.study.arms import check_on
-    from twin.study.replication import KPIS, Observation, Task
-    from twin.study.sweep import load_grid, render_html, render_text, to_json
-    from twin.study.sweep import sweep as run_sweep
 
     if hours is not None and days is not None:
         raise InputError("command line", "--hours/--days", "at most one of them", "both")

@@ -26,9 +26,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from twin.study.arms import Arm, Focus
-from twin.study.replication import KPIS, Observation, Task, replicate
-from twin.study.stats import Difference, paired, precise_enough
+from twin.experiments.arms import Arm, Focus
+from twin.experiments.replication import KPIS, Observation, Task, replicate
+from twin.experiments.stats import Difference, paired, precise_enough
 
 Replicate = Callable[[Task], Observation]
 

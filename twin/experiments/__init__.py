@@ -1,14 +1,14 @@
 """Rule-change studies (issue 12): the same casino under two rulesets, replicated with common
 random numbers, compared with paired confidence intervals, on Dask.
 
-``twin compare`` is the command; :func:`twin.study.compare.compare` the library call.
+``twin compare`` is the command; :func:`twin.experiments.compare.compare` the library call.
 Dask and matplotlib are imported only when a study runs or a report is drawn.
 """
 
-from twin.study.arms import Arm, Focus, load_arm
-from twin.study.compare import Failure, Plan, StudyResult, compare
-from twin.study.replication import Observation, Task, observe, replicate
-from twin.study.stats import Difference, paired
+from twin.experiments.arms import Arm, Focus, load_arm
+from twin.experiments.compare import Failure, Plan, StudyResult, compare
+from twin.experiments.replication import Observation, Task, observe, replicate
+from twin.experiments.stats import Difference, paired
 
 __all__ = [
     "Arm",

@@ -30,10 +30,10 @@ from scipy import stats
 
 from twin.compliance.ruleset import RULESETS, load_ruleset
 from twin.errors import InputError
-from twin.study.arms import Arm
-from twin.study.compare import Failure, Replicate, kpi_names, run_all
-from twin.study.replication import Observation, Task, replicate
-from twin.study.stats import Difference, paired
+from twin.experiments.arms import Arm
+from twin.experiments.compare import Failure, Replicate, kpi_names, run_all
+from twin.experiments.replication import Observation, Task, replicate
+from twin.experiments.stats import Difference, paired
 
 _Text = Annotated[str, StringConstraints(min_length=1)]
 _Value = bool | int | float | str
@@ -291,7 +291,7 @@ def render_html(r: SweepResult, kpis: tuple[str, ...]) -> str:
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
-    from twin.study.report import CSS, png
+    from twin.experiments.report import CSS, png
 
     e = html.escape
     parts = [

@@ -13,9 +13,9 @@ import io
 import math
 from typing import Any
 
-from twin.study.compare import StudyResult
-from twin.study.replication import KPIS
-from twin.study.stats import Difference
+from twin.experiments.compare import StudyResult
+from twin.experiments.replication import KPIS
+from twin.experiments.stats import Difference
 
 
 def _shown(d: Difference) -> bool:
