@@ -1,7 +1,9 @@
 """A SMIB emulator: the twin's machine model behind a SMIB that speaks the link protocol.
 
 The machine is :class:`twin.machines.accounting.SlotAccounts` (SAS meters, credit meter,
-hopper, doors) played by :class:`twin.machines.engine.PerSpinEngine` on a PAR sheet. Each
+hopper, doors) played by :class:`twin.machines.engine.PerSpinEngine` on a PAR sheet (or, for a
+game without free spins, by the batched engine on a tape of the same generator: the same
+games, drawn from the same uniforms in the same order, at about half the cost). Each
 activity (a bill, a stretch of games, a cash out, a door, a meter reset) is one event with
 a persistent ``eid`` and the meter increments it caused; ``bd``, ``eid``, ``epoch`` and the
 events it can still replay survive a restart when the emulator is given a state file.
@@ -36,7 +38,14 @@ from twin.hardware import protocol as p
 from twin.hardware.link import Broker
 from twin.hardware.netloop import NetLoop
 from twin.machines.accounting import SlotAccounts
-from twin.machines.engine import PerSpinEngine, PlayRequest, Stop
+from twin.machines.engine import (
+    BatchedEngine,
+    PerSpinEngine,
+    PlayRequest,
+    PlayResult,
+    Stop,
+    UniformTape,
+)
 from twin.machines.par import Game
 from twin.machines.sas import Door, ExceptionCode, MeterCode
 
@@ -194,6 +203,11 @@ class SmibEmulator:
         self.rng = np.random.default_rng(seed)
         self._mis_rng = np.random.default_rng([seed, 1])
         self.engine = PerSpinEngine(game)
+        # without free spins the feature stream is never drawn, so the batched engine on a
+        # tape of the generator plays exactly the per-spin engine's games (the engines'
+        # contract, tests/test_engine.py); a feature would interleave the draws differently
+        self._batched = BatchedEngine(game) if not game.has_free_spins else None
+        self._tape = UniformTape(self.rng, block=1024)
         self.machine = self._new_machine()
         self._restore(self.memory.machine)
         self.enabled = True
@@ -455,13 +469,19 @@ class SmibEmulator:
             if not self.enabled or not self.machine.play_enabled:
                 return None
             req = PlayRequest(credits=self.machine.credits, bet_units=bet_units, max_games=games)
-            r = self.engine.play(req, self.rng, self.rng)
+            r = self._stretch(req)
             if r.games == 0:
                 return None
             return self.record_games(
                 r.games, r.wagered, r.won, r.games_won, r.lock_win if r.stop in (
                     Stop.JACKPOT, Stop.PROGRESSIVE) else 0, tag=tag
             )  # fmt: skip
+
+    def _stretch(self, req: PlayRequest) -> PlayResult:
+        """A stretch of games on the machine's generator (every draw of it comes here)."""
+        if self._batched is not None:
+            return self._batched.play(req, self._tape, self._tape)
+        return self.engine.play(req, self.rng, self.rng)
 
     def record_games(
         self,
@@ -565,7 +585,7 @@ class SmibEmulator:
         count them), then the SAS 0x70 exception that says so."""
         with self._lock:
             req = PlayRequest(credits=self.machine.credits, bet_units=1, max_games=games)
-            r = self.engine.play(req, self.rng, self.rng)
+            r = self._stretch(req)
             if r.games:
                 self.machine.record_play(r.games, r.wagered, r.won, r.games_won)
             return self._event(QUEUE_OVERFLOW, "exception_queue_overflow", self._raw())
