@@ -117,3 +117,20 @@ def test_wrong_password_is_refused_through_the_loop(rig: Rig, net: NetLoop) -> N
     _wait("the refusal", lambda: emu.refused != [])
     assert "Not authorized" in emu.refused[0]
     assert not emu.client.is_connected()
+
+
+def test_a_closed_loop_refuses_nothing_and_does_nothing(rig: Rig) -> None:
+    """Stopping the twin's link twice (a bench's fixture after the bench stopped it) and
+    asking anything of a closed loop is harmless, as paho's disconnect and loop_stop were."""
+    rig.link.stop()
+    rig.link.stop()
+    loop = NetLoop()
+    emu = rig.emulator("S-002", start=False)
+    loop.close()
+    loop.close()
+    loop.add(emu.client)
+    loop.call_at(0.0, lambda: None)
+    loop.disconnect(emu.client)
+    started = time.monotonic()
+    loop.kill(emu.client)
+    assert time.monotonic() - started < 1.0

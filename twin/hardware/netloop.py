@@ -93,7 +93,7 @@ class NetLoop:
         """A clean DISCONNECT, written by the loop; returns once the socket is closed (or
         after ``timeout``). The client is not reconnected."""
         c = self._clients.get(client)
-        if c is None:
+        if c is None or self._stop:
             return
         c.leaving = True
         client.disconnect()  # queues DISCONNECT; the loop writes it and closes the socket
@@ -111,6 +111,8 @@ class NetLoop:
         """Cut the connection with no DISCONNECT (a power cut: the broker sends the will),
         once what the client has queued is written and acknowledged (up to ``drain``
         seconds), as paho's ``loop_stop`` lets its thread finish before the socket is cut."""
+        if self._stop:
+            return
         done = threading.Event()
 
         def job() -> None:
@@ -139,15 +141,22 @@ class NetLoop:
         self._call(job)
 
     def close(self) -> None:
-        """End the thread (clients still served are left as they are)."""
-        self._stop = True
-        self._wake()
+        """End the thread (clients still served are left as they are); closing twice is a
+        no-op, and so is anything asked of a closed loop."""
+        with self._lock:
+            if self._stop:
+                return
+            self._stop = True
+            with contextlib.suppress(BlockingIOError):
+                self._wake_w.send(b"x")
         self._thread.join(timeout=10)
         self._sel.close()
         self._wake_r.close()
         self._wake_w.close()
 
     def _call(self, job: Callable[[], None]) -> None:
+        if self._stop:
+            return
         if threading.current_thread() is self._thread:
             job()
             return
@@ -157,11 +166,11 @@ class NetLoop:
 
     def _wake(self) -> None:
         with self._lock:
-            if self._woken:
+            if self._woken or self._stop:
                 return
             self._woken = True
-        with contextlib.suppress(BlockingIOError):
-            self._wake_w.send(b"x")
+            with contextlib.suppress(BlockingIOError):
+                self._wake_w.send(b"x")
 
     # -- paho's socket callbacks (the loop thread, except register_write) -------------------------
 
