@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import sqlite3
 import subprocess
 import sys
@@ -60,6 +61,30 @@ def floor_scenario(folder: Path, smibs: list[str], seconds: float) -> Path:
     return path
 
 
+def proc_cpu(pid: int | str) -> float:
+    """CPU seconds (user + system) a running process has used so far (Linux ``/proc``)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def threads_cpu() -> dict[str, float]:
+    """CPU seconds each live thread of this process has used so far, by thread name."""
+    out: dict[str, float] = {}
+    for th in threading.enumerate():
+        if th.native_id is not None:
+            name = "net" if th.name.startswith(("paho-mqtt", "smib-link-net")) else th.name
+            out[name] = out.get(name, 0.0) + proc_cpu(f"{os.getpid()}/task/{th.native_id}")
+    return out
+
+
+def children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
 def one_rate(broker: Mosquitto, folder: Path, smibs: int, rate: float, seconds: float) -> dict:
     ids = [f"B-{i:03d}" for i in range(1, smibs + 1)]
     per_smib = rate / smibs / 1.1  # an event per activity, plus a snapshot every 10 events
@@ -73,8 +98,10 @@ def one_rate(broker: Mosquitto, folder: Path, smibs: int, rate: float, seconds: 
     url = f"mqtt://{TWIN_USER}:{TWIN_PASSWORD}@{broker.host}:{broker.port}"
     session = HardwareSession(casino.hardware, casino.inbox, Endpoint.parse(url)).start()
     sent: dict[str, int] = {}
+    cpu: dict[str, float] = {}
 
     def bench() -> None:
+        before = children_cpu()
         proc = subprocess.run(
             [sys.executable, "-m", "twin", "smib", "emulate", "--id", "B", "--count",
              str(smibs), "--broker", broker.url, "--password", "pw-{id}", "--events",
@@ -82,6 +109,7 @@ def one_rate(broker: Mosquitto, folder: Path, smibs: int, rate: float, seconds: 
             capture_output=True, text=True, timeout=seconds * 10 + 120,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
         )  # fmt: skip
+        cpu["emulator"] = children_cpu() - before
         for line in proc.stdout.splitlines():
             m = re.match(r"(\S+): .*\bevt (\d+)", line)
             if m:
@@ -89,6 +117,9 @@ def one_rate(broker: Mosquitto, folder: Path, smibs: int, rate: float, seconds: 
         if proc.returncode != 0:
             print(proc.stderr, file=sys.stderr)
 
+    assert broker.proc is not None
+    broker_cpu0, twin_cpu0 = proc_cpu(broker.proc.pid), time.process_time()
+    main_cpu0 = threads_cpu()["MainThread"]
     t = threading.Thread(target=bench)
     t.start()
     driver = PacedDriver(1.0)
@@ -108,10 +139,14 @@ def one_rate(broker: Mosquitto, folder: Path, smibs: int, rate: float, seconds: 
             if time.monotonic() - done_at > 60:
                 break
         casino.finish()
+        threads = threads_cpu()
+        threads["MainThread"] -= main_cpu0
     finally:
         session.stop()
         ledger.close()
     t.join()
+    cpu["twin"] = time.process_time() - twin_cpu0
+    cpu["broker"] = proc_cpu(broker.proc.pid) - broker_cpu0
     lat = casino.hardware.book.latencies
     ms = np.array([(done - datetime.fromisoformat(ts).timestamp()) * 1000 for ts, done in lat])
     with sqlite3.connect(folder / f"ledger-{rate:g}.sqlite") as db:
@@ -141,7 +176,16 @@ def one_rate(broker: Mosquitto, folder: Path, smibs: int, rate: float, seconds: 
         "twice": twice,
         "gaps": gaps,
         "rejected": dict(session.link.rejected),
-    }
+        # CPU seconds of each process over the rate (the twin's includes its setup and the
+        # wait for the last events), and per message sent (events and snapshots)
+        "cpu_s": {k: round(v, 2) for k, v in cpu.items()},
+        "cpu_us_per_msg": {k: round(v / (applied * 1.1) * 1e6) if applied else None
+                           for k, v in cpu.items()},
+        # the twin's threads: MainThread = the simulation, net = the MQTT network thread
+        "twin_threads_cpu_s": {k: round(v, 2) for k, v in threads.items()
+                               if k in ("MainThread", "net", "smib-link")},
+        "load": round(os.getloadavg()[0], 1),
+    }  # fmt: skip
 
 
 def main() -> None:
