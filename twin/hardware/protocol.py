@@ -156,9 +156,14 @@ def validate(name: str, payload: Any) -> str | None:
     return f"{name} schema: {where}: {message}"
 
 
+#: ``json.dumps(..., separators=(",", ":"), sort_keys=True)`` without building an encoder for
+#: every call
+_ENCODE = json.JSONEncoder(separators=(",", ":"), sort_keys=True).encode
+
+
 def encode(payload: dict[str, Any]) -> bytes:
     """The wire form of a payload: compact JSON, UTF-8."""
-    return json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
+    return _ENCODE(payload).encode()
 
 
 __all__ = [
