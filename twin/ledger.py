@@ -22,6 +22,7 @@ must read any ledger, whatever record classes are registered).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import sqlite3
@@ -75,10 +76,17 @@ _SCHEMA: Final = (
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT)",
 )
 _INSERT: Final = "INSERT INTO records(seq, t, kind, body, hash) VALUES (?, ?, ?, ?, ?)"
+_COLUMNS: Final = 5
 _SET_META: Final = "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)"
 
 _sha256 = hashlib.sha256
 _Row = tuple[int, float, str, str, str]
+
+
+@functools.cache
+def _insert_sql(rows: int) -> str:
+    """``_INSERT`` for ``rows`` rows in one statement."""
+    return _INSERT + ", (?, ?, ?, ?, ?)" * (rows - 1)
 
 
 def chain_hash(prev_hex: str, body: str) -> str:
@@ -137,6 +145,10 @@ class Ledger:
             conn.close()
             raise InputError(self.path, "", "a writable ledger path", str(exc)) from None
         self._batch_size = batch_size
+        # rows per INSERT statement: as many as SQLite takes parameters for (see flush)
+        self._rows_per_insert = max(
+            1, min(1000, conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // _COLUMNS)
+        )
         self._buf: list[_Row] = []
         self._prev = bytes.fromhex(GENESIS)
         self._next_seq: int | None = None
@@ -192,7 +204,7 @@ class Ledger:
         conn = self._conn
         conn.execute("BEGIN")
         try:
-            conn.executemany(_INSERT, buf)
+            self._insert(buf)
             if not self._first_written:
                 conn.execute(_SET_META, ("first_seq", str(self._first_seq)))
             conn.execute("COMMIT")
@@ -203,6 +215,18 @@ class Ledger:
         self._first_written = True
         self._committed += len(buf)
         buf.clear()
+
+    def _insert(self, rows: list[_Row]) -> None:
+        """Insert ``rows`` with a few multi-row INSERT statements rather than one statement
+        per row (``executemany``): the same rows, but the sqlite3 module releases and takes
+        back the GIL around every statement, and with another busy thread in the process
+        (the hardware link's network thread) each take-back can wait a switch interval, so
+        per-row statements made a 4,096-row commit take ~0.8 s instead of ~15 ms."""
+        conn = self._conn
+        per = self._rows_per_insert
+        for k in range(0, len(rows), per):
+            part = rows[k : k + per]
+            conn.execute(_insert_sql(len(part)), [v for row in part for v in row])
 
     @property
     def head(self) -> str:

@@ -132,8 +132,11 @@ def _json_value(v: Any) -> str:
     if t is float:
         r = float.__repr__(v)
         return r if r not in _NOT_FINITE else _encode(v)
-    if t is tuple and all(type(x) is str for x in v):
-        return "[" + ",".join([_encode_str(x) for x in v]) + "]"
+    if t is tuple:
+        if all(type(x) is str for x in v):
+            return "[" + ",".join([_encode_str(x) for x in v]) + "]"
+        if all(type(x) is int for x in v):  # meter deltas, evidence seqs (bools are not int)
+            return "[" + ",".join(map(int.__repr__, v)) + "]"
     return _encode(v)
 
 

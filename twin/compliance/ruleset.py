@@ -139,6 +139,7 @@ class Ruleset:
 
     __slots__ = (
         "_defaults",
+        "_money",
         "currency",
         "jurisdiction",
         "name",
@@ -156,6 +157,7 @@ class Ruleset:
     params: Mapping[str, Param]
     overridden: frozenset[str]
     _defaults: Mapping[str, Scalar]
+    _money: dict[str, Fraction]
 
     def __init__(
         self,
@@ -180,6 +182,9 @@ class Ruleset:
         object.__setattr__(self, "overridden", frozenset(overridden))
         base = {k: p.value for k, p in params.items()} if defaults is None else dict(defaults)
         object.__setattr__(self, "_defaults", MappingProxyType(base))
+        # money parameters in the floor's cents, worked out once each (the ruleset is
+        # read-only; the compliance checkers ask for them on every money record)
+        object.__setattr__(self, "_money", {})
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"Ruleset is read-only (cannot set {name!r})")
@@ -230,10 +235,14 @@ class Ruleset:
         EUR 4,658.7468...: EUR 4,658.75 exceeds it, EUR 4,658.74 does not).
 
         This is the one place the twin converts between the two currencies."""
-        p = self._param(key)
-        if p.type != "money":
-            raise TypeError(f"{self.name}.{key} is a {p.type}, not money")
-        return Fraction(int(p.value)) / self.exchange_rate()
+        cents: Fraction | None = self._money.get(key)
+        if cents is None:
+            p = self._param(key)
+            if p.type != "money":
+                raise TypeError(f"{self.name}.{key} is a {p.type}, not money")
+            cents = Fraction(int(p.value)) / self.exchange_rate()
+            self._money[key] = cents
+        return cents
 
     def money_text(self, key: str) -> str:
         """``key`` as the clause states it and in the floor's currency, for messages:

@@ -534,5 +534,9 @@ def _iso(t: float) -> str:
     return (datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=t)).isoformat()
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
+
+
 def canonical(data: Mapping[str, Any]) -> str:
-    return json.dumps(dict(data), sort_keys=True, separators=(",", ":"))
+    """``json.dumps(dict(data), sort_keys=True, separators=(",", ":"))``."""
+    return _CANONICAL(data if type(data) is dict else dict(data))

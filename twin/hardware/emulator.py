@@ -1,7 +1,9 @@
 """A SMIB emulator: the twin's machine model behind a SMIB that speaks the link protocol.
 
 The machine is :class:`twin.machines.accounting.SlotAccounts` (SAS meters, credit meter,
-hopper, doors) played by :class:`twin.machines.engine.PerSpinEngine` on a PAR sheet. Each
+hopper, doors) played by :class:`twin.machines.engine.PerSpinEngine` on a PAR sheet (or, for a
+game without free spins, by the batched engine on a tape of the same generator: the same
+games, drawn from the same uniforms in the same order, at about half the cost). Each
 activity (a bill, a stretch of games, a cash out, a door, a meter reset) is one event with
 a persistent ``eid`` and the meter increments it caused; ``bd``, ``eid``, ``epoch`` and the
 events it can still replay survive a restart when the emulator is given a state file.
@@ -15,6 +17,7 @@ meters, and die without a clean disconnect (the broker then publishes its will).
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -33,8 +36,16 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from twin.hardware import protocol as p
 from twin.hardware.link import Broker
+from twin.hardware.netloop import NetLoop
 from twin.machines.accounting import SlotAccounts
-from twin.machines.engine import PerSpinEngine, PlayRequest, Stop
+from twin.machines.engine import (
+    BatchedEngine,
+    PerSpinEngine,
+    PlayRequest,
+    PlayResult,
+    Stop,
+    UniformTape,
+)
 from twin.machines.par import Game
 from twin.machines.sas import Door, ExceptionCode, MeterCode
 
@@ -50,6 +61,8 @@ QUEUE_OVERFLOW = 0x70
 COINS_ACCEPTED = 0x4E
 HOPPER_FILLED = 0x6B
 BILLS_CENTS = (500, 1000, 2000, 5000)
+#: the name of each meter in messages and state files
+_METER_NAMES = {code: code.name.lower() for code in MeterCode}
 
 
 @dataclass
@@ -190,6 +203,11 @@ class SmibEmulator:
         self.rng = np.random.default_rng(seed)
         self._mis_rng = np.random.default_rng([seed, 1])
         self.engine = PerSpinEngine(game)
+        # without free spins the feature stream is never drawn, so the batched engine on a
+        # tape of the generator plays exactly the per-spin engine's games (the engines'
+        # contract, tests/test_engine.py); a feature would interleave the draws differently
+        self._batched = BatchedEngine(game) if not game.has_free_spins else None
+        self._tape = UniformTape(self.rng, block=1024)
         self.machine = self._new_machine()
         self._restore(self.memory.machine)
         self.enabled = True
@@ -215,6 +233,7 @@ class SmibEmulator:
         c.on_message = self._on_message
         self.client = c
         self._keepalive = keepalive
+        self._net: NetLoop | None = None
 
     def _new_machine(self) -> SlotAccounts:
         return SlotAccounts(
@@ -236,15 +255,23 @@ class SmibEmulator:
             else:
                 m.meters[MeterCode[name.upper()]] = value
 
-    def _keep(self) -> None:
-        self.memory.machine = {**self._raw(), "hopper_level": self.machine.hopper_level}
+    def _keep(self, raw: dict[str, int] | None = None) -> None:
+        """Keep the machine's meters (``raw``: :meth:`_raw` as it stands) in the memory."""
+        raw = self._raw() if raw is None else raw
+        self.memory.machine = {**raw, "hopper_level": self.machine.hopper_level}
         self.memory.save()
 
     # -- connection --------------------------------------------------------------------------
 
-    def start(self) -> None:
+    def start(self, net: NetLoop | None = None) -> None:
+        """Connect: with a network thread of its own (paho's ``loop_start``), or served by
+        ``net`` with other emulators (a bench)."""
         self.client.connect_async(self.broker.host, self.broker.port, keepalive=self._keepalive)
-        self.client.loop_start()
+        self._net = net
+        if net is None:
+            self.client.loop_start()
+        else:
+            net.add(self.client)
 
     def stop(self) -> None:
         """A clean shutdown: ``offline`` on the status topic, then DISCONNECT (not after
@@ -257,12 +284,18 @@ class SmibEmulator:
             )
         if self.client.is_connected():
             info.wait_for_publish(timeout=5)
+        if self._net is not None:
+            self._net.disconnect(self.client)
+            return
         self.client.disconnect()
         self.client.loop_stop()
 
     def die(self) -> None:
         """Power cut: the network thread stops and the socket closes with no DISCONNECT."""
         self.dead = True
+        if self._net is not None:
+            self._net.kill(self.client)
+            return
         self.client.loop_stop()
         sock = self.client.socket()
         if isinstance(sock, socket.socket):
@@ -300,7 +333,7 @@ class SmibEmulator:
         return self.machine.readings()
 
     def _raw(self) -> dict[str, int]:
-        out = {code.name.lower(): v for code, v in self.machine.meters.items()}
+        out = {_METER_NAMES[code]: v for code, v in self.machine.meters.items()}
         out.update({f"bills_{c}": n for c, n in self.machine.bills.items()})
         return out
 
@@ -404,7 +437,7 @@ class SmibEmulator:
         self.memory.events.append(evt)
         if len(self.memory.events) > self.keep_events:
             del self.memory.events[: len(self.memory.events) - self.keep_events]
-        self._keep()
+        self._keep(after)
         self._publish("evt", dict(evt))
         return evt
 
@@ -436,13 +469,19 @@ class SmibEmulator:
             if not self.enabled or not self.machine.play_enabled:
                 return None
             req = PlayRequest(credits=self.machine.credits, bet_units=bet_units, max_games=games)
-            r = self.engine.play(req, self.rng, self.rng)
+            r = self._stretch(req)
             if r.games == 0:
                 return None
             return self.record_games(
                 r.games, r.wagered, r.won, r.games_won, r.lock_win if r.stop in (
                     Stop.JACKPOT, Stop.PROGRESSIVE) else 0, tag=tag
             )  # fmt: skip
+
+    def _stretch(self, req: PlayRequest) -> PlayResult:
+        """A stretch of games on the machine's generator (every draw of it comes here)."""
+        if self._batched is not None:
+            return self._batched.play(req, self._tape, self._tape)
+        return self.engine.play(req, self.rng, self.rng)
 
     def record_games(
         self,
@@ -546,7 +585,7 @@ class SmibEmulator:
         count them), then the SAS 0x70 exception that says so."""
         with self._lock:
             req = PlayRequest(credits=self.machine.credits, bet_units=1, max_games=games)
-            r = self.engine.play(req, self.rng, self.rng)
+            r = self._stretch(req)
             if r.games:
                 self.machine.record_play(r.games, r.wagered, r.won, r.games_won)
             return self._event(QUEUE_OVERFLOW, "exception_queue_overflow", self._raw())
@@ -749,6 +788,10 @@ def run_bench(
     ``password`` and ``serial`` may hold ``{id}``. Each SMIB plays like a patron, ``rate``
     activities a second, sends its meters every ``meters_every`` events and at the end, then
     disconnects cleanly. Returns what each sent. Raises ConnectionError when one cannot connect.
+
+    One :class:`~twin.hardware.netloop.NetLoop` thread plays every SMIB on its own schedule
+    and moves every SMIB's MQTT traffic, so the bench costs the machine little besides the
+    play itself.
     """
     stop = stop if stop is not None else threading.Event()
     emus = []
@@ -767,8 +810,9 @@ def run_bench(
                 misbehave=Misbehaviour.parse(misbehave),
             )
         )
+    net = NetLoop()
     for emu in emus:
-        emu.start()
+        emu.start(net)
     deadline = time.monotonic() + connect_timeout
     try:
         for emu in emus:
@@ -777,34 +821,81 @@ def run_bench(
                     why = emu.refused[0] if emu.refused else "no answer"
                     raise ConnectionError(f"SMIB {emu.smib}: cannot connect to the broker ({why})")
                 time.sleep(0.05)
-
-        def drive(emu: SmibEmulator, rng: np.random.Generator) -> None:
-            done = 0
-            m = emu.misbehave
-            while not stop.is_set() and (events == 0 or done < events):
-                play_like_a_patron(emu, rng)
-                done += 1
-                if done == m.reset_at:
-                    emu.reset_meters()
-                if done == m.die_at:
-                    emu.die()
-                    return
-                if done % meters_every == 0:
-                    emu.send_meters()
-                stop.wait(1.0 / rate)
-            emu.flush_held()
-            emu.send_meters()
-
-        threads = [
-            threading.Thread(target=drive, args=(e, np.random.default_rng([seed, i])), daemon=True)
-            for i, e in enumerate(emus)
-        ]
-        for t in threads:
-            t.start()
-        for t in threads:
-            while t.is_alive():
-                t.join(0.2)
+        _play_bench(emus, events, rate, seed, meters_every, stop, net)
     finally:
         for emu in emus:
             emu.stop()
+        net.close()
     return {e.smib: dict(e.sent) for e in emus}
+
+
+def _play_bench(
+    emus: list[SmibEmulator],
+    events: int,
+    rate: float,
+    seed: int,
+    meters_every: int,
+    stop: threading.Event,
+    net: NetLoop,
+) -> None:
+    """Each SMIB: an activity every ``1 / rate`` s (its own generator), its meters every
+    ``meters_every`` events, the misbehaviour's reset and death; at the end (``events``
+    done, or ``stop``) what it held back and its meters. Played in ``net``'s thread, each SMIB
+    on its own schedule (their phases spread over a period); a SMIB more than a second behind
+    its schedule (the machine is too busy) starts its schedule again rather than rush."""
+    period = 1.0 / rate
+    rngs = [np.random.default_rng([seed, i]) for i in range(len(emus))]
+    done = [0] * len(emus)
+    playing = set(range(len(emus)))
+    finished = threading.Event()
+
+    def close(i: int, *, die: bool = False) -> None:
+        if i not in playing:
+            return
+        playing.discard(i)
+        if not die:
+            emus[i].flush_held()
+            emus[i].send_meters()
+        if not playing:
+            finished.set()
+
+    def activity(i: int, at: float) -> None:
+        if i not in playing:
+            return
+        emu, m = emus[i], emus[i].misbehave
+        try:
+            play_like_a_patron(emu, rngs[i])
+            done[i] += 1
+            if done[i] == m.reset_at:
+                emu.reset_meters()
+            if done[i] == m.die_at:
+                emu.die()
+                close(i, die=True)
+                return
+            if done[i] % meters_every == 0:
+                emu.send_meters()
+        except Exception:  # one SMIB's fault ends its play, not the bench
+            log.exception("SMIB %s: its play failed", emu.smib)
+            close(i, die=True)
+            return
+        if events and done[i] >= events:
+            close(i)
+            return
+        nxt = at + period
+        now = time.monotonic()
+        nxt = nxt if nxt > now - 1.0 else now
+        net.call_at(nxt, functools.partial(activity, i, nxt))
+
+    def close_all() -> None:
+        for i in sorted(playing):
+            close(i)
+
+    start = time.monotonic()
+    for i in range(len(emus)):
+        at = start + period * i / len(emus)
+        net.call_at(at, functools.partial(activity, i, at))
+    while not finished.wait(0.1):
+        if stop.is_set():  # each that is still playing closes (in the loop's thread)
+            net.call_at(0.0, close_all)
+            finished.wait(30)
+            break

@@ -41,6 +41,7 @@ from twin.hardware.book import (
     Result,
     SmibBook,
 )
+from twin.hardware.findings import CATALOG
 from twin.hardware.records import SmibEvent, SmibMeters, SmibOnline
 from twin.inbox import Envelope
 from twin.machines.analysis import Analysis, analyse
@@ -85,6 +86,8 @@ STRETCH_GAMES = 10
 #: it is interrogated (sent again under its own cmd_id), and how many times.
 ANSWER_SECONDS = 5.0
 INTERROGATIONS = 3
+#: The hardware findings only a machine in drive mode can give.
+DRIVE_ONLY = frozenset({"HW.drive", "HW.par"})
 #: |z| of the return over a drive run against the PAR sheet beyond which HW.par is reported.
 PAR_Z = 4.0
 
@@ -543,6 +546,12 @@ class HardwareFloor:
     @property
     def smibs(self) -> list[str]:
         return [b.smib for b in self.bindings]
+
+    def finding_controls(self) -> tuple[str, ...]:
+        """The hardware findings (``HW.*``, :mod:`twin.hardware.findings`) this floor checks:
+        the book's for every SMIB, and the drive checks when a machine is in drive mode."""
+        drive = any(b.mode == "drive" for b in self.bindings)
+        return tuple(f.id for f in CATALOG if drive or f.id not in DRIVE_ONLY)
 
     def on_floor(self) -> list[HardwareMachine]:
         """The machines simulated patrons may play (drive mode)."""

@@ -9,6 +9,7 @@ online, age of its last message, lag (link to ledger), reconciliation.
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 import time
@@ -69,6 +70,7 @@ class HardwareSession:
         self.closing_seconds = closing_seconds
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._frozen = False
         floor.sender = self.link
         floor.on_closing = self.closing
 
@@ -89,6 +91,13 @@ class HardwareSession:
         if self.on_lines is not None:
             self._thread = threading.Thread(target=self._report, name="smib-status", daemon=True)
             self._thread.start()
+        # the world is built: collect once and freeze what is alive (floor, games, compliance
+        # tables), so that the collector's full passes during the paced run look only at
+        # what the run creates; a full pass over everything stopped both threads for
+        # ~70 ms a few times a minute at 2,000 messages/s, growing with the heap
+        gc.collect()
+        gc.freeze()
+        self._frozen = True
         return self
 
     def stop(self) -> None:
@@ -96,6 +105,9 @@ class HardwareSession:
         if self._thread is not None:
             self._thread.join(timeout=5)
         self.link.stop()
+        if self._frozen:  # what was frozen is collectable again
+            self._frozen = False
+            gc.unfreeze()
 
     def closing(self) -> None:
         """Ask every online SMIB for its meters and wait (up to ``closing_seconds``) for them:
