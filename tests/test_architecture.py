@@ -187,7 +187,8 @@ LAYERS: dict[str, set[str]] = {
     "twin.accounts": set(),
 }
 EXTRA_LIBS: dict[str, set[str]] = {
-    "twin.hardware": {"paho", "jsonschema"},
+    # the link checks payloads with code fastjsonschema compiles from the same schemas
+    "twin.hardware": {"paho", "jsonschema", "fastjsonschema"},
     "twin.experiments": {"distributed", "dask", "matplotlib"},
 }
 #: layers above the assembly: they may call the run API (and nothing imports them but it)
