@@ -346,7 +346,8 @@ def test_injected_violation_is_found(tmp_path: Path, case_id: str) -> None:
 
 def test_min_rtp_override_flags_exactly_the_games_below_it(tmp_path: Path) -> None:
     """min_rtp = 0.90 on a floor with every shipped game: the progressive game (88.36 % +
-    the link's 1.5 % = 89.86 %) and low-return (82 %) fall below it; nothing else does."""
+    the link's 1.5 % = 89.86 %), low-return (82 %) and the lean pay table classic-3reel-87
+    (86.75 %) fall below it; nothing else does (classic-3reel-90 returns 90.17 %)."""
     import tomllib
 
     data = tomllib.loads(FLOOR.read_text())
@@ -369,7 +370,7 @@ def test_min_rtp_override_flags_exactly_the_games_below_it(tmp_path: Path) -> No
     assert casino.compliance is not None
     flagged = {f.subjects[0] for f in casino.compliance.findings}
     by_game = {m.id: m.spec.game.id for m in casino.machines}
-    assert {by_game[m] for m in flagged} == {"progressive-link", "low-return"}
+    assert {by_game[m] for m in flagged} == {"progressive-link", "low-return", "classic-3reel-87"}
     # the four linked machines (89.86 % with the link) and the unlinked copy (88.36 %)
     assert len([m for m in flagged if by_game[m] == "progressive-link"]) == 5
 
