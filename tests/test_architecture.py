@@ -154,6 +154,12 @@ ASSEMBLY = {
     "twin.casino",
     "twin.cli",
     "twin.commands",
+    "twin.departments",
+    # the injections of the parts around the slot floor (issue 10), one module each
+    "twin.inject_cage",
+    "twin.inject_entrance",
+    "twin.inject_junkets",
+    "twin.inject_tables",
     # a procedure bench builds a casino around one SMIB (issue 8): assembly, not the link
     "twin.hardware.procedures",
     "twin.inject",

@@ -13,12 +13,12 @@ thread).
 from __future__ import annotations
 
 import time as wall
-from collections.abc import Iterable
+from collections.abc import Generator, Iterable
 from dataclasses import dataclass
 from datetime import time
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import simpy
 
@@ -27,6 +27,7 @@ from twin.actions import ConvertProgram, RemoveMachine, ReturnMachine
 from twin.commands import Command, CommandAccepted, CommandRejected
 from twin.compliance.engine import ComplianceEngine, FloorFacts
 from twin.compliance.ruleset import load_ruleset
+from twin.departments import Department
 from twin.drivers import Driver, FastDriver, Progress
 from twin.floor.floor import SlotFloor
 from twin.inbox import Envelope, Inbox
@@ -47,6 +48,7 @@ from twin.machines.sas import ExceptionCode
 from twin.machines.verification import ProgramConverted, ProgramVerifier
 from twin.patrons.patron import Arrivals
 from twin.patrons.population import Population
+from twin.patrons.venue import Visitor
 from twin.records import RecordBus, Sink
 from twin.scenario import Bank, Scenario
 from twin.staff.dispatch import Dispatcher, Shift
@@ -209,6 +211,17 @@ class Casino:
         self._started = False
         self._finished: RunOutcome | None = None
         self.wall_seconds = 0.0
+        # -- the rest of the casino (issue 10): each part from its own scenario section -------
+        self.departments: list[Department] = []
+        # entrance (regs 20, 22, 24): self.entrance, the door
+
+        # table pit and card room (regs 21, 23, 26): self.pit
+
+        # cage, cash desks, drop and count (regs 23(4), 37-43): self.cage
+
+        # junkets (reg 25): self.junkets
+
+        # -- end of the rest of the casino -----------------------------------------------------
         inject.validate(self, source)
         self.compliance: ComplianceEngine | None = None
         if compliance:
@@ -415,6 +428,8 @@ class Casino:
         for m in self.machines:
             if m.present:  # one taken away cannot be read
                 m.read_meters()
+        for dept in self.departments:  # issue 10: closing counts, period-end tasks
+            dept.finish()
         inject.report_idle(self)  # an injection that never took effect says so
         self.verifier.verify_all("closing")
         if self.compliance is not None:
@@ -434,6 +449,29 @@ class Casino:
         end = self.end if until is None else until
         (driver if driver is not None else FastDriver(progress)).drive(self, end)
         return self.finish()
+
+    # -- the visit around the slot floor (twin.patrons.venue.Hall) ----------------------------
+    # A hook with nothing to do must not yield: a floor without these parts keeps its timeline.
+
+    def admit(self, visitor: Visitor) -> Generator[simpy.events.Event, Any, bool]:
+        """The door (regs 20, 22, 24): True when the visitor may go in."""
+        return True
+        yield  # a generator that never waits
+
+    def before_play(self, visitor: Visitor) -> Generator[simpy.events.Event, Any, None]:
+        """The cage before play (cheques, cards, chips)."""
+        return None
+        yield
+
+    def play_elsewhere(self, visitor: Visitor) -> Generator[simpy.events.Event, Any, bool]:
+        """The table pit or the card room instead of the slot floor: True when played there."""
+        return False
+        yield
+
+    def after_play(self, visitor: Visitor) -> Generator[simpy.events.Event, Any, None]:
+        """The cage after play (chips redeemed)."""
+        return None
+        yield
 
     def _on_command(self, envelope: Envelope) -> None:
         """Apply a command from the inbox, or refuse it; either way, record it."""
@@ -478,6 +516,8 @@ class Casino:
             env.process(self.collect_drops_daily(self.scenario.floor.drop_collection))
         self.verifier.verify_all("install")
         env.process(self.verifier.verify_programs())
+        for dept in self.departments:  # issue 10: door, pit, cage, junkets
+            dept.start()
         desk = PromotionDesk(self.world)
         for promo in self.scenario.promotions:
             for m in self.machines:

@@ -564,3 +564,15 @@ __all__ = [
     "report_idle",
     "validate",
 ]
+
+# -- issue 10: the injections of the parts around the slot floor register on import ----------
+# (imported last: each module uses ``injection`` above)
+# entrance
+
+# tables
+
+# cage
+
+# junkets
+
+# -- end issue 10 --

@@ -25,6 +25,10 @@ MODULES = (
     patron_events,
     staff_events,
     hardware_records,
+    # issue 10: entrance
+    # issue 10: tables
+    # issue 10: cage
+    # issue 10: junkets
 )
 
 #: Every record kind by name.

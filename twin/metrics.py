@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from twin.commands import CommandAccepted, CommandRejected
 from twin.jobs import HAND_PAY, HOPPER_FILL
@@ -93,6 +93,8 @@ class Kpis:
     machine_downtime_seconds: float
     commands_accepted: int
     commands_rejected: int
+    #: the KPIs of the parts around the slot floor (issue 10), by section name
+    sections: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -107,6 +109,34 @@ class _Machine:
     down: set[str] = field(default_factory=set)
     down_since: float = 0.0
     downtime: float = 0.0
+
+
+class KpiSection(Protocol):
+    """The KPIs of one part of the casino (issue 10), built from records alone."""
+
+    name: str
+    #: the record classes it reads
+    reads: tuple[type[Record], ...]
+
+    def accept(self, rec: Record) -> None: ...
+
+    def report(self, end: float) -> dict[str, Any]:
+        """Its figures at ``end`` (JSON-ready: ints, floats, strings, lists, dicts)."""
+        ...
+
+
+def _sections() -> list[KpiSection]:
+    """A fresh KPI section of each part of the casino around the slot floor (issue 10)."""
+    out: list[KpiSection] = []
+    # entrance
+
+    # tables
+
+    # cage
+
+    # junkets
+
+    return out
 
 
 class Metrics:
@@ -127,6 +157,11 @@ class Metrics:
         self.rejected = 0
         self.now = 0.0
         self.census = Census()
+        self.sections = _sections()
+        self._section_reads: dict[type[Record], list[KpiSection]] = {}
+        for sec in self.sections:
+            for cls in sec.reads:
+                self._section_reads.setdefault(cls, []).append(sec)
 
     @classmethod
     def from_records(cls, records: Iterable[Record]) -> Metrics:
@@ -138,6 +173,10 @@ class Metrics:
 
     def accept(self, rec: Record) -> None:
         self.now = rec.t
+        readers = self._section_reads.get(type(rec))
+        if readers is not None:
+            for sec in readers:
+                sec.accept(rec)
         if isinstance(rec, GamesPlayed):
             d = self._machines[rec.machine].denomination
             self.spins += rec.games
@@ -242,6 +281,7 @@ class Metrics:
             ),
             commands_accepted=self.accepted,
             commands_rejected=self.rejected,
+            sections={sec.name: sec.report(end) for sec in self.sections},
         )
 
 

@@ -616,6 +616,9 @@ class Inject(_Model):
 
     kind: Ident
     machine: Ident | None = None
+    #: the entity an injection off the slot floor acts on (a table, a patron, a junket, a
+    #: cheque...); each kind says what it takes and checks it before t = 0
+    target: Ident | None = None
     at_hours: NonNegativeFloat = 0.0
     game: Annotated[Path | None, BeforeValidator(_resolve_optional_game)] = None
     meter: Ident | None = None
@@ -681,6 +684,17 @@ class HardwareBinding(_Model):
 
 # -- end hardware ----------------------------------------------------------------------------------
 
+# -- the rest of the casino (issue 10): one section each -------------------------------------------
+# [entrance] (regs 20, 22, 24)
+
+# [tables] (regs 21, 23, 26): the pit and the card room
+
+# [cage] (regs 23(4), 37-43): cage, cash desks, drop and count
+
+# [[junkets]] and [junket_leaders] (reg 25)
+
+# -- end of the rest of the casino -----------------------------------------------------------------
+
 
 class FaultsConfig(_Model):
     """Mean time between faults per machine in hours (0 disables); door checks per day."""
@@ -712,6 +726,16 @@ class Scenario(_Model):
     promotions: tuple[Promotion, ...] = Field(default=(), strict=False)
     removals: tuple[Removal, ...] = Field(default=(), strict=False)
     hardware: tuple[HardwareBinding, ...] = Field(default=(), strict=False)  # issue 8
+    # -- issue 10: the rest of the casino (each section optional) --
+    # entrance
+
+    # tables
+
+    # cage
+
+    # junkets
+
+    # -- end issue 10 --
 
     _source_path: Path | None = PrivateAttr(default=None)
     _source_sha256: str | None = PrivateAttr(default=None)

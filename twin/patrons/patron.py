@@ -26,7 +26,7 @@ import simpy
 from twin.machines.protocol import Machine
 from twin.patrons.events import PatronArrived, PatronLeft, SessionStarted
 from twin.patrons.population import Member, Population, member_id
-from twin.patrons.venue import Venue
+from twin.patrons.venue import Hall, Venue
 from twin.scenario import PatronsConfig, Segment
 from twin.world import World, quantize
 
@@ -109,6 +109,7 @@ class Patron:
         self.rng = rng
         self.patience = patience
         self.closing_after = venue.closing_after if closing is None else closing
+        self.hall: Hall | None = venue if isinstance(venue, Hall) else None
 
     def visit(self) -> Proc:
         """The whole visit: the member is inside from arrival until leaving the floor."""
@@ -122,7 +123,14 @@ class Patron:
             residency=member.residency,
             age=member.age,
         )
-        yield from self.play_visit()
+        hall = self.hall
+        if hall is None:
+            yield from self.play_visit()
+        elif (yield from hall.admit(self)):
+            yield from hall.before_play(self)
+            if not (yield from hall.play_elsewhere(self)):
+                yield from self.play_visit()
+            yield from hall.after_play(self)
         self.population.leave(self.index)
 
     def play_visit(self) -> Proc:

@@ -7,7 +7,7 @@ or anything else that has these members: a test venue, a bare floor).
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import simpy
@@ -29,6 +29,21 @@ class Floor(Protocol):
         ...
 
 
+class Visitor(Protocol):
+    """What the rest of the casino (door, cage, tables) sees of a patron on a visit."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def visit_number(self) -> int: ...
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The visit's own stream: ``(member id, "visit:<n>")``."""
+        ...
+
+
 class Venue(Protocol):
     """The casino as its patrons see it."""
 
@@ -40,4 +55,30 @@ class Venue(Protocol):
         ...
 
 
-__all__ = ["Floor", "Venue"]
+@runtime_checkable
+class Hall(Protocol):
+    """The parts of the casino around the slot floor a visit passes through (issue 10).
+
+    A venue may also be a hall (``twin.casino.Casino`` is). Each hook is a SimPy process
+    generator; one that has nothing to do must not yield, so a floor without a door, cage or
+    pit keeps its exact timeline.
+    """
+
+    def admit(self, visitor: Visitor) -> Generator[simpy.events.Event, Any, bool]:
+        """The door: identify the visitor; False when refused (the visit ends there)."""
+        ...
+
+    def before_play(self, visitor: Visitor) -> Generator[simpy.events.Event, Any, None]:
+        """The cage before play (cheque or card buy-ins, chips)."""
+        ...
+
+    def play_elsewhere(self, visitor: Visitor) -> Generator[simpy.events.Event, Any, bool]:
+        """Play away from the slot floor (a table, the card room); True when it did."""
+        ...
+
+    def after_play(self, visitor: Visitor) -> Generator[simpy.events.Event, Any, None]:
+        """The cage after play (chips redeemed)."""
+        ...
+
+
+__all__ = ["Floor", "Hall", "Venue", "Visitor"]
