@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import click
 
@@ -48,6 +49,23 @@ class PluginGroup(click.Group):
         return loaded if isinstance(loaded, click.Command) else None
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+_POSITIVE = click.FloatRange(min=0, min_open=True)
+
+
+def run_length(f: F) -> F:
+    """``--seed``, ``--hours`` and ``--days``: the options of every command that runs."""
+    for opt in (
+        click.option("--days", type=_POSITIVE, help="Simulated days."),
+        click.option("--hours", type=_POSITIVE, help="Simulated hours."),
+        click.option(
+            "--seed", type=click.IntRange(min=0), help="Root seed (default: the scenario's)."
+        ),
+    ):
+        f = opt(f)
+    return f
+
+
 @click.group(cls=PluginGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="casino-twin")
 def cli() -> None:
@@ -56,9 +74,7 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("scenario", required=False, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--seed", type=click.IntRange(min=0), help="Root seed (default: the scenario's).")
-@click.option("--hours", type=click.FloatRange(min=0, min_open=True), help="Simulated hours.")
-@click.option("--days", type=click.FloatRange(min=0, min_open=True), help="Simulated days.")
+@run_length
 @click.option(
     "--set",
     "assignments",
@@ -415,9 +431,7 @@ def behaviour_params() -> list[dict[str, Any]]:
     help="Relative half-width at which the focus KPIs are precise enough (default: the "
     "proposal's, else 0.10).",
 )
-@click.option("--seed", type=click.IntRange(min=0), help="Root seed (default: the scenario's).")
-@click.option("--hours", type=click.FloatRange(min=0, min_open=True), help="Simulated hours.")
-@click.option("--days", type=click.FloatRange(min=0, min_open=True), help="Simulated days.")
+@run_length
 @click.option(
     "--confidence",
     type=click.FloatRange(min=0.5, max=1, max_open=True),
@@ -574,9 +588,7 @@ def compare(
     help="A KPI to tabulate (repeatable; default theo_win_cents, theo_hold_percent, findings).",
 )
 @click.option("--replications", type=click.IntRange(min=2), default=5, show_default=True)
-@click.option("--seed", type=click.IntRange(min=0), help="Root seed (default: the scenario's).")
-@click.option("--hours", type=click.FloatRange(min=0, min_open=True), help="Simulated hours.")
-@click.option("--days", type=click.FloatRange(min=0, min_open=True), help="Simulated days.")
+@run_length
 @click.option("--confidence", type=click.FloatRange(min=0.5, max=1, max_open=True), default=0.95)
 @click.option("--workers", type=click.IntRange(min=0), help="Local Dask worker processes.")
 @click.option("--scheduler", metavar="ADDRESS", help="A Dask scheduler instead.")

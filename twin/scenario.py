@@ -20,7 +20,7 @@ import types
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime, time
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import (
@@ -57,6 +57,7 @@ __all__ = [
     "StaffConfig",
     "StaffTiming",
     "load_scenario",
+    "load_toml_model",
     "parse_scenario",
     "translate_validation_error",
     "with_settings",
@@ -1019,6 +1020,24 @@ def with_settings(scenario: Scenario, overrides: Iterable[tuple[str, Any]]) -> S
     out._source_path = scenario._source_path
     out._source_sha256 = scenario._source_sha256
     return out
+
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def load_toml_model(path: Path, model: type[_M]) -> _M:
+    """A TOML file validated against ``model`` (a pydantic model of a whole file): any
+    problem, from an unreadable file to a bad value, is one ``InputError`` naming the file."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(path, "", "a readable UTF-8 TOML file", str(exc)) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(path, "", "valid TOML", str(exc)) from None
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise translate_validation_error(exc, path, model) from None
 
 
 def _listify(value: Any) -> Any:

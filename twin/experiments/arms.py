@@ -20,16 +20,16 @@ limits stay), so both arms of a study run the same floor under different rules.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from twin.compliance.ruleset import RULESETS, Scalar, load_ruleset
 from twin.errors import InputError
+from twin.scenario import load_toml_model
 
 _Text = Annotated[str, StringConstraints(min_length=1)]
 
@@ -95,19 +95,7 @@ def load_arm(spec: str | Path, label: str) -> Arm:
     if not path.is_file():
         names = ", ".join(RULESETS)
         raise InputError(f"--{label}", "", f"a ruleset name ({names}) or a proposal file", text)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(path, "", "a readable UTF-8 TOML file", str(exc)) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(path, "", "valid TOML", str(exc)) from None
-    try:
-        model = _ProposalFile.model_validate(data)
-    except ValidationError as exc:
-        from twin.scenario import translate_validation_error
-
-        raise translate_validation_error(exc, path, _ProposalFile) from None
-    p = model.proposal
+    p = load_toml_model(path, _ProposalFile).proposal
     if p.ruleset not in RULESETS:
         raise InputError(path, "proposal.ruleset", "one of " + ", ".join(RULESETS), p.ruleset)
     # every override checked against its parameter's type and bounds, naming this file

@@ -237,17 +237,24 @@ code { background: #f4f4f4; padding: 0 .25em; }
 """
 
 
+def page_head(title: str, kind: str, question: str) -> list[str]:
+    """The start of a self-contained report page: head, title and the question asked."""
+    e = html.escape
+    parts = [
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+        f"<title>{e(title)} — {e(kind)}</title><style>{CSS}</style></head><body>",
+        f"<h1>{e(title)}</h1>",
+    ]
+    if question:
+        parts.append(f"<p><strong>Question.</strong> {e(question)}</p>")
+    return parts
+
+
 def render_html(result: StudyResult) -> str:
     p = result.plan
     e = html.escape
     title = p.proposed.title or p.proposed.describe()
-    parts = [
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>{e(title)} — rule-change study</title><style>{CSS}</style></head><body>",
-        f"<h1>{e(title)}</h1>",
-    ]
-    if p.proposed.question:
-        parts.append(f"<p><strong>Question.</strong> {e(p.proposed.question)}</p>")
+    parts = page_head(title, "rule-change study", p.proposed.question)
     parts.append(
         "<table class='meta'>"
         f"<tr><th>scenario</th><td>{e(p.scenario)}</td></tr>"

@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import itertools
 import math
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from scipy import stats
 
 from twin.compliance.ruleset import RULESETS, load_ruleset
@@ -34,6 +33,7 @@ from twin.experiments.arms import Arm
 from twin.experiments.compare import Failure, Replicate, kpi_names, run_all
 from twin.experiments.replication import Observation, Task, replicate
 from twin.experiments.stats import Difference, paired
+from twin.scenario import load_toml_model
 
 _Text = Annotated[str, StringConstraints(min_length=1)]
 _Value = bool | int | float | str
@@ -71,21 +71,9 @@ MAX_POINTS = 200
 def load_grid(path: str | Path) -> Grid:
     """A grid file, every point validated against the ruleset before anything runs."""
     p = Path(path)
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("--grid", "", "a grid file", str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(p, "", "a readable UTF-8 TOML file", str(exc)) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(p, "", "valid TOML", str(exc)) from None
-    try:
-        model = _SweepFile.model_validate(data)
-    except ValidationError as exc:
-        from twin.scenario import translate_validation_error
-
-        raise translate_validation_error(exc, p, _SweepFile) from None
-    s = model.sweep
+    if not p.exists():
+        raise InputError("--grid", "", "a grid file", str(path))
+    s = load_toml_model(p, _SweepFile).sweep
     if s.ruleset not in RULESETS:
         raise InputError(p, "sweep.ruleset", "one of " + ", ".join(RULESETS), s.ruleset)
     keys = tuple(s.grid)
@@ -291,16 +279,10 @@ def render_html(r: SweepResult, kpis: tuple[str, ...]) -> str:
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
-    from twin.experiments.report import CSS, png
+    from twin.experiments.report import page_head, png
 
     e = html.escape
-    parts = [
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>{e(r.grid.title)} — sweep</title><style>{CSS}</style></head><body>",
-        f"<h1>{e(r.grid.title)}</h1>",
-    ]
-    if r.grid.question:
-        parts.append(f"<p><strong>Question.</strong> {e(r.grid.question)}</p>")
+    parts = page_head(r.grid.title, "sweep", r.grid.question)
     parts.append(f"<pre>{e(render_text(r, kpis))}</pre>")
     labels = [p.arm.label for p in r.points]
     for k in kpis:
