@@ -160,6 +160,7 @@ ASSEMBLY = {
     "twin.inject_entrance",
     "twin.inject_junkets",
     "twin.inject_tables",
+    "twin.inject_premium",
     # a procedure bench builds a casino around one SMIB (issue 8): assembly, not the link
     "twin.hardware.procedures",
     "twin.inject",

@@ -221,6 +221,8 @@ class Casino:
 
         # junkets (reg 25): self.junkets
 
+        # premium players and their deposit accounts (Singapore, issue 11): self.premium
+
         # -- end of the rest of the casino -----------------------------------------------------
         inject.validate(self, source)
         self.compliance: ComplianceEngine | None = None

@@ -575,4 +575,6 @@ __all__ = [
 
 # junkets
 
+# premium (issue 11)
+
 # -- end issue 10 --

@@ -29,6 +29,7 @@ MODULES = (
     # issue 10: tables
     # issue 10: cage
     # issue 10: junkets
+    # issue 11: premium
 )
 
 #: Every record kind by name.

@@ -136,6 +136,8 @@ def _sections() -> list[KpiSection]:
 
     # junkets
 
+    # premium (issue 11)
+
     return out
 
 

@@ -694,6 +694,8 @@ class HardwareBinding(_Model):
 
 # [[junkets]] and [junket_leaders] (reg 25)
 
+# [premium] premium players and deposit accounts (Singapore, issue 11)
+
 # -- end of the rest of the casino -----------------------------------------------------------------
 
 
@@ -735,6 +737,8 @@ class Scenario(_Model):
     # cage
 
     # junkets
+
+    # premium (issue 11)
 
     # -- end issue 10 --
 
