@@ -131,6 +131,11 @@ def test_punto_banco_rule_variants(tmp_path: Path) -> None:
     )
     assert round(float(g.bets["banker"].house_edge) * 100, 4) == 0.5993  # 4 % commission
     assert round(float(g.bets["tie"].house_edge) * 100, 4) == 4.8440  # tie at 9 to 1
+    g = load_table_game(game_file(tmp_path, "punto_banco", "pair_pays = 11"))
+    assert list(g.bets) == ["banker", "player", "tie", "player_pair", "banker_pair"]
+    # 8 decks: the second card matches the first's rank with probability 31/415; at 11 to 1
+    # the edge is 1 - 12 * 31/415 = 43/415 (10.3614 %)
+    assert g.bets["banker_pair"].house_edge == Fraction(43, 415)
 
 
 def test_punto_banco_rules_are_validated(tmp_path: Path) -> None:
@@ -140,17 +145,20 @@ def test_punto_banco_rules_are_validated(tmp_path: Path) -> None:
     bad(tmp_path, "punto_banco", "banker_commission = 1.5", "rules.banker_commission")
     bad(tmp_path, "punto_banco", "tie_pays = 0", "rules.tie_pays")
     bad(tmp_path, "punto_banco", "dragon_bonus = true", "rules.dragon_bonus")
+    bad(tmp_path, "punto_banco", "pair_pays = 0.5", "rules.pair_pays")
 
 
 def test_dealt_coups_follow_the_exact_law() -> None:
     """200,000 coups dealt card by card from full shoes; chi-square against the exact
     banker/player/tie probabilities at the 0.1 % level (error rate 0.1 %)."""
     rng = np.random.default_rng(20260101)
-    p, b = baccarat.deal(8, rng, 200_000)
+    p, b, ranks = baccarat.deal(8, rng, 200_000)
     observed = [(b > p).sum(), (p > b).sum(), (p == b).sum()]
     bw, pw, tw, total = baccarat.outcome_counts(8)
     expected = [200_000 * x / total for x in (bw, pw, tw)]
     assert stats.chisquare(observed, expected).pvalue > 0.001
+    pairs = (ranks[:, 0] == ranks[:, 1]).sum()  # 31/415 of coups (binomial, 0.1 % level)
+    assert stats.binomtest(int(pairs), 200_000, 31 / 415).pvalue > 0.001
 
 
 # -- blackjack --------------------------------------------------------------------------------

@@ -138,8 +138,9 @@ def _fraction(rules: Mapping[str, Any], key: str, default: Fraction, path: Path)
 @kind("punto_banco")
 def punto_banco(rules: Mapping[str, Any], path: Path) -> dict[str, BetLaw]:
     """Banker (1 to 1 less commission, push on a tie), player (1 to 1, push on a tie) and
-    tie (``tie_pays`` to 1) from a full shoe of ``decks`` decks under the tableau."""
-    known = {"decks", "banker_commission", "tie_pays"}
+    tie (``tie_pays`` to 1) from a full shoe of ``decks`` decks under the tableau; with
+    ``pair_pays``, the player pair and banker pair bets (that many to 1)."""
+    known = {"decks", "banker_commission", "tie_pays", "pair_pays"}
     for key in rules:
         if key not in known:
             raise InputError(path, f"rules.{key}", f"one of {', '.join(sorted(known))}", key)
@@ -152,10 +153,15 @@ def punto_banco(rules: Mapping[str, Any], path: Path) -> dict[str, BetLaw]:
     tie_pays = rules.get("tie_pays", 8)
     if isinstance(tie_pays, bool) or not isinstance(tie_pays, int) or not 1 <= tie_pays <= 100:
         raise InputError(path, "rules.tie_pays", "an integer from 1 to 100 (to 1)", tie_pays)
+    pair_pays = rules.get("pair_pays")
+    if pair_pays is not None and (
+        isinstance(pair_pays, bool) or not isinstance(pair_pays, int) or not 1 <= pair_pays <= 100
+    ):
+        raise InputError(path, "rules.pair_pays", "an integer from 1 to 100 (to 1)", pair_pays)
     banker, player, tie, total = outcome_counts(decks)
     pb, pp, pt = Fraction(banker, total), Fraction(player, total), Fraction(tie, total)
     pct = f"{float(commission * 100):g} %"
-    return {
+    bets = {
         "banker": BetLaw(
             "banker", (1 - commission, Fraction(0), Fraction(-1)), (pb, pt, pp),
             f"1 to 1 less {pct} commission, push on a tie",
@@ -168,11 +174,21 @@ def punto_banco(rules: Mapping[str, Any], path: Path) -> dict[str, BetLaw]:
             "tie", (Fraction(tie_pays), Fraction(-1)), (pt, 1 - pt), f"{tie_pays} to 1",
         ),
     }  # fmt: skip
+    if pair_pays is not None:
+        # a hand's first two cards of the same rank (ten, jack, queen, king are four ranks)
+        pair = Fraction(4 * decks - 1, 52 * decks - 1)
+        for side in ("player_pair", "banker_pair"):
+            bets[side] = BetLaw(
+                side, (Fraction(pair_pays), Fraction(-1)), (pair, 1 - pair),
+                f"{pair_pays} to 1 when the first two cards are of one rank",
+            )  # fmt: skip
+    return bets
 
 
-def deal(decks: int, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+def deal(decks: int, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Deal ``n`` coups, each from a freshly shuffled full shoe, card by card under the
-    tableau: the (player, banker) final points of each."""
+    tableau: the player's and the banker's final points, and the ranks (0..12) of the
+    first four cards (player, player, banker, banker)."""
     size = 52 * decks
     pos = rng.integers(0, size, size=(n, 6))
     while True:  # six distinct cards of the shoe: redeal any coup that drew a card twice
@@ -194,14 +210,17 @@ def deal(decks: int, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.n
     b_card = np.where(p_draws, v[:, 5], v[:, 4])  # the next card of the shoe
     p_final = np.where(p_draws, (p + v[:, 4]) % 10, p)
     b_final = np.where(b_draws, (b + b_card) % 10, b)
-    return p_final, b_final
+    return p_final, b_final, rank[:, :4]
 
 
 @simulates("punto_banco")
 def deal_coups(game: TableGame, bet: str, rng: np.random.Generator, n: int) -> np.ndarray:
     """Deal ``n`` coups and settle ``bet`` on each."""
-    p, b = deal(int(game.rules.get("decks", 8)), rng, n)
+    p, b, ranks = deal(int(game.rules.get("decks", 8)), rng, n)
     law = game.bets[bet]
+    if bet in ("player_pair", "banker_pair"):
+        i = 0 if bet == "player_pair" else 2
+        return np.where(ranks[:, i] == ranks[:, i + 1], float(law.nets[0]), -1.0)
     win, push, lose = (float(x) for x in law.nets) if bet != "tie" else (0.0, 0.0, 0.0)
     if bet == "banker":
         return np.where(b > p, win, np.where(b == p, push, lose))

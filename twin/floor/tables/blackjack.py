@@ -9,8 +9,8 @@ Strategy: basic strategy computed here, by maximising the expected value of ever
 (stand, hit, double, split, surrender) given the player's hand and the dealer's up card, with
 two conventions every published infinite-deck table shares: a pair is resplit (up to
 ``max_split_hands`` hands, aces only if ``resplit_aces``) whenever the first split was the
-best play, and a tie between plays goes to the simpler one (stand, hit, double, split,
-surrender in that order). Insurance is never taken.
+best play, and a tie between plays goes to the one listed first (stand, hit, double,
+surrender, then split). Insurance is never taken.
 
 Because the shoe is infinite, the player's cards are independent of the dealer's: given the
 dealer's final result (17 to 21, bust, or a blackjack under the no-hole-card rule) every
