@@ -303,6 +303,29 @@ def par(file: Path, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON.")
+@click.option(
+    "--simulate",
+    type=click.IntRange(min=2, max=100_000_000),
+    default=None,
+    metavar="N",
+    help="Also play N rounds of every bet (wheel spun, cards dealt) and show the observed edge.",
+)
+@click.option("--seed", type=click.IntRange(min=0), default=0, help="Seed of --simulate (0).")
+def table(file: Path, as_json: bool, simulate: int | None, seed: int) -> None:
+    """Exact analysis of a table game file: every bet's payout, house edge and deviation."""
+    from twin.floor.tables.analysis import analyse, render_text
+    from twin.floor.tables.games import load_table_game
+
+    doc = analyse(load_table_game(file), simulate or 0, seed)
+    if as_json:
+        click.echo(json.dumps(doc, indent=2))
+    else:
+        click.echo(render_text(doc))
+
+
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the replay as JSON.")
 @click.option(
     "--until",

@@ -132,6 +132,20 @@ def kind(name: str) -> Callable[[Derive], Derive]:
     return wrap
 
 
+#: kind -> simulate(game, bet, rng, n) -> n rounds' nets per unit (float64), played the
+#: long way (a wheel spun, cards dealt): an independent check of the derived law
+Simulate = Callable[["TableGame", str, np.random.Generator, int], np.ndarray]
+SIMULATE: dict[str, Simulate] = {}
+
+
+def simulates(name: str) -> Callable[[Simulate], Simulate]:
+    def wrap(fn: Simulate) -> Simulate:
+        SIMULATE[name] = fn
+        return fn
+
+    return wrap
+
+
 # -- roulette ---------------------------------------------------------------------------------
 
 
@@ -182,6 +196,36 @@ def roulette(rules: Mapping[str, Any], path: Path) -> dict[str, BetLaw]:
             out[name] = BetLaw(name, (Fraction(pays), Fraction(-1)), (win, 1 - win), f"{pays} to 1")
     # the first bet is the main one: even money is what most stakes go on
     return {"red": out.pop("red"), **out}
+
+
+#: the pockets (0..36) a bet of each kind covers, one representative bet of each kind
+_REDS = frozenset({1, 3, 5, 7, 9, 12, 14, 16, 18, 19, 21, 23, 25, 27, 30, 32, 34, 36})
+ROULETTE_POCKETS: dict[str, frozenset[int]] = {
+    "straight": frozenset({17}),
+    "split": frozenset({17, 20}),
+    "street": frozenset({13, 14, 15}),
+    "corner": frozenset({1, 2, 4, 5}),
+    "six_line": frozenset(range(31, 37)),
+    "dozen": frozenset(range(13, 25)),
+    "column": frozenset(range(2, 37, 3)),
+    "red": _REDS,
+    "black": frozenset(range(1, 37)) - _REDS,
+    "odd": frozenset(range(1, 37, 2)),
+    "even": frozenset(range(2, 37, 2)),
+    "low": frozenset(range(1, 19)),
+    "high": frozenset(range(19, 37)),
+}
+
+
+@simulates("roulette")
+def spin_roulette(game: TableGame, bet: str, rng: np.random.Generator, n: int) -> np.ndarray:
+    """Spin a 37-pocket wheel ``n`` times and settle ``bet`` on each pocket."""
+    pays = ROULETTE_BETS[bet][1]
+    net = np.full(37, -1.0)
+    net[sorted(ROULETTE_POCKETS[bet])] = pays
+    if game.rules.get("la_partage", False) and bet in _EVEN_MONEY:
+        net[0] = -0.5
+    return net[rng.integers(0, 37, size=n)]
 
 
 # -- loading ------------------------------------------------------------------------------------
@@ -235,4 +279,11 @@ def load_table_game(path: str | Path) -> TableGame:
     return TableGame(gid, name, k, p, float(pace), seats, dict(rules), bets)
 
 
-__all__ = ["DERIVE", "KINDS", "ROULETTE_BETS", "BetLaw", "TableGame", "kind", "load_table_game"]
+__all__ = [
+    "DERIVE", "KINDS", "ROULETTE_BETS", "ROULETTE_POCKETS", "SIMULATE", "BetLaw", "TableGame",
+    "kind", "load_table_game", "simulates",
+]  # fmt: skip
+
+# the kinds beyond roulette register themselves on import (they import BetLaw and kind above)
+from twin.floor.tables import baccarat as _baccarat  # noqa: E402,F401
+from twin.floor.tables import blackjack as _blackjack  # noqa: E402,F401
