@@ -740,6 +740,7 @@ class CageConfig(_Model):
                 )  # fmt: skip
         return self
 
+
 # [[junkets]] and [junket_leaders] (reg 25)
 
 # -- end of the rest of the casino -----------------------------------------------------------------

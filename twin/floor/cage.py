@@ -280,7 +280,7 @@ class Cage:
             return None
         names = list(self.cfg.methods)
         method = names[int(rng.choice(len(names), p=list(self.cfg.methods.values())))]
-        amount = max(100, int(round(float(self.cfg.buy_in_cents.sample(rng)) / 100.0)) * 100)
+        amount = max(100, round(float(self.cfg.buy_in_cents.sample(rng)) / 100.0) * 100)
         chips = "chips" if rng.random() < self.cfg.chips_share else "cash"
         visit = _Visit(rng=rng)
         self.visits[(visitor.id, visitor.visit_number)] = visit
@@ -301,7 +301,7 @@ class Cage:
             if u < self.cfg.cheque_redeemed_share:
                 yield from self.redeem_cheque(visitor.id, pay.id, rng)
             elif u < self.cfg.cheque_redeemed_share + self.cfg.substitute_share:
-                extra = max(100, int(round(float(self.cfg.buy_in_cents.sample(rng)) / 100)) * 100)
+                extra = max(100, round(float(self.cfg.buy_in_cents.sample(rng)) / 100) * 100)
                 yield from self.substitute_cheque(visitor.id, pay.id, extra, rng)
         if visit.chips > 0 and rng.random() < self.cfg.redeem_share:
             amount = max(1, int(visit.chips * float(rng.uniform(0.2, 1.0))))
@@ -553,7 +553,7 @@ class Cage:
             staff = self._cashier() or self._on("chief_cashier")
             if not staff:
                 continue
-            value = max(1, int(round(float(self.cfg.unclaimed_cents.sample(rng)))))
+            value = max(1, round(float(self.cfg.unclaimed_cents.sample(rng))))
             form = "chips" if rng.random() < self.cfg.unclaimed_chips_share else "cash"
             zone = self.zones[int(rng.integers(len(self.zones)))]
             if self.armed.pocket_next_item:

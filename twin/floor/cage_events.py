@@ -461,7 +461,10 @@ class CageKpis:
             "cheques_dishonoured": self.dishonoured[0],
             "dishonoured_paid_later": self.paid_later,
             "unclaimed_found": {"items": self.found[0], "value_cents": self.found[1]},
-            "unclaimed_registered": {"items": self.registered[0], "value_cents": self.registered[1]},
+            "unclaimed_registered": {
+                "items": self.registered[0],
+                "value_cents": self.registered[1],
+            },
             "unclaimed_written_off": dict(self.written_off),
             "cage_reconciliations": self.reconciliations,
             "cage_variance_cents": self.cage_variance,

@@ -58,8 +58,7 @@ TC = "tests/test_cage.py::"
         "inspector": TC + "test_registration_needs_chief_cashier_and_inspector",
     },
     unchecked=(
-        "'unless claimed by its owner': owners never claim in the twin (every item is "
-        "registered)",
+        "'unless claimed by its owner': owners never claim in the twin (every item is registered)",
     ),
 )
 class UnclaimedHandedIn(Checker):
@@ -143,7 +142,7 @@ class MonthEndWriteOff(Checker):
         elif isinstance(rec, UnclaimedWrittenOff):
             due = sum(v for v, _ in self.outstanding.values())
             if rec.amount_cents != due:
-                ev = tuple(s for _, s in self.outstanding.values()) + (rec.seq,)
+                ev = (*tuple(s for _, s in self.outstanding.values()), rec.seq)
                 self.report((rec.chief_cashier,),
                             f"write-off of {rec.month}: {rec.amount_cents} cents written, "
                             f"{due} outstanding in the register", ev)  # fmt: skip
@@ -420,8 +419,10 @@ class DishonouredRegister(Checker):
                     ("bank", acc.bank), ("bank_address", acc.bank_address),
                     ("account_number", acc.account_number), ("number", acc.number),
                     ("amount_cents", acc.amount_cents), ("reason", ret.reason),
-                ) if getattr(rec, n) != want or want in ("", 0)
+                ) if getattr(rec, n) != want
             ]  # fmt: skip
+            if not rec.reason:
+                wrong.append("reason")
             if wrong:
                 self.report((rec.payment,), f"dishonoured cheque {rec.payment} entered without "
                             f"{', '.join(wrong)}", (acc.seq, ret.seq, rec.seq))  # fmt: skip
@@ -431,8 +432,12 @@ class DishonouredRegister(Checker):
         elif isinstance(rec, DishonouredChequePaid):
             got = self.paid.pop(rec.payment, None)
             if got is not None and got.date != rec.date:
-                self.report((rec.payment,), f"payment of dishonoured cheque {rec.payment} "
-                            f"entered on {rec.date}, paid {got.date}", (got.seq, rec.seq))  # fmt: skip
+                self.report(
+                    (rec.payment,),
+                    f"payment of dishonoured cheque {rec.payment} entered on {rec.date}, "
+                    f"paid {got.date}",
+                    (got.seq, rec.seq),
+                )
 
     def finish(self) -> None:
         for p, ret in sorted(self.returned.items()):
@@ -607,10 +612,11 @@ class AuthorisedPayments(Checker):
             if rec.cash_out_cents != due:
                 self.report((rec.txn, rec.cashier), f"payment out of {rec.cash_out_cents} cents "
                             f"for {due} received", (rec.seq,))  # fmt: skip
-        elif isinstance(rec, DropCounted):
-            if not rec.team or not all(ctx.is_employee(p) for p in rec.team):
-                self.report((rec.machine, *rec.team), f"drop of {rec.machine} counted by "
-                            "someone not the licensee's", (rec.seq,))  # fmt: skip
+        elif isinstance(rec, DropCounted) and (
+            not rec.team or not all(ctx.is_employee(p) for p in rec.team)
+        ):
+            self.report((rec.machine, *rec.team), f"drop of {rec.machine} counted by "
+                        "someone not the licensee's", (rec.seq,))  # fmt: skip
 
 
 # --- reg 42: audited statements -------------------------------------------------------------
