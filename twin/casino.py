@@ -57,6 +57,7 @@ from twin.streams import Streams
 from twin.world import World, quantize
 
 if TYPE_CHECKING:
+    from twin.floor.cage import Cage
     from twin.hardware.machine import HardwareFloor
 
 
@@ -218,6 +219,15 @@ class Casino:
         # table pit and card room (regs 21, 23, 26): self.pit
 
         # cage, cash desks, drop and count (regs 23(4), 37-43): self.cage
+        self.cage: Cage | None = None
+        if scenario.cage is not None:
+            from twin.floor.cage import PARAMS, Cage
+
+            self.cage = Cage(
+                self.world, scenario.cage, scenario, self.staff, self._by_id,
+                {k: int(self.ruleset.get(k)) for k in PARAMS if k in self.ruleset}, source,
+            )  # fmt: skip
+            self.departments.append(self.cage)
 
         # junkets (reg 25): self.junkets
 
@@ -462,8 +472,9 @@ class Casino:
 
     def before_play(self, visitor: Visitor) -> Generator[simpy.events.Event, Any, None]:
         """The cage before play (cheques, cards, chips)."""
+        if self.cage is not None:
+            yield from self.cage.before_play(visitor)
         return None
-        yield
 
     def play_elsewhere(self, visitor: Visitor) -> Generator[simpy.events.Event, Any, bool]:
         """The table pit or the card room instead of the slot floor: True when played there."""
@@ -472,8 +483,9 @@ class Casino:
 
     def after_play(self, visitor: Visitor) -> Generator[simpy.events.Event, Any, None]:
         """The cage after play (chips redeemed)."""
+        if self.cage is not None:
+            yield from self.cage.after_play(visitor)
         return None
-        yield
 
     def _on_command(self, envelope: Envelope) -> None:
         """Apply a command from the inbox, or refuse it; either way, record it."""

@@ -572,6 +572,7 @@ __all__ = [
 # tables
 
 # cage
+from twin import inject_cage  # noqa: E402, F401
 
 # junkets
 

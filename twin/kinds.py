@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from twin.commands import CommandAccepted, CommandRejected
 from twin.compliance.findings import Finding
+from twin.floor import cage_events
 from twin.hardware import records as hardware_records
 from twin.inject import InjectionIdle
 from twin.machines import events as machine_events
@@ -28,6 +29,7 @@ MODULES = (
     # issue 10: entrance
     # issue 10: tables
     # issue 10: cage
+    cage_events,
     # issue 10: junkets
     # issue 11: premium
 )

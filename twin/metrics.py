@@ -133,6 +133,9 @@ def _sections() -> list[KpiSection]:
     # tables
 
     # cage
+    from twin.floor.cage_events import CageKpis
+
+    out.append(CageKpis())
 
     # junkets
 

@@ -692,6 +692,56 @@ class HardwareBinding(_Model):
 
 # [cage] (regs 23(4), 37-43): cage, cash desks, drop and count
 
+
+class CageConfig(_Model):
+    """``[cage]``: the cage and cash desks, the books and the count of the slot drop (see
+    docs/scenario-cage.md). Rates are per day; shares in [0, 1]; money in cents."""
+
+    visit_share: Share = 0.05  # visitors who buy in at the cage before play
+    methods: Shares = Field(
+        default_factory=lambda: {"cash": 0.6, "cheque": 0.15, "credit_card": 0.15,
+                                 "debit_card": 0.1},
+        strict=False,
+    )  # fmt: skip
+    chips_share: Share = 0.5  # buy-ins taken in chips (the rest in cash)
+    buy_in_cents: NonNegativeDist = Lognormal(median=20000.0, sigma=0.6)
+    redeem_share: Share = 0.6  # chip buyers who redeem chips after play
+    cheque_redeemed_share: Share = 0.1  # cheques taken back by the drawer for cash after play
+    substitute_share: Share = 0.05  # cheques replaced after play by a larger substitute cheque
+    guarantee_card_share: Share = 0.7
+    transaction_minutes: NonNegativeDist = Triangular(low=1.0, mode=2.0, high=5.0)
+    float_cents: NonNegativeInt = 5_000_000  # the cage's cash at opening
+    banking_time: HHMM = time(11, 0)  # cheques banked, card batches submitted, daily
+    dishonour_rate: Share = 0.03  # cheques refused by the drawee bank at first presentation
+    represented_paid_share: Share = 0.5  # dishonoured cheques paid when presented again
+    represent_days: PositiveInt = 3  # days from a refusal to the second presentation
+    reconcile_time: HHMM = time(6, 30)  # the daily cage reconciliation
+    count_time: HHMM = time(5, 0)  # the count of the slot drop collected since the last
+    unclaimed_per_day: NonNegativeFloat = 2.0
+    unclaimed_cents: NonNegativeDist = Lognormal(median=500.0, sigma=1.0)
+    unclaimed_chips_share: Share = 0.4
+    register_minutes: NonNegativeDist = Triangular(low=5.0, mode=15.0, high=45.0)
+    financial_year_end_month: Annotated[
+        int, expect("a month number from 1 to 12", lambda v: 1 <= v <= 12)
+    ] = 12  # the financial year ends on the last day of this month
+    statements_after_days: NonNegativeInt = 75  # year end to audited statements lodged
+    archive_years: NonNegativeInt = 11  # history of monthly volumes kept before t = 0
+    retention_time: HHMM = time(7, 0)  # the daily pass of the retention schedule
+    record_requests_per_day: NonNegativeFloat = 1.0  # Board inspectors' requests
+    produce_minutes: NonNegativeDist = Triangular(low=5.0, mode=20.0, high=60.0)
+
+    @model_validator(mode="after")
+    def _check_methods(self) -> CageConfig:
+        known = ("cash", "cheque", "credit_card", "debit_card")
+        for name in self.methods:
+            if name not in known:
+                raise invalid(
+                    "one of " + ", ".join(known), key=f"methods.{_key_part(name)}",
+                    found=_Plain(name),
+                )  # fmt: skip
+        return self
+
+
 # [[junkets]] and [junket_leaders] (reg 25)
 
 # [premium] premium players and deposit accounts (Singapore, issue 11)
@@ -735,6 +785,7 @@ class Scenario(_Model):
     # tables
 
     # cage
+    cage: CageConfig | None = None
 
     # junkets
 
