@@ -113,6 +113,8 @@ INJECTED = {
     "R43.1": ("destroy_accounts", 0),
     "R43.3": ("destroy_audit_report", 0),
 }
+#: the controls whose injected violation this module proves (tests/test_controls.py)
+INJECTED_CONTROLS = frozenset(f"MT98.{c}" for c in INJECTED)
 
 
 @pytest.mark.parametrize("control", sorted(INJECTED))
