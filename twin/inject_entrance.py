@@ -36,9 +36,11 @@ def _unlisted(door: Door, purpose: str) -> str:
         if i is None:
             break
         m = door.people.member(i)
-        if not (m.barred or m.self_excluded) and m.age >= door.admission_age:
-            if not any(m.id in c.excluded for c in door.casinos.values()):
-                return m.id
+        listed = m.barred or m.self_excluded
+        if listed or m.age < door.admission_age:
+            continue
+        if not any(m.id in c.excluded for c in door.casinos.values()):
+            return m.id
     raise RuntimeError("no member outside who could be admitted")
 
 
@@ -179,7 +181,6 @@ def validate_entrance(casino: Casino, source: str) -> None:
             if target is None and not door.register:
                 raise InputError(source, f"{key}.target", "someone on the staff register",
                                  None)  # fmt: skip
-
 
 
 __all__ = ["KINDS", "validate_entrance"]

@@ -194,9 +194,7 @@ class Door:
                 bus.emit(PersonListed, person=m.id, category="self_excluded")
         for pid, category in self.register.items():
             role = self.staff.members[pid].role if pid in self.staff.members else "director"
-            bus.emit(
-                StaffRegistered, person=pid, casino=self.home.id, category=category, role=role
-            )
+            bus.emit(StaffRegistered, person=pid, casino=self.home.id, category=category, role=role)
         for c in self.casinos.values():
             if not c.home and c.visits_per_hour > 0:
                 env.process(self.peer_arrivals(c))
@@ -261,9 +259,7 @@ class Door:
         self.world.bus.emit(EntryRefused, casino=casino.id, person=person, visit=visit,
                             reason=reason)  # fmt: skip
 
-    def let_in(
-        self, casino: CasinoDoor, person: str, visit: int, purpose: str, area: str
-    ) -> None:
+    def let_in(self, casino: CasinoDoor, person: str, visit: int, purpose: str, area: str) -> None:
         self.counts[f"admitted:{casino.id}"] += 1
         self.world.bus.emit(EntryAdmitted, casino=casino.id, person=person, visit=visit,
                             purpose=purpose, area=area)  # fmt: skip

@@ -12,6 +12,7 @@ and from everyone who came on shift.
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import partial
 
 from twin.compliance.registry import Checker, Kind, control
 from twin.floor.entrance_events import (
@@ -48,9 +49,10 @@ class Listing:
             self.why.setdefault(rec.person, (rec.category, rec.seq))
         elif isinstance(rec, SelfExclusionRequested):
             self.why.setdefault(rec.person, ("self_excluded", rec.seq))
-        elif isinstance(rec, PatronArrived):
-            if rec.age < int(self.checker.ctx.param("admission_min_age_years")):
-                self.why.setdefault(rec.patron, ("under_age", rec.seq))
+        elif isinstance(rec, PatronArrived) and rec.age < int(
+            self.checker.ctx.param("admission_min_age_years")
+        ):
+            self.why.setdefault(rec.patron, ("under_age", rec.seq))
 
     def get(self, person: str) -> tuple[str, int] | None:
         return self.why.get(person)
@@ -75,8 +77,8 @@ class Listing:
         "(not in a bar or restaurant zone)": T + "test_machine_outside_the_gaming_area",
         "no person of s.26 (under age, barred under the Act, self-excluded) is admitted to the "
         "gaming area": T + "test_injection_finds_exactly_its_control[R20.1]",
-        "... nor present in it (a slot session, play) at any time, whatever the door checked":
-        T + "test_injection_finds_exactly_its_control[R20.1]",
+        "... nor present in it (a slot session, play) at any time, whatever the door checked": T
+        + "test_injection_finds_exactly_its_control[R20.1]",
         "bars and restaurants are outside the gaming area (reg 20(2)): being there is not "
         "being in the gaming area": T + "test_injection_finds_exactly_its_control[R24.2]",
     },
@@ -142,8 +144,7 @@ class GamingAreaKeptClear(Checker):
         self.report_once(
             (person, self.entered.get(person)),
             (person, self.home),
-            f"{person} ({category.replace('_', ' ')}) was {doing} the gaming area of "
-            f"{self.home}",
+            f"{person} ({category.replace('_', ' ')}) was {doing} the gaming area of {self.home}",
             (seq, rec.seq),
         )
 
@@ -267,7 +268,7 @@ class SelfExclusionNotified(Checker):
                 return
             self.requests[rec.seq] = rec
             self.since.setdefault(rec.person, rec.seq)
-            self.ctx.after(0.0, lambda seq=rec.seq: self.notified(seq))
+            self.ctx.after(0.0, partial(self.notified, rec.seq))
         elif isinstance(rec, BoardNotified):
             self.board[rec.request].append(rec)
         elif isinstance(rec, NoticeCopied):
@@ -317,7 +318,7 @@ class SelfExclusionNotified(Checker):
         "no director, employee or Board inspector plays in this casino or any peer": T
         + "test_injection_finds_exactly_its_control[R24.1]",
         "off-duty staff who try are refused (no finding on the default scenario)": T
-        + "test_default_day_has_no_findings",
+        + "test_staff_attempts_are_refused_and_visits_authorised",
     },
     unchecked=(
         "the exceptions (a) and (b) (play in the performance of functions or the course of "
@@ -388,7 +389,6 @@ class EmployeeVisitsAuthorised(Checker):
                 return
             self.report(
                 (rec.person, rec.casino),
-                f"{home}'s employee {rec.person} visited {rec.casino} with no prior "
-                "authorisation",
+                f"{home}'s employee {rec.person} visited {rec.casino} with no prior authorisation",
                 (rec.seq,),
             )
