@@ -215,6 +215,26 @@ class Casino:
         # -- the rest of the casino (issue 10): each part from its own scenario section -------
         self.departments: list[Department] = []
         # entrance (regs 20, 22, 24): self.entrance, the door
+        from twin.errors import InputError
+        from twin.floor.entrance import Door
+        from twin.inject_entrance import validate_entrance
+
+        self.entrance: Door | None = None
+        if scenario.entrance is not None:
+            if "admission_min_age_years" not in self.ruleset:
+                raise InputError(source, "entrance", "a ruleset with admission_min_age_years",
+                                 self.ruleset.name)  # fmt: skip
+            self.entrance = Door(
+                self.world,
+                scenario.entrance,
+                self.population,
+                self.staff,
+                admission_age=int(self.ruleset.get("admission_min_age_years")),
+                gaming_zones=[b.zone for b in scenario.floor.banks],
+                source=source,
+            )
+            self.departments.append(self.entrance)
+        validate_entrance(self, source)
 
         # table pit and card room (regs 21, 23, 26): self.pit
 
@@ -467,8 +487,9 @@ class Casino:
 
     def admit(self, visitor: Visitor) -> Generator[simpy.events.Event, Any, bool]:
         """The door (regs 20, 22, 24): True when the visitor may go in."""
-        return True
-        yield  # a generator that never waits
+        if self.entrance is not None:
+            return (yield from self.entrance.admit(visitor))
+        return True  # no [entrance]: nothing to do, and no yield
 
     def before_play(self, visitor: Visitor) -> Generator[simpy.events.Event, Any, None]:
         """The cage before play (cheques, cards, chips)."""

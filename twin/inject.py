@@ -41,11 +41,12 @@ class InjectViolation(Command):
     game: Path | None = None
     meter: str | None = None
     amount: int = 0
+    target: str | None = None  # the entity off the slot floor it acts on (issue 10)
 
     @classmethod
     def from_scenario(cls, inj: Inject) -> InjectViolation:
         return cls(kind=inj.kind, machine=inj.machine, game=inj.game, meter=inj.meter,
-                   amount=inj.amount)  # fmt: skip
+                   amount=inj.amount, target=inj.target)  # fmt: skip
 
     def check(self, casino: Casino) -> str | None:
         spec = INJECTIONS.get(self.kind)
@@ -565,17 +566,9 @@ __all__ = [
     "validate",
 ]
 
-# -- issue 10: the injections of the parts around the slot floor register on import ----------
+# -- issue 10, 11: the injections of the departments around the slot floor register on import
 # (imported last: each module uses ``injection`` above)
-# entrance
-
-# tables
-
-# cage
-from twin import inject_cage  # noqa: E402, F401
-
-# junkets
-
-# premium (issue 11)
-
-# -- end issue 10 --
+from twin import (  # noqa: E402
+    inject_cage,  # noqa: F401
+    inject_entrance,  # noqa: F401
+)

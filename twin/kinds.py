@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from twin.commands import CommandAccepted, CommandRejected
 from twin.compliance.findings import Finding
-from twin.floor import cage_events
+from twin.floor import cage_events, entrance_events
 from twin.hardware import records as hardware_records
 from twin.inject import InjectionIdle
 from twin.machines import events as machine_events
@@ -27,6 +27,7 @@ MODULES = (
     staff_events,
     hardware_records,
     # issue 10: entrance
+    entrance_events,
     # issue 10: tables
     # issue 10: cage
     cage_events,

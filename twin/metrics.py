@@ -129,6 +129,9 @@ def _sections() -> list[KpiSection]:
     """A fresh KPI section of each part of the casino around the slot floor (issue 10)."""
     out: list[KpiSection] = []
     # entrance
+    from twin.floor.entrance import EntranceKpis
+
+    out.append(EntranceKpis())
 
     # tables
 

@@ -688,6 +688,51 @@ class HardwareBinding(_Model):
 # -- the rest of the casino (issue 10): one section each -------------------------------------------
 # [entrance] (regs 20, 22, 24)
 
+
+class PeerCasino(_Model):
+    """``[[entrance.peers]]``: another casino licensee in Malta under the same Board, with a
+    door of its own that sees ``visits_per_hour`` of the population's visits while the floor
+    is open (a light process: no floor of its own is simulated)."""
+
+    id: Ident
+    visits_per_hour: NonNegativeFloat = 20.0
+
+
+class EntranceConfig(_Model):
+    """``[entrance]``: the door (regs 20, 24). ``casino`` is this licensee's casino id;
+    ``non_gaming_zones`` the zones of the approved layout outside the gaming area (bars,
+    restaurants: reg 20(2)); ``directors`` the licensee's directors (reg 24(1));
+    ``self_exclusion_requests_per_1000_visits`` written self-exclusion requests made at a door
+    (this casino's or a peer's) per 1,000 visits of people not yet excluded;
+    ``staff_play_attempts_per_day`` off-duty employees, inspectors or directors who try to
+    enter a casino (this one or a peer) as a player; ``authorised_visits_per_day`` employees'
+    visits to a peer with the licensee's prior authorisation, given ``authorisation_hours``
+    before the visit."""
+
+    casino: Ident = "home"
+    non_gaming_zones: tuple[Ident, ...] = Field(default=(), strict=False)
+    directors: tuple[Ident, ...] = Field(default=(), strict=False)
+    self_exclusion_requests_per_1000_visits: NonNegativeFloat = 0.0
+    staff_play_attempts_per_day: NonNegativeFloat = 0.0
+    authorised_visits_per_day: NonNegativeFloat = 0.0
+    authorisation_hours: PositiveFloat = 2.0
+    peers: tuple[PeerCasino, ...] = Field(default=(), strict=False)
+
+    @model_validator(mode="after")
+    def _check(self) -> EntranceConfig:
+        _check_unique([p.id for p in self.peers], "peers", "id", "casino id")
+        for i, p in enumerate(self.peers):
+            if p.id == self.casino:
+                raise invalid(
+                    f"a casino id other than this casino's ({self.casino})",
+                    key=f"peers[{i}].id",
+                    found=p.id,
+                )
+        _check_unique(list(self.non_gaming_zones), "non_gaming_zones", "", "zone")
+        _check_unique(list(self.directors), "directors", "", "director id")
+        return self
+
+
 # [tables] (regs 21, 23, 26): the pit and the card room
 
 # [cage] (regs 23(4), 37-43): cage, cash desks, drop and count
@@ -781,6 +826,7 @@ class Scenario(_Model):
     hardware: tuple[HardwareBinding, ...] = Field(default=(), strict=False)  # issue 8
     # -- issue 10: the rest of the casino (each section optional) --
     # entrance
+    entrance: EntranceConfig | None = None
 
     # tables
 

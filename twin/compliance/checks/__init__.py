@@ -2,6 +2,7 @@
 
 from twin.compliance.checks import (
     cage,
+    entrance,
     identity,
     meters,
     outcomes,
@@ -10,4 +11,13 @@ from twin.compliance.checks import (
     randomness,
 )
 
-__all__ = ["cage", "identity", "meters", "outcomes", "payouts", "programs", "randomness"]
+__all__ = [
+    "cage",
+    "entrance",
+    "identity",
+    "meters",
+    "outcomes",
+    "payouts",
+    "programs",
+    "randomness",
+]
