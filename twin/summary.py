@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+#: the roles the dispatcher staffs jobs with (a quiet one shows 0 %, not "not dispatched")
+_DISPATCHED = frozenset({"attendant", "technician", "inspector"})
+
 
 def render_summary(s: dict[str, Any]) -> str:
     """A short readable summary for the terminal."""
@@ -43,11 +46,18 @@ def render_summary(s: dict[str, Any]) -> str:
         f"jackpots {eur(k['jackpot_cents'])}, hold {k['hold_percent']}%",
         "  staff jobs:",
         *(job_line(kind, j) for kind, j in k["staff_jobs"].items()),
-        "  utilisation (overtime included): "
+        "  utilisation of dispatched roles (overtime included): "
         + ", ".join(
             f"{role} {u['utilisation']:.1%}" if u["utilisation"] is not None else f"{role} -"
             for role, u in k["utilisation"].items()
+            if u["busy_s"] or role in _DISPATCHED
+        )
+        + "".join(
+            f"; {role}: desk work, not dispatched"
+            for role, u in k["utilisation"].items()
+            if not u["busy_s"] and role not in _DISPATCHED
         ),
+        *section_lines(k.get("sections", {}), eur),
         f"  records {s['records']:,}; ledger head {s['ledger_sha256']}",
     ]
     c = s.get("compliance")
@@ -70,3 +80,45 @@ def render_summary(s: dict[str, Any]) -> str:
             "  injections: " + ", ".join(f"{n} {status}" for status, n in by_status.items())
         )
     return "\n".join(lines)
+
+
+def _counts(d: dict[str, Any]) -> str:
+    return ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in sorted(d.items()))
+
+
+def section_lines(sections: dict[str, Any], eur: Any) -> list[str]:
+    """A line or two for each department around the slot floor (issue 10, 11)."""
+    out: list[str] = []
+    for name, d in sections.items():
+        if name == "entrance":
+            refused = d["refusals"]
+            peers = ", ".join(f"{p} {n:,}" for p, n in sorted(d["peer_entries"].items()))
+            out.append(
+                f"  door ({d['casino']}): {d['entries']:,} entries, {refused:,} refused"
+                + (f" ({_counts(d['refusals_by_reason'])})" if refused else "")
+                + f"; self-exclusions {d['self_exclusion_requests']} (Board notices "
+                f"{d['board_notices']}, copies {d['notice_copies']})"
+                + (f"; entries at peers: {peers}" if peers else "")
+            )
+        elif name == "cage":
+            kinds = d["transactions_by_kind"]
+            buy = {k.split(":", 1)[1]: v for k, v in kinds.items() if k.startswith("buy_in:")}
+            n = sum(v["count"] for v in buy.values())
+            cents = sum(v["amount_cents"] for v in buy.values())
+            drop = d["drop_count"]
+            var = d["drop_variances"]
+            out.append(
+                f"  cage: {n:,} buy-ins {eur(cents)} ("
+                + ", ".join(f"{m.replace('_', ' ')} {v['count']:,}" for m, v in sorted(buy.items()))
+                + f"); cheques dishonoured {d['cheques_dishonoured']}; unclaimed items "
+                f"{d['unclaimed_found']['items']}"
+            )
+            out.append(
+                f"  count: {drop['containers']:,} drop containers, {eur(drop['counted_cents'])} "
+                f"counted; variances {var['count']} (investigated {var['investigated']}, net "
+                f"{eur(var['net_cents'])})"
+            )
+        else:
+            flat = {k: v for k, v in d.items() if isinstance(v, int | float | str)}
+            out.append(f"  {name}: " + ", ".join(f"{k} {v}" for k, v in flat.items()))
+    return out
