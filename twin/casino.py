@@ -220,6 +220,16 @@ class Casino:
         # cage, cash desks, drop and count (regs 23(4), 37-43): self.cage
 
         # junkets (reg 25): self.junkets
+        from twin.patrons.junkets import Junkets, validate_injections
+
+        self.junkets: Junkets | None = None
+        if scenario.junkets is not None:
+            self.junkets = Junkets(
+                self.world, scenario.junkets, self.ruleset,
+                duration_hours=scenario.duration_hours, source=source,
+            )  # fmt: skip
+            self.departments.append(self.junkets)
+        validate_injections(scenario.inject, self.junkets, source)
 
         # -- end of the rest of the casino -----------------------------------------------------
         inject.validate(self, source)

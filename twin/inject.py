@@ -41,11 +41,12 @@ class InjectViolation(Command):
     game: Path | None = None
     meter: str | None = None
     amount: int = 0
+    target: str | None = None  # a table, a patron, a junket... (issue 10)
 
     @classmethod
     def from_scenario(cls, inj: Inject) -> InjectViolation:
         return cls(kind=inj.kind, machine=inj.machine, game=inj.game, meter=inj.meter,
-                   amount=inj.amount)  # fmt: skip
+                   amount=inj.amount, target=inj.target)  # fmt: skip
 
     def check(self, casino: Casino) -> str | None:
         spec = INJECTIONS.get(self.kind)
@@ -574,5 +575,6 @@ __all__ = [
 # cage
 
 # junkets
+from twin import inject_junkets  # noqa: E402, F401
 
 # -- end issue 10 --

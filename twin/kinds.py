@@ -29,6 +29,7 @@ MODULES = (
     # issue 10: tables
     # issue 10: cage
     # issue 10: junkets
+    __import__("twin.patrons.junket_events", fromlist=["JunketKpis"]),
 )
 
 #: Every record kind by name.

@@ -135,7 +135,9 @@ def _sections() -> list[KpiSection]:
     # cage
 
     # junkets
+    from twin.patrons.junket_events import JunketKpis
 
+    out.append(JunketKpis())
     return out
 
 
