@@ -418,3 +418,12 @@ def test_chips_issued_to_a_non_member() -> None:
                     series="NN-J9", amount_cents=1000)  # fmt: skip
     (f,) = findings(casino)
     assert f.subjects[0] == "P-123"
+
+
+def test_a_missing_table_game_file_is_one_input_error() -> None:
+    data = floor_data()
+    data["junkets"]["game"] = "tables/no-such-game.toml"
+    with pytest.raises(InputError) as err:
+        run(data)
+    assert err.value.key == "junkets.game"
+    assert "no-such-game.toml" in err.value.expected

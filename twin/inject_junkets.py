@@ -31,10 +31,9 @@ DOCS: dict[JunketMisconduct, str] = {
     "identification number (MT98.R25.6)",
     J.SCHEDULE_NOT_SENT: "the licensee's own junket `target` is notified without its junket "
     "agreement or schedule (MT98.R25.7)",
-    J.SHORT_DEPOSIT: "junket `target`'s first member lodges `amount` cents (default: one cent "
-    "under the ruleset's minimum, converted) (MT98.R25.8)",
-    J.CASH_CHIPS: "junket `target`'s first member plays a session with cash chips "
-    "(MT98.R25.9a)",
+    J.SHORT_DEPOSIT: "junket `target`'s first member lodges `amount` cents (default: the "
+    "most whole cents below the ruleset's minimum, converted exactly) (MT98.R25.8)",
+    J.CASH_CHIPS: "junket `target`'s first member plays a session with cash chips (MT98.R25.9a)",
     J.CASH_TOKENS: "junket `target`'s first member pays for machine tokens in cash, not junket "
     "chips (MT98.R25.9a)",
     J.CHIPS_TO_OUTSIDER: "junket `target`'s first member hands junket chips to a local friend, "

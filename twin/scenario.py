@@ -701,6 +701,16 @@ CountryCode = Annotated[
 _JUNKET_PREFIX = re.compile(r"^[A-Z]{1,4}$")
 
 
+def _resolve_table_game(value: object, info: ValidationInfo) -> object:
+    if not isinstance(value, str | Path) or not str(value):
+        raise invalid("a path to a table game file (a string)")
+    base = (info.context or {}).get("base_dir")
+    path = Path(value)
+    if not path.is_absolute():
+        path = (Path(base) if base is not None else Path.cwd()) / path
+    return path.resolve()
+
+
 class JunketRepresentative(_Model):
     """A person representing a junket leader in Malta (reg 25(4), 25(6)(ii))."""
 
@@ -754,7 +764,9 @@ class JunketSchedule(_Model):
     and its members ``<prefix><k>-M<n>``. ``leader`` omitted: junkets the licensee organises
     itself (reg 25(7))."""
 
-    prefix: Annotated[str, expect("1 to 4 capital letters", lambda v: bool(_JUNKET_PREFIX.match(v)))]
+    prefix: Annotated[
+        str, expect("1 to 4 capital letters", lambda v: bool(_JUNKET_PREFIX.match(v)))
+    ]
     leader: Ident | None = None
     first_arrival_hours: NonNegativeFloat
     every_days: PositiveInt = 7
@@ -792,7 +804,8 @@ class JunketsConfig(_Model):
     """``[junkets]``: the junket room (its tables play ``game``), the front-money desk, the
     junket leaders and the schedules of junkets."""
 
-    game: Annotated[Path, BeforeValidator(_resolve_game)]  # a table game file
+    #: a table game file, relative to the scenario's folder (read when the casino is built)
+    game: Annotated[Path, BeforeValidator(_resolve_table_game)]
     bet: Ident | None = None  # the bet junket players make (default: the game's main bet)
     tables: PositiveInt = 1
     desk: Ident = "FM-1"
@@ -809,8 +822,10 @@ class JunketsConfig(_Model):
                 raise invalid(_one_of(leaders, "the id of a junket leader"),
                               key=f"schedules[{i}].leader", found=s.leader)  # fmt: skip
             if s.leader is None and s.commission_bp:
-                raise invalid("0 (a junket the licensee organises has no leader to pay)",
-                              key=f"schedules[{i}].commission_bp", found=s.commission_bp)  # fmt: skip
+                raise invalid(
+                    "0 (a junket the licensee organises has no leader to pay)",
+                    key=f"schedules[{i}].commission_bp", found=s.commission_bp,
+                )  # fmt: skip
         return self
 
 

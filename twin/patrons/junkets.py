@@ -23,14 +23,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 from enum import StrEnum
+from fractions import Fraction
+from typing import Any, Protocol
 
 import numpy as np
 import simpy
 from dateutil.relativedelta import relativedelta
 
-from twin.compliance.ruleset import Ruleset
 from twin.errors import InputError
 from twin.floor.tables.games import BetLaw, TableGame, load_table_game
 from twin.patrons.junket_events import (
@@ -52,8 +53,17 @@ from twin.patrons.junket_events import (
     JunketTablePlayed,
     JunketTokensBought,
 )
-from twin.scenario import Inject, JunketLeader, JunketRepresentative, JunketsConfig, JunketSchedule
+from twin.scenario import Inject, JunketLeader, JunketRepresentative, JunketSchedule, JunketsConfig
 from twin.world import World, quantize
+
+
+class Rules(Protocol):
+    """What the department reads of the ruleset (``twin.compliance.ruleset.Ruleset``): the
+    numbers its injections cross by one."""
+
+    def get(self, key: str) -> Any: ...
+
+    def money(self, key: str) -> Fraction: ...
 
 
 class JunketMisconduct(StrEnum):
@@ -167,7 +177,7 @@ class Junkets:
         self,
         world: World,
         config: JunketsConfig,
-        ruleset: Ruleset,
+        ruleset: Rules,
         *,
         duration_hours: float,
         source: str,
@@ -176,6 +186,10 @@ class Junkets:
         self.config = config
         self.ruleset = ruleset
         self.end = duration_hours * 3600.0
+        if not config.game.is_file():
+            raise InputError(source, "junkets.game",
+                             f"an existing table game file (looked for {config.game})",
+                             str(config.game))  # fmt: skip
         self.game = load_table_game(config.game)
         bet = config.bet if config.bet is not None else self.game.main_bet
         if bet not in self.game.bets:
@@ -307,8 +321,9 @@ class Junkets:
         for n in range(1, s.members + 1):
             country = s.countries[int(rng.integers(len(s.countries)))]
             mid = f"{jid}-M{n}"
+            passport = f"{country}{int(rng.integers(10**7, 10**8))}"
             out.append(Member(
-                id=mid, name=f"Guest {mid}", id_number=f"{country}{int(rng.integers(10**7, 10**8))}",
+                id=mid, name=f"Guest {mid}", id_number=passport,
                 nationality=country, domicile=country, residence=country,
                 address=f"{int(rng.integers(1, 200))} Main Street, {country}",
             ))  # fmt: skip
@@ -326,7 +341,7 @@ class Junkets:
             members[-1] = Member(last.id, last.name, last.id_number, last.nationality,
                                  last.domicile, home, f"12 Tower Road, Sliema, {home}")  # fmt: skip
         arrival_local = clock.at(plan.arrival)
-        sent = arrival_local.astimezone(UTC) - relativedelta(hours=s.notice_hours)
+        sent = arrival_local.astimezone(UTC) - timedelta(hours=s.notice_hours)  # scenario data
         if JunketMisconduct.LATE_NOTICE in armed:
             hours = int(self.ruleset.get("junket_notice_hours"))
             sent = arrival_local.astimezone(UTC) - relativedelta(hours=hours - 1)
@@ -493,9 +508,7 @@ class Junkets:
         bus.emit(JunketDeparted, junket=plan.id, members=tuple(a.member.id for a in accounts))
 
 
-def validate_injections(
-    injects: Sequence[Inject], junkets: Junkets | None, source: str
-) -> None:
+def validate_injections(injects: Sequence[Inject], junkets: Junkets | None, source: str) -> None:
     """Every junket injection of the scenario names a target it can act on (before t = 0)."""
     kinds = {m.value for m in JunketMisconduct}
     for i, inj in enumerate(injects):

@@ -99,8 +99,7 @@ def _date(text: str) -> date:
         "... and domiciled outside Malta": T + "test_domicile_in_malta_is_a_finding",
     },
     unchecked=(
-        "whether the licensee may enter into a service agreement at all (it may; nothing to "
-        "check)",
+        "whether the licensee may enter into a service agreement at all (it may; nothing to check)",
     ),
 )
 class NonResidents(Checker):
@@ -204,8 +203,7 @@ class LeaderApplication(Checker):
     params=("junket_max_representatives",),
     test=INJ + "[R25.4]",
     checks={
-        "a junket leader has at most junket_max_representatives representatives": INJ
-        + "[R25.4]",
+        "a junket leader has at most junket_max_representatives representatives": INJ + "[R25.4]",
     },
     unchecked=(
         "regs 10-15 and 18 applying 'as far as practicable' to a junket leader's licence: "
@@ -347,7 +345,7 @@ def _notice_gaps(rec: JunketNotified) -> list[str]:
         if not rec.licence_number:
             gaps.append("(i) the leader's licence number")
         for r in rec.representatives:
-            if any(not p.strip() for p in (r.split("|") + ["", ""])[:3]):
+            if any(not p.strip() for p in [*r.split("|"), "", ""][:3]):
                 gaps.append("(ii) a representative's name, address or identification number")
                 break
         if not rec.agreement_attached:
@@ -474,8 +472,8 @@ class JunketNotice(Checker):
     params=("junket_notice_hours",),
     test=INJ + "[R25.7]",
     checks={
-        "a junket the licensee organises itself comes with the junket agreement or "
-        "schedule": INJ + "[R25.7]",
+        "a junket the licensee organises itself comes with the junket agreement or schedule": INJ
+        + "[R25.7]",
         "... furnished at least junket_notice_hours before arrival": T
         + "test_licensee_junket_late_schedule",
     },
@@ -665,14 +663,13 @@ class OnlyJunketPlayers(_Present):
                     f"junket chips at {rec.table}",
                     (rec.seq,),
                 )
-        elif isinstance(rec, JunketChipsIssued):
-            if rec.member not in self.present:
-                self.report(
-                    (rec.member, rec.junket, rec.desk),
-                    f"junket chips of series {rec.series} were issued to {rec.member}, who is "
-                    "not on any junket",
-                    (rec.seq,),
-                )
+        elif isinstance(rec, JunketChipsIssued) and rec.member not in self.present:
+            self.report(
+                (rec.member, rec.junket, rec.desk),
+                f"junket chips of series {rec.series} were issued to {rec.member}, who is "
+                "not on any junket",
+                (rec.seq,),
+            )
 
 
 __all__ = ["application_deadline", "licence_in_force", "notice_deadline"]
