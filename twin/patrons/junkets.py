@@ -272,20 +272,20 @@ class Junkets:
         if JunketMisconduct.SERVICES_ENDED in armed:
             services_end = clock.at(0.0).date()
         yield env.timeout(0)
-        events: list[tuple[date, int, dict[str, object]]] = []
+        events: list[tuple[date, int]] = []  # (date, what: licence, renewal, start, end)
         bus.emit(
             JunketLeaderApplied, leader=leader.id, leader_kind=leader.kind, name=leader.name,
             address=leader.address, id_number=leader.id_number,
             agreement_supplied=leader.agreement_supplied,
             proposed_start=leader.services_start.isoformat(), applied=applied.isoformat(),
         )  # fmt: skip
-        events.append((leader.licence_issued, 0, {}))
-        events += [(r, 1, {"renewed": r}) for r in leader.renewals]
-        events.append((leader.services_start, 2, {}))
+        events.append((leader.licence_issued, 0))
+        events += [(r, 1) for r in leader.renewals]
+        events.append((leader.services_start, 2))
         if services_end is not None:
-            events.append((services_end, 3, {}))
+            events.append((services_end, 3))
         last = clock.at(self.end).date()
-        for d, what, _ in sorted(events, key=lambda e: (e[0], e[1])):
+        for d, what in sorted(events):
             if d > last:
                 break
             at = self._at(d)
