@@ -250,6 +250,16 @@ class Casino:
             self.departments.append(self.cage)
 
         # junkets (reg 25): self.junkets
+        from twin.patrons.junkets import Junkets, validate_injections
+
+        self.junkets: Junkets | None = None
+        if scenario.junkets is not None:
+            self.junkets = Junkets(
+                self.world, scenario.junkets, self.ruleset,
+                duration_hours=scenario.duration_hours, source=source,
+            )  # fmt: skip
+            self.departments.append(self.junkets)
+        validate_injections(scenario.inject, self.junkets, source)
 
         # premium players and their deposit accounts (Singapore, issue 11): self.premium
 

@@ -571,4 +571,5 @@ __all__ = [
 from twin import (  # noqa: E402
     inject_cage,  # noqa: F401
     inject_entrance,  # noqa: F401
+    inject_junkets,  # noqa: F401
 )

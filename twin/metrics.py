@@ -141,6 +141,9 @@ def _sections() -> list[KpiSection]:
     out.append(CageKpis())
 
     # junkets
+    from twin.patrons.junket_events import JunketKpis
+
+    out.append(JunketKpis())
 
     # premium (issue 11)
 

@@ -788,6 +788,143 @@ class CageConfig(_Model):
 
 
 # [[junkets]] and [junket_leaders] (reg 25)
+# [junkets] (reg 25): junket leaders, the junket room, and the junkets' schedules
+# (a [junkets] section with [[junkets.leaders]] and [[junkets.schedules]]; docs/scenario-junkets.md)
+
+CountryCode = Annotated[
+    str, expect("an ISO 3166 alpha-2 country code such as 'IT'",
+                lambda v: len(v) == 2 and v.isascii() and v.isupper())
+]  # fmt: skip
+_JUNKET_PREFIX = re.compile(r"^[A-Z]{1,4}$")
+
+
+def _resolve_table_game(value: object, info: ValidationInfo) -> object:
+    if not isinstance(value, str | Path) or not str(value):
+        raise invalid("a path to a table game file (a string)")
+    base = (info.context or {}).get("base_dir")
+    path = Path(value)
+    if not path.is_absolute():
+        path = (Path(base) if base is not None else Path.cwd()) / path
+    return path.resolve()
+
+
+class JunketRepresentative(_Model):
+    """A person representing a junket leader in Malta (reg 25(4), 25(6)(ii))."""
+
+    name: NonEmptyStr
+    address: NonEmptyStr
+    id_number: NonEmptyStr
+
+
+class JunketLeader(_Model):
+    """``[[junkets.leaders]]``: a junket leader (a person or a company) under a service
+    agreement with the licensee, and its licence (reg 25(2)-(5)). Dates are calendar dates;
+    those before the run starts are recorded at t = 0 with their dates as fields."""
+
+    id: Ident
+    kind: Literal["person", "company"] = "person"
+    name: NonEmptyStr
+    #: a person's address, a company's registered address
+    address: NonEmptyStr
+    #: a person's identification number, a company's registration number
+    id_number: NonEmptyStr
+    representatives: tuple[JunketRepresentative, ...] = Field(default=(), strict=False)
+    #: the day the licensee applied for the leader's licence with its particulars (reg 25(2))
+    applied: date
+    agreement_supplied: bool = True  # a copy of the service agreement went with them
+    licence_number: NonEmptyStr
+    licence_issued: date
+    #: renewals of the licence by the Board (reg 25(5)), each for a further term
+    renewals: tuple[date, ...] = Field(default=(), strict=False)
+    services_start: date
+    #: the end of the leader's services as the licence specifies it (None: open-ended)
+    services_end: date | None = None
+
+    @model_validator(mode="after")
+    def _dates(self) -> JunketLeader:
+        if self.licence_issued < self.applied:
+            raise invalid(f"a date on or after applied ({self.applied})",
+                          key="licence_issued", found=self.licence_issued)  # fmt: skip
+        if self.services_end is not None and self.services_end <= self.services_start:
+            raise invalid(f"a date after services_start ({self.services_start})",
+                          key="services_end", found=self.services_end)  # fmt: skip
+        for i, r in enumerate(self.renewals):
+            before = self.renewals[i - 1] if i else self.licence_issued
+            if r <= before:
+                raise invalid(f"a date after {before}", key=f"renewals[{i}]", found=r)
+        return self
+
+
+class JunketSchedule(_Model):
+    """``[[junkets.schedules]]``: junkets arriving on a schedule, ``every_days`` apart from
+    ``first_arrival_hours`` (hours after the run starts); junket ``k`` is ``<prefix><k>``
+    and its members ``<prefix><k>-M<n>``. ``leader`` omitted: junkets the licensee organises
+    itself (reg 25(7))."""
+
+    prefix: Annotated[
+        str, expect("1 to 4 capital letters", lambda v: bool(_JUNKET_PREFIX.match(v)))
+    ]
+    leader: Ident | None = None
+    first_arrival_hours: NonNegativeFloat
+    every_days: PositiveInt = 7
+    count: PositiveInt | None = None  # how many junkets (default: as many as the run holds)
+    members: PositiveInt = 6
+    stay_hours: PositiveFloat = 48.0
+    #: hours before arrival the licensee notifies the Board (reg 25(6): at least 48)
+    notice_hours: NonNegativeFloat = 72.0
+    #: the Board dispensed with the 48 hours (reg 25(6) proviso): the particulars are due
+    #: before junket gaming starts
+    dispensation: bool = False
+    countries: tuple[CountryCode, ...] = Field(default=("IT",), strict=False, min_length=1)
+    deposit_cents: PositiveInt  # each member's front-money deposit, in the floor's cents
+    stake_cents: PositiveInt  # each round's stake of rolling (junket) chips
+    session_hours: PositiveFloat = 2.0
+    rest_hours: PositiveFloat = 3.0  # mean rest between a member's sessions
+    #: machine tokens each member buys at a cash desk with junket chips (0: none)
+    tokens_cents: NonNegativeInt = 0
+    commission_bp: NonNegativeInt = 0  # the leader's commission on rolling turnover
+    rebate_bp: NonNegativeInt = 0  # rebate on each member's net loss
+
+    def junket_ids(self, duration_hours: float) -> list[str]:
+        """The ids of the junkets that arrive before the run ends (at most ``count``)."""
+        out: list[str] = []
+        k = 0
+        while self.count is None or k < self.count:
+            if self.first_arrival_hours + 24.0 * self.every_days * k >= duration_hours:
+                break
+            k += 1
+            out.append(f"{self.prefix}{k}")
+        return out
+
+
+class JunketsConfig(_Model):
+    """``[junkets]``: the junket room (its tables play ``game``), the front-money desk, the
+    junket leaders and the schedules of junkets."""
+
+    #: a table game file, relative to the scenario's folder (read when the casino is built)
+    game: Annotated[Path, BeforeValidator(_resolve_table_game)]
+    bet: Ident | None = None  # the bet junket players make (default: the game's main bet)
+    tables: PositiveInt = 1
+    desk: Ident = "FM-1"
+    leaders: tuple[JunketLeader, ...] = Field(default=(), strict=False)
+    schedules: tuple[JunketSchedule, ...] = Field(default=(), strict=False, min_length=1)
+
+    @model_validator(mode="after")
+    def _refs(self) -> JunketsConfig:
+        _check_unique([x.id for x in self.leaders], "leaders", "id", "leader id")
+        _check_unique([x.prefix for x in self.schedules], "schedules", "prefix", "prefix")
+        leaders = [x.id for x in self.leaders]
+        for i, s in enumerate(self.schedules):
+            if s.leader is not None and s.leader not in leaders:
+                raise invalid(_one_of(leaders, "the id of a junket leader"),
+                              key=f"schedules[{i}].leader", found=s.leader)  # fmt: skip
+            if s.leader is None and s.commission_bp:
+                raise invalid(
+                    "0 (a junket the licensee organises has no leader to pay)",
+                    key=f"schedules[{i}].commission_bp", found=s.commission_bp,
+                )  # fmt: skip
+        return self
+
 
 # [premium] premium players and deposit accounts (Singapore, issue 11)
 
@@ -837,6 +974,7 @@ class Scenario(_Model):
 
     # premium (issue 11)
 
+    junkets: JunketsConfig | None = None
     # -- end issue 10 --
 
     _source_path: Path | None = PrivateAttr(default=None)

@@ -1,0 +1,433 @@
+"""Junkets (Malta reg 25): the department, its scenario section, its KPIs, and every control
+proven both ways: the junket floor runs clean, and each injected violation produces exactly
+its control's finding.
+
+The floor is scenarios/tiny.toml for 60 hours with the default scenario's [junkets] section:
+junket J1 (leader MJL, 4 members) arrives Monday 16:00 for 24 hours, and the licensee's own
+one-person junket L1 arrives at 20:00 for 20 hours.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from twin.casino import Casino
+from twin.compliance.checks.junkets import (
+    application_deadline,
+    licence_in_force,
+    notice_deadline,
+)
+from twin.compliance.findings import Finding
+from twin.errors import InputError
+from twin.inject import INJECTIONS
+from twin.metrics import Metrics
+from twin.patrons.junket_events import (
+    JunketArrived,
+    JunketChipsIssued,
+    JunketDispensation,
+    JunketMemberArrived,
+    JunketNotified,
+    JunketServicesStarted,
+    JunketTablePlayed,
+)
+from twin.patrons.junkets import JunketMisconduct
+from twin.records import MemorySink, Record
+from twin.scenario import load_scenario, parse_scenario
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = ROOT / "scenarios"
+ROULETTE = SCENARIOS / "tables" / "roulette-single-zero.toml"
+MALTA = ZoneInfo("Europe/Malta")
+JUNKET_CONTROLS = frozenset(
+    f"MT98.R25.{p}" for p in ("1", "2", "4", "5", "6", "7", "8", "9a", "9b")
+)
+
+
+def floor_data(**schedule: Any) -> dict[str, Any]:
+    """The junket floor's scenario data (``schedule`` edits J's schedule)."""
+    data = tomllib.loads((SCENARIOS / "tiny.toml").read_text())
+    junkets = tomllib.loads((SCENARIOS / "default.toml").read_text())["junkets"]
+    data["scenario"]["duration_hours"] = 60.0
+    junkets["game"] = str(ROULETTE)
+    junkets["schedules"][0].update(first_arrival_hours=6.0, members=4, stay_hours=24.0)
+    junkets["schedules"][0].update(schedule)
+    junkets["schedules"].append(
+        {"prefix": "L", "first_arrival_hours": 10.0, "members": 1, "deposit_cents": 500000,
+         "stake_cents": 5000, "rebate_bp": 500, "stay_hours": 20.0}
+    )  # fmt: skip
+    data["junkets"] = junkets
+    return data
+
+
+def run(data: dict[str, Any], controls: list[str] | None = None) -> tuple[Casino, MemorySink]:
+    sc = parse_scenario(data, source="junkets.toml", base_dir=SCENARIOS)
+    sink = MemorySink()
+    casino = Casino(sc, sinks=[sink], controls=controls)
+    casino.run()
+    return casino, sink
+
+
+def findings(casino: Casino) -> list[Finding]:
+    assert casino.compliance is not None
+    return casino.compliance.findings
+
+
+def controls_found(casino: Casino) -> set[str]:
+    return {f.control for f in findings(casino)}
+
+
+def harness(control: str) -> Casino:
+    """A junket floor with one control, fed records by hand (nothing runs)."""
+    sc = parse_scenario(floor_data(), source="junkets.toml", base_dir=SCENARIOS)
+    return Casino(sc, controls=[control])
+
+
+# -- the department and its KPIs ---------------------------------------------------------------
+
+
+def test_the_junket_floor_runs_clean_with_its_economics() -> None:
+    casino, sink = run(floor_data())
+    assert findings(casino) == []
+    kpis = Metrics.from_records(sink.records).kpis().sections["junkets"]
+    assert kpis == {
+        "junkets": 2,
+        "settled": 2,
+        "members": 5,
+        "deposits_cents": 2_500_000,
+        "rolling_turnover_cents": 14_200_000,
+        "win_cents": 570_000,
+        "commission_cents": 150_240,  # 1.2 % of J1's 12,520,000 rolling turnover
+        "rebates_cents": 54_500,
+        "net_to_house_cents": 570_000 - 150_240 - 54_500,
+    }
+    plays = [r for r in sink.records if isinstance(r, JunketTablePlayed)]
+    assert sum(p.staked_cents for p in plays if p.junket == "J1") == 12_520_000
+    assert {p.table for p in plays} == {"JR-1", "JR-2"}
+    assert all(p.chips == "junket" and p.player.startswith(p.junket + "-M") for p in plays)
+    notice = next(r for r in sink.records if isinstance(r, JunketNotified) and r.junket == "J1")
+    assert notice.t == 0.0  # due 72 h before Monday 16:00: before the run, recorded at t = 0
+    assert notice.sent == "2026-02-27T16:00:00+01:00"
+    assert notice.arrival == "2026-03-02T16:00:00+01:00"
+    assert notice.members == ("J1-M1", "J1-M2", "J1-M3", "J1-M4")
+
+
+def test_junkets_leave_the_slot_floor_exactly_as_it_was() -> None:
+    """The junket department draws on streams of its own: every slot record is the same."""
+
+    def slot(records: list[Record]) -> list[tuple[str, float, dict[str, Any]]]:
+        return [(r.kind, r.t, r.payload()) for r in records if not r.kind.startswith("junket")]
+
+    data = floor_data()
+    _, with_junkets = run(data)
+    del data["junkets"]
+    _, without = run(data)
+    assert slot(with_junkets.records) == slot(without.records)
+    assert len(with_junkets.records) > len(without.records)
+
+
+def test_default_scenario_has_a_junket_a_week() -> None:
+    sc = load_scenario(SCENARIOS / "default.toml")
+    assert sc.junkets is not None
+    (s,) = sc.junkets.schedules
+    assert s.junket_ids(7 * 24.0) == ["J1"]
+    assert s.junket_ids(14 * 24.0) == ["J1", "J2"]
+    assert s.members == 6 and s.stay_hours == 48.0 and s.leader == "MJL"
+
+
+# -- the scenario section ------------------------------------------------------------------------
+
+
+def test_a_junket_naming_an_unknown_leader_is_one_input_error() -> None:
+    data = floor_data(leader="NOBODY")
+    with pytest.raises(InputError) as err:
+        parse_scenario(data, source="junkets.toml", base_dir=SCENARIOS)
+    assert err.value.key == "junkets.schedules[0].leader"
+    assert "'MJL'" in err.value.expected
+
+
+def test_commission_on_a_licensee_junket_is_an_input_error() -> None:
+    data = floor_data()
+    data["junkets"]["schedules"][1]["commission_bp"] = 100
+    with pytest.raises(InputError) as err:
+        parse_scenario(data, source="junkets.toml", base_dir=SCENARIOS)
+    assert err.value.key == "junkets.schedules[1].commission_bp"
+
+
+def test_an_unknown_bet_is_an_input_error() -> None:
+    data = floor_data()
+    data["junkets"]["bet"] = "banker"
+    with pytest.raises(InputError) as err:
+        run(data)
+    assert err.value.key == "junkets.bet"
+
+
+def test_junket_injection_targets_are_checked_before_t0() -> None:
+    data = floor_data()
+    data["inject"] = [{"kind": "junket_late_notice", "target": "J7"}]
+    with pytest.raises(InputError) as err:
+        run(data)
+    assert err.value.key == "inject[0].target"
+    data["inject"] = [{"kind": "junket_schedule_not_sent", "target": "J1"}]
+    with pytest.raises(InputError) as err:
+        run(data)
+    assert "licensee organises" in err.value.expected
+    del data["junkets"]
+    data["inject"] = [{"kind": "junket_late_notice", "target": "J1"}]
+    with pytest.raises(InputError) as err:
+        run(data)
+    assert err.value.key == "inject[0].kind"
+
+
+# -- every control both ways -------------------------------------------------------------------
+
+#: case -> (the control, the injection, the entities a finding may name first)
+CASES: dict[str, tuple[str, dict[str, Any], frozenset[str]]] = {
+    "R25.1": ("MT98.R25.1", {"kind": "junket_resident_member", "target": "J1"},
+              frozenset({"J1-M4"})),
+    "R25.2": ("MT98.R25.2", {"kind": "junket_leader_late_application", "target": "MJL"},
+              frozenset({"MJL"})),
+    "R25.4": ("MT98.R25.4", {"kind": "junket_third_representative", "target": "MJL"},
+              frozenset({"MJL"})),
+    "R25.5": ("MT98.R25.5", {"kind": "junket_leader_services_ended", "target": "MJL"},
+              frozenset({"J1"})),
+    "R25.6": ("MT98.R25.6", {"kind": "junket_late_notice", "target": "J1"}, frozenset({"J1"})),
+    "R25.6.particular": ("MT98.R25.6", {"kind": "junket_missing_particular", "target": "J1"},
+                         frozenset({"J1"})),
+    "R25.7": ("MT98.R25.7", {"kind": "junket_schedule_not_sent", "target": "L1"},
+              frozenset({"L1"})),
+    "R25.8": ("MT98.R25.8", {"kind": "junket_short_deposit", "target": "J1"},
+              frozenset({"J1-M1"})),
+    "R25.9a": ("MT98.R25.9a", {"kind": "junket_cash_chips", "target": "J1"},
+               frozenset({"J1-M1"})),
+    "R25.9a.tokens": ("MT98.R25.9a", {"kind": "junket_cash_tokens", "target": "J1"},
+                      frozenset({"J1-M1"})),
+    "R25.9b": ("MT98.R25.9b", {"kind": "junket_chips_to_outsider", "target": "J1"},
+               frozenset({"J1-G1"})),
+}  # fmt: skip
+
+
+def test_every_junket_control_and_injection_has_a_case() -> None:
+    assert {c for c, _, _ in CASES.values()} == JUNKET_CONTROLS
+    assert {i["kind"] for _, i, _ in CASES.values()} == {m.value for m in JunketMisconduct}
+    assert all(INJECTIONS[m.value].static for m in JunketMisconduct)
+
+
+#: the controls whose injected violation this module proves (tests/test_controls.py)
+INJECTED_CONTROLS = frozenset(c for c, _, _ in CASES.values())
+
+
+@pytest.mark.parametrize("case_id", sorted(CASES))
+def test_injected_violation_is_found(case_id: str) -> None:
+    control, inj, first = CASES[case_id]
+    data = floor_data()
+    data["inject"] = [inj]
+    casino, sink = run(data)
+    got = findings(casino)
+    assert [f.control for f in got] == [control], [(f.control, f.message) for f in got]
+    (f,) = got
+    assert f.subjects[0] in first, f
+    seqs = {r.seq for r in sink.records}
+    assert f.evidence and set(f.evidence) <= seqs
+    assert f.at.startswith("2026-03-0")
+
+
+# -- calendar tests ----------------------------------------------------------------------------
+
+
+def test_fourteen_days_on_the_calendar() -> None:
+    assert application_deadline(date(2026, 1, 5), 14) == date(2025, 12, 22)
+    assert application_deadline(date(2026, 3, 1), 14) == date(2026, 2, 15)  # February's 28 days
+    data = floor_data()
+    data["junkets"]["leaders"][0]["applied"] = date(2025, 12, 22)  # 14 days before 5 January
+    data["junkets"]["leaders"][0]["licence_issued"] = date(2025, 12, 30)
+    casino, _ = run(data, controls=["MT98.R25.2"])
+    assert findings(casino) == []
+    data["junkets"]["leaders"][0]["applied"] = date(2025, 12, 23)  # 13 days
+    casino, _ = run(data, controls=["MT98.R25.2"])
+    (f,) = findings(casino)
+    assert "2025-12-23" in f.message and "due by 2025-12-22" in f.message
+
+
+def test_forty_eight_hours_across_dst() -> None:
+    """Malta's clocks go forward at 02:00 on 29 March 2026: 48 hours before 12:00 on the
+    30th is 11:00 on the 28th, not 12:00."""
+    arrival = datetime(2026, 3, 30, 12, 0, tzinfo=MALTA)
+    due = notice_deadline(arrival, 48)
+    assert datetime(2026, 3, 28, 11, 0, tzinfo=MALTA) <= due
+    assert datetime(2026, 3, 28, 11, 0, 1, tzinfo=MALTA) > due
+    assert datetime(2026, 3, 28, 12, 0, tzinfo=MALTA) > due  # wall-clock 48 h: 47 real hours
+    # the same in a run: the floor starts Friday 27 March; J1 arrives Monday 30 at 12:00
+    start = datetime(2026, 3, 27, 10, 0, tzinfo=MALTA)
+    hours = (arrival.astimezone(UTC) - start.astimezone(UTC)).total_seconds() / 3600
+    assert hours == 73.0  # one hour of the 74 on the wall clock is skipped
+    data = floor_data(first_arrival_hours=hours, notice_hours=48.0)
+    data["scenario"]["start"] = datetime(2026, 3, 27, 10, 0)
+    data["scenario"]["duration_hours"] = 96.0
+    casino, sink = run(data, controls=["MT98.R25.6"])
+    assert findings(casino) == []
+    notice = next(r for r in sink.records if isinstance(r, JunketNotified) and r.junket == "J1")
+    assert notice.sent == "2026-03-28T11:00:00+01:00"
+    data["junkets"]["schedules"][0]["notice_hours"] = 47.99
+    casino, _ = run(data, controls=["MT98.R25.6"])
+    assert [f.subjects[0] for f in findings(casino)] == ["J1"]
+
+
+def test_licence_term_on_the_calendar() -> None:
+    issued = date(2021, 3, 2)
+    assert licence_in_force(issued, [], 5, 5, None, date(2026, 3, 1))
+    assert not licence_in_force(issued, [], 5, 5, None, date(2026, 3, 2))
+    assert licence_in_force(issued, [date(2026, 2, 1)], 5, 5, None, date(2031, 3, 1))
+    assert not licence_in_force(issued, [date(2026, 2, 1)], 5, 5, None, date(2031, 3, 2))
+    lapsed = [date(2026, 6, 1)]  # renewed after it lapsed: a gap, then a new term
+    assert not licence_in_force(issued, lapsed, 5, 5, None, date(2026, 5, 31))
+    assert licence_in_force(issued, lapsed, 5, 5, None, date(2026, 6, 1))
+    assert not licence_in_force(issued, [], 5, 5, date(2024, 1, 1), date(2024, 1, 1))
+    # in a run: J1 arrives on Monday 2 March 2026
+    data = floor_data()
+    leader = data["junkets"]["leaders"][0]
+    leader.update(applied=date(2021, 2, 1), licence_issued=date(2021, 3, 3),
+                  services_start=date(2021, 4, 1))  # fmt: skip
+    casino, _ = run(data, controls=["MT98.R25.5"])
+    assert findings(casino) == []  # its last day
+    leader["licence_issued"] = date(2021, 3, 2)
+    casino, _ = run(data, controls=["MT98.R25.5"])
+    (f,) = findings(casino)
+    assert f.subjects == ("J1", "MJL") and "expired" in f.message
+    leader["renewals"] = [date(2026, 1, 15)]
+    casino, _ = run(data, controls=["MT98.R25.5"])
+    assert findings(casino) == []
+
+
+def test_junket_before_the_licence_is_issued() -> None:
+    data = floor_data()
+    data["junkets"]["leaders"][0]["licence_issued"] = date(2026, 3, 3)
+    casino, _ = run(data, controls=["MT98.R25.5"])
+    (f,) = findings(casino)
+    assert f.subjects == ("J1", "MJL") and "holds no junket leader licence" in f.message
+
+
+# -- the other parts of each clause ------------------------------------------------------------
+
+
+def test_domicile_in_malta_is_a_finding() -> None:
+    casino = harness("MT98.R25.1")
+    casino.bus.emit(JunketMemberArrived, member="J9-M1", junket="J9", name="A", id_number="X1",
+                    nationality="IT", domicile="MT", residence="IT", address="Roma")  # fmt: skip
+    casino.bus.emit(JunketMemberArrived, member="J9-M2", junket="J9", name="B", id_number="X2",
+                    nationality="IT", domicile="IT", residence="IT", address="Roma")  # fmt: skip
+    (f,) = findings(casino)
+    assert f.subjects == ("J9-M1", "J9") and "domiciled in MT" in f.message
+
+
+def test_services_without_application() -> None:
+    casino = harness("MT98.R25.2")
+    casino.bus.emit(JunketServicesStarted, leader="X", started="2026-01-05")
+    (f,) = findings(casino)
+    assert f.subjects == ("X",) and "no licence application" in f.message
+
+
+def test_leader_particulars_are_checked() -> None:
+    data = floor_data()
+    data["junkets"]["leaders"][0]["agreement_supplied"] = False
+    casino, _ = run(data)
+    (f,) = findings(casino)
+    assert f.control == "MT98.R25.2" and "copy of the service agreement" in f.message
+
+
+def _notice(**kw: Any) -> dict[str, Any]:
+    base: dict[str, Any] = dict(
+        junket="J9", organiser="leader", leader="MJL", licence_number="JL-1",
+        representatives=(), members=("J9-M1",), member_names=("A",), member_residences=("IT",),
+        member_id_numbers=("X1",), arrival="2026-03-05T10:00:00+01:00", stay_hours=24.0,
+        registration="JR-J9", agreement_attached=True, sent="2026-03-01T10:00:00+01:00",
+    )  # fmt: skip
+    return base | kw
+
+
+def test_member_not_on_the_notice() -> None:
+    casino = harness("MT98.R25.6")
+    casino.bus.emit(JunketNotified, **_notice())
+    casino.bus.emit(JunketMemberArrived, member="J9-M2", junket="J9", name="B", id_number="X2",
+                    nationality="IT", domicile="IT", residence="IT", address="Roma")  # fmt: skip
+    (f,) = findings(casino)
+    assert f.subjects == ("J9", "J9-M2") and "not on its notice" in f.message
+
+
+def test_leader_junket_without_agreement() -> None:
+    casino = harness("MT98.R25.6")
+    casino.bus.emit(JunketNotified, **_notice(agreement_attached=False))
+    (f,) = findings(casino)
+    assert "copy of the agreement" in f.message
+
+
+def test_dispensation_needs_notice_before_gaming() -> None:
+    casino = harness("MT98.R25.6")
+    bus = casino.bus
+    bus.emit(JunketDispensation, junket="J9", reason="flight moved")
+    bus.emit(JunketArrived, junket="J9", leader="MJL", registration="JR-J9", members=("J9-M1",),
+             stay_hours=24.0)  # fmt: skip
+    assert findings(casino) == []  # dispensed: no 48 hours
+    bus.emit(JunketTablePlayed, player="J9-M1", table="JR-1", junket="J9", chips="junket",
+             game="roulette-single-zero", bet="red", rounds=1, staked_cents=100, net_cents=-100,
+             started=0.0)  # fmt: skip
+    (f,) = findings(casino)
+    assert "before its particulars were notified" in f.message
+    ok = harness("MT98.R25.6")
+    ok.bus.emit(JunketDispensation, junket="J9", reason="flight moved")
+    ok.bus.emit(JunketNotified, **_notice(sent="2026-03-02T09:00:00+01:00"))
+    ok.bus.emit(JunketTablePlayed, player="J9-M1", table="JR-1", junket="J9", chips="junket",
+                game="roulette-single-zero", bet="red", rounds=1, staked_cents=100,
+                net_cents=-100, started=0.0)  # fmt: skip
+    assert findings(ok) == []
+
+
+def test_licensee_junket_late_schedule() -> None:
+    """A late notice of the licensee's own junket breaches 25(6) and 25(7) both."""
+    data = floor_data()
+    data["junkets"]["schedules"][1]["notice_hours"] = 47.0
+    casino, _ = run(data)
+    assert sorted(f.control for f in findings(casino)) == ["MT98.R25.6", "MT98.R25.7"]
+    assert {f.subjects[0] for f in findings(casino)} == {"L1"}
+
+
+def test_single_person_minimum() -> None:
+    """Lm 2,000 is EUR 4,658.7468...: EUR 4,658.74 is short, EUR 4,658.75 is not."""
+    data = floor_data()
+    data["junkets"]["schedules"][1]["deposit_cents"] = 465_874
+    casino, _ = run(data, controls=["MT98.R25.8"])
+    (f,) = findings(casino)
+    assert f.subjects == ("L1-M1", "L1") and "one person" in f.message
+    data["junkets"]["schedules"][1]["deposit_cents"] = 465_875
+    casino, _ = run(data, controls=["MT98.R25.8"])
+    assert findings(casino) == []
+
+
+def test_deposit_compared_exactly() -> None:
+    """Lm 1,000 is EUR 2,329.3734...: EUR 2,329.37 is short for each member, 2,329.38 not."""
+    casino, _ = run(floor_data(deposit_cents=232_937), controls=["MT98.R25.8"])
+    assert sorted(f.subjects[0] for f in findings(casino)) == [f"J1-M{n}" for n in (1, 2, 3, 4)]
+    casino, _ = run(floor_data(deposit_cents=232_938), controls=["MT98.R25.8"])
+    assert findings(casino) == []
+
+
+def test_chips_issued_to_a_non_member() -> None:
+    casino = harness("MT98.R25.9b")
+    casino.bus.emit(JunketChipsIssued, member="P-123", junket="J9", desk="FM-1",
+                    series="NN-J9", amount_cents=1000)  # fmt: skip
+    (f,) = findings(casino)
+    assert f.subjects[0] == "P-123"
+
+
+def test_a_missing_table_game_file_is_one_input_error() -> None:
+    data = floor_data()
+    data["junkets"]["game"] = "tables/no-such-game.toml"
+    with pytest.raises(InputError) as err:
+        run(data)
+    assert err.value.key == "junkets.game"
+    assert "no-such-game.toml" in err.value.expected

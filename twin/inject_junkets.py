@@ -1,0 +1,55 @@
+"""Injections of the junkets (reg 25): each arms one misconduct on a junket or a leader
+(``target``) before the floor opens, so that exactly one control of reg 25 sees it.
+
+Targets are checked before t = 0 (``twin.patrons.junkets.validate_injections``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from twin.inject import InjectViolation, injection
+from twin.patrons.junkets import JunketMisconduct
+
+if TYPE_CHECKING:
+    from twin.casino import Casino
+
+J = JunketMisconduct
+
+#: injection kind -> what it does (the README's table)
+DOCS: dict[JunketMisconduct, str] = {
+    J.LATE_APPLICATION: "the junket leader `target`'s particulars reach the Board one day "
+    "less than the ruleset's days before its services start (MT98.R25.2)",
+    J.THIRD_REPRESENTATIVE: "junket leader `target` registers one representative more than "
+    "the ruleset allows (MT98.R25.4)",
+    J.SERVICES_ENDED: "junket leader `target`'s services end the day the run starts, and its "
+    "junkets keep coming (MT98.R25.5)",
+    J.RESIDENT_MEMBER: "junket `target`'s last member resides in Malta (MT98.R25.1)",
+    J.LATE_NOTICE: "junket `target` is notified one hour less than the ruleset's hours before "
+    "it arrives (MT98.R25.6)",
+    J.MISSING_PARTICULAR: "junket `target`'s notice leaves out its last member's "
+    "identification number (MT98.R25.6)",
+    J.SCHEDULE_NOT_SENT: "the licensee's own junket `target` is notified without its junket "
+    "agreement or schedule (MT98.R25.7)",
+    J.SHORT_DEPOSIT: "junket `target`'s first member lodges `amount` cents (default: the "
+    "most whole cents below the ruleset's minimum, converted exactly) (MT98.R25.8)",
+    J.CASH_CHIPS: "junket `target`'s first member plays a session with cash chips (MT98.R25.9a)",
+    J.CASH_TOKENS: "junket `target`'s first member pays for machine tokens in cash, not junket "
+    "chips (MT98.R25.9a)",
+    J.CHIPS_TO_OUTSIDER: "junket `target`'s first member hands junket chips to a local friend, "
+    "who bets them at the junket table (MT98.R25.9b)",
+}
+
+
+def _arm(misconduct: JunketMisconduct) -> None:
+    def apply(casino: Casino, inj: InjectViolation) -> None:
+        assert casino.junkets is not None and inj.target is not None  # checked before t = 0
+        casino.junkets.arm(inj.target, misconduct, inj.amount)
+
+    injection(misconduct.value, DOCS[misconduct], needs=("target",), static=True)(apply)
+
+
+for _m in JunketMisconduct:
+    _arm(_m)
+
+__all__ = ["DOCS"]
