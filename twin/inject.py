@@ -38,14 +38,15 @@ class InjectViolation(Command):
 
     kind: str
     machine: str | None = None
+    target: str | None = None  # an entity off the slot floor (a table, a card room area...)
     game: Path | None = None
     meter: str | None = None
     amount: int = 0
 
     @classmethod
     def from_scenario(cls, inj: Inject) -> InjectViolation:
-        return cls(kind=inj.kind, machine=inj.machine, game=inj.game, meter=inj.meter,
-                   amount=inj.amount)  # fmt: skip
+        return cls(kind=inj.kind, machine=inj.machine, target=inj.target, game=inj.game,
+                   meter=inj.meter, amount=inj.amount)  # fmt: skip
 
     def check(self, casino: Casino) -> str | None:
         spec = INJECTIONS.get(self.kind)
@@ -570,6 +571,7 @@ __all__ = [
 # entrance
 
 # tables
+from twin import inject_tables  # noqa: E402, F401
 
 # cage
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from twin.commands import CommandAccepted, CommandRejected
 from twin.compliance.findings import Finding
+from twin.floor.tables import events as table_events
 from twin.hardware import records as hardware_records
 from twin.inject import InjectionIdle
 from twin.machines import events as machine_events
@@ -27,6 +28,7 @@ MODULES = (
     hardware_records,
     # issue 10: entrance
     # issue 10: tables
+    table_events,
     # issue 10: cage
     # issue 10: junkets
 )

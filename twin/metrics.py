@@ -131,7 +131,9 @@ def _sections() -> list[KpiSection]:
     # entrance
 
     # tables
+    from twin.floor.tables.kpis import TablesKpis
 
+    out.append(TablesKpis())
     # cage
 
     # junkets

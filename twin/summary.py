@@ -50,6 +50,8 @@ def render_summary(s: dict[str, Any]) -> str:
         ),
         f"  records {s['records']:,}; ledger head {s['ledger_sha256']}",
     ]
+    for section in k.get("sections", {}).values():  # issue 10: each part's own lines
+        lines.extend(section.get("lines", ()))
     c = s.get("compliance")
     if c is not None:
         flagged = {k: v for k, v in c["by_control"].items() if v}
