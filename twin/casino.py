@@ -478,7 +478,7 @@ class Casino:
         """The table pit or the card room instead of the slot floor: True when played there."""
         if self.pit is None:
             return False
-        return (yield from self.pit.play(visitor))
+        return (yield from self.pit.play(visitor.id, visitor.visit_number))
 
     def after_play(self, visitor: Visitor) -> Generator[simpy.events.Event, Any, None]:
         """The cage after play (chips redeemed)."""

@@ -51,7 +51,6 @@ from twin.floor.tables.events import (
     UnapprovedItemReported,
 )
 from twin.floor.tables.games import BetLaw, TableGame, load_table_game
-from twin.patrons.venue import Visitor
 from twin.scenario import CardRoomArea, TableConfig, TablesConfig
 from twin.staff.dispatch import Dispatcher
 from twin.world import World, quantize
@@ -362,15 +361,17 @@ class Pit:
         elif t.tray > 2 * par:
             self._fill(t, t.tray - par, credit=True)
 
-    def play(self, visitor: Visitor) -> Generator[simpy.events.Event, Any, bool]:
-        """The hall's ``play_elsewhere``: a share of visitors play at a table or in the card
-        room; True when the visitor played here (or was refused play, being barred)."""
+    def play(self, patron: str, visit: int) -> Generator[simpy.events.Event, Any, bool]:
+        """The hall's ``play_elsewhere`` for visit number ``visit`` of ``patron``: a share of
+        visitors play at a table or in the card room, the choice drawn on the visit's own new
+        stream ``(patron, "table:<visit>")``; True when the visitor played here (or was
+        refused play, being barred)."""
         cfg = self.config
-        rng = self.world.streams.fresh(visitor.id, f"table:{visitor.visit_number}")
+        rng = self.world.streams.fresh(patron, f"table:{visit}")
         if not rng.random() < cfg.share:
             return False
-        if visitor.id in self.banned:
-            self.world.bus.emit(PlayRefused, patron=visitor.id, reason="barred (reg 23(6))")
+        if patron in self.banned:
+            self.world.bus.emit(PlayRefused, patron=patron, reason="barred (reg 23(6))")
             return True
         room_u, pick_u = rng.random(), rng.random()
         stake_want = cfg.stake_cents.sample(rng)
@@ -379,13 +380,13 @@ class Pit:
         cheat = bool(rng.random() < cfg.device_share)
         counterfeit = bool(rng.random() < cfg.counterfeit_share)
         if room_u < cfg.card_room_share:
-            return (yield from self.sit_in_card_room(visitor.id, minutes, pick_u))
+            return (yield from self.sit_in_card_room(patron, minutes, pick_u))
         t = self._pick_table(stake_want, pick_u)
         if t is None:
             return False
         return (
             yield from self.sit_at_table(
-                t, visitor.id, stake_want, buy_in_stakes, minutes, cheat, counterfeit
+                t, patron, stake_want, buy_in_stakes, minutes, cheat, counterfeit
             )
         )
 
