@@ -28,7 +28,8 @@ ANY = object()  # "found" not compared
 
 def _games_of(text: str) -> list[str]:
     data = tomllib.loads(text)
-    return sorted({b["game"] for b in data["floor"]["banks"]})
+    tables = data.get("tables", {}).get("tables", [])  # issue 10: table game files
+    return sorted({b["game"] for b in data["floor"]["banks"]} | {t["game"] for t in tables})
 
 
 def _copy_with_games(tmp_path: Path, name: str, text: str) -> Path:

@@ -58,6 +58,7 @@ from twin.world import World, quantize
 
 if TYPE_CHECKING:
     from twin.floor.cage import Cage
+    from twin.floor.tables.pit import Pit
     from twin.hardware.machine import HardwareFloor
 
 
@@ -237,6 +238,16 @@ class Casino:
         validate_entrance(self, source)
 
         # table pit and card room (regs 21, 23, 26): self.pit
+        self.pit: Pit | None = None
+        if scenario.tables is not None:
+            from twin.floor.tables.pit import Pit
+
+            self.pit = Pit(self.world, scenario.tables, self.staff, source=source,
+                           duration=scenario.duration_seconds)  # fmt: skip
+            self.departments.append(self.pit)
+        from twin import inject_tables
+
+        inject_tables.validate(self, source)
 
         # cage, cash desks, drop and count (regs 23(4), 37-43): self.cage
         self.cage: Cage | None = None
@@ -509,8 +520,9 @@ class Casino:
 
     def play_elsewhere(self, visitor: Visitor) -> Generator[simpy.events.Event, Any, bool]:
         """The table pit or the card room instead of the slot floor: True when played there."""
-        return False
-        yield
+        if self.pit is None:
+            return False
+        return (yield from self.pit.play(visitor.id, visitor.visit_number))
 
     def after_play(self, visitor: Visitor) -> Generator[simpy.events.Event, Any, None]:
         """The cage after play (chips redeemed)."""

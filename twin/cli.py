@@ -262,6 +262,8 @@ def run_warnings(summary: dict[str, Any]) -> list[str]:
             f"ruleset {c['ruleset']}: none of its {c['controls_catalogued']} catalogued controls "
             "is implemented yet, so this run checked nothing (see `twin controls`)"
         )
+    for section in summary.get("kpis", {}).get("sections", {}).values():  # issue 10
+        out.extend(section.get("warnings", ()))
     for i in summary.get("injections", []):
         if i["status"] != "applied":
             out.append(

@@ -41,7 +41,7 @@ class InjectViolation(Command):
     game: Path | None = None
     meter: str | None = None
     amount: int = 0
-    target: str | None = None  # the entity off the slot floor it acts on (issue 10)
+    target: str | None = None  # an entity off the slot floor (a table, a card room area...)
 
     @classmethod
     def from_scenario(cls, inj: Inject) -> InjectViolation:
@@ -572,4 +572,5 @@ from twin import (  # noqa: E402
     inject_cage,  # noqa: F401
     inject_entrance,  # noqa: F401
     inject_junkets,  # noqa: F401
+    inject_tables,  # noqa: F401
 )

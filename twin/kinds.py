@@ -10,6 +10,7 @@ from __future__ import annotations
 from twin.commands import CommandAccepted, CommandRejected
 from twin.compliance.findings import Finding
 from twin.floor import cage_events, entrance_events
+from twin.floor.tables import events as table_events
 from twin.hardware import records as hardware_records
 from twin.inject import InjectionIdle
 from twin.machines import events as machine_events
@@ -30,6 +31,7 @@ MODULES = (
     # issue 10: entrance
     entrance_events,
     # issue 10: tables
+    table_events,
     # issue 10: cage
     cage_events,
     # issue 10: junkets

@@ -134,7 +134,9 @@ def _sections() -> list[KpiSection]:
     out.append(EntranceKpis())
 
     # tables
+    from twin.floor.tables.kpis import TablesKpis
 
+    out.append(TablesKpis())
     # cage
     from twin.floor.cage_events import CageKpis
 

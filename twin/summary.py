@@ -90,7 +90,9 @@ def section_lines(sections: dict[str, Any], eur: Any) -> list[str]:
     """A line or two for each department around the slot floor (issue 10, 11)."""
     out: list[str] = []
     for name, d in sections.items():
-        if name == "entrance":
+        if "lines" in d:  # a section that says itself what to print (the pit)
+            out.extend(d["lines"])
+        elif name == "entrance":
             refused = d["refusals"]
             peers = ", ".join(f"{p} {n:,}" for p, n in sorted(d["peer_entries"].items()))
             out.append(

@@ -10,6 +10,7 @@ from twin.compliance.checks import (
     payouts,
     programs,
     randomness,
+    tables,
 )
 
 __all__ = [
@@ -22,4 +23,5 @@ __all__ = [
     "payouts",
     "programs",
     "randomness",
+    "tables",
 ]

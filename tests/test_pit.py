@@ -1,0 +1,418 @@
+"""The table pit and the card room (issue 10): the pit runs clean, each injected violation
+gives exactly its control's finding, the checkers' parts one by one, and the slot floor is
+untouched by a pit nobody visits."""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from datetime import datetime, time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import simpy
+
+from twin.casino import Casino
+from twin.clock import Clock, OpeningHours
+from twin.compliance.engine import ComplianceEngine, FloorFacts
+from twin.compliance.findings import Finding
+from twin.compliance.ruleset import load_ruleset
+from twin.errors import InputError
+from twin.floor.tables.events import (
+    BoardMinimumStake,
+    CardRoomApproved,
+    CardRoomOpened,
+    CardRoomSession,
+    DeviceDetected,
+    DeviceSanction,
+    EntranceNotice,
+    GamingItemsApproved,
+    NoticeRequirements,
+    StakesAuthorised,
+    TableCount,
+    TableOpened,
+    TableStakes,
+    TableStretch,
+    UnapprovedItemDetected,
+    UnapprovedItemReported,
+)
+from twin.floor.tables.kpis import hold_band
+from twin.machines.events import GamesPlayed
+from twin.metrics import Metrics
+from twin.records import MemorySink, Record, RecordBus
+from twin.scenario import parse_scenario
+from twin.staff.events import ShiftStarted
+
+ROOT = Path(__file__).resolve().parent.parent
+FLOOR = ROOT / "tests" / "data" / "controls.toml"
+ROULETTE = ROOT / "scenarios" / "tables" / "roulette-single-zero.toml"
+
+ROLES = [
+    {"id": "attendant", "prefix": "ATT", "title": "Slot attendant"},
+    {"id": "technician", "prefix": "TEC", "title": "Slot technician"},
+    {"id": "inspector", "prefix": "INS", "title": "Board inspector", "employer": "board"},
+    {"id": "dealer", "prefix": "DLR", "title": "Croupier"},
+]
+
+TABLES: dict[str, Any] = {
+    "share": 0.3,
+    "card_room_share": 0.2,
+    "stake_cents": {"dist": "choice", "values": [200, 500, 1000, 5000], "weights": [4, 3, 2, 1]},
+    "stretch_minutes": {"dist": "lognormal", "median": 40, "sigma": 0.5},
+    "buy_in_stakes": {"dist": "choice", "values": [10, 20]},
+    "drop_collection": "05:00",
+    "board_minimum_cents": {"roulette-single-zero": 200},
+    "authorised_maximum_cents": {"roulette-single-zero": 50000},
+    "chip_series": ["MGB-A"],
+    "chips_in_play": "MGB-A",
+    "notice_conditions": ["No admission under 18"],
+    "entrance_fee_cents": 0,
+    "device_share": 0.02,
+    "counterfeit_share": 0.02,
+    "equipment": [{"asset": "W-1", "type": "wheel"}, {"asset": "W-2", "type": "wheel"}],
+    "tables": [
+        {
+            "id": "T-1",
+            "game": str(ROULETTE),
+            "min_stake_cents": 200,
+            "max_stake_cents": 10000,
+            "open": "10:00",
+            "close": "04:00",
+            "equipment": "W-1",
+        },
+        {
+            "id": "T-2",
+            "game": str(ROULETTE),
+            "min_stake_cents": 500,
+            "max_stake_cents": 20000,
+            "open": "18:00",
+            "close": "04:00",
+            "equipment": "W-2",
+        },
+    ],
+    "card_room": [
+        {"id": "CR", "seats": 8, "open": "12:00", "close": "04:00", "hourly_charge_cents": 500}
+    ],
+}
+
+
+def floor_data(section: dict[str, Any] | None = TABLES, **changes: Any) -> dict[str, Any]:
+    data = tomllib.loads(FLOOR.read_text())
+    data["staff"]["roles"] = ROLES
+    for s in data["staff"]["shifts"]:
+        s["crew"]["dealer"] = 3
+    if section is not None:
+        data["tables"] = copy.deepcopy(section) | changes
+    return data
+
+
+def run(data: dict[str, Any]) -> tuple[Casino, MemorySink]:
+    sc = parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent)
+    sink = MemorySink()
+    casino = Casino(sc, sinks=[sink])
+    casino.run()
+    return casino, sink
+
+
+@pytest.fixture(scope="module")
+def clean() -> tuple[Casino, MemorySink]:
+    return run(floor_data())
+
+
+def test_the_pit_runs_clean(clean: tuple[Casino, MemorySink]) -> None:
+    casino, sink = clean
+    assert casino.compliance is not None
+    assert casino.compliance.findings == []
+    stretches = sink.of(TableStretch)
+    assert len(stretches) > 50
+    # the positive paths ran: detections reported, devices sanctioned, card room charged
+    assert sink.of(UnapprovedItemReported) and sink.of(DeviceSanction)
+    assert sink.of(CardRoomSession)
+    # the count reconciles with the play: each table's win is what its players lost
+    for table in ("T-1", "T-2"):
+        counted = sum(c.win_cents for c in sink.of(TableCount) if c.table == table)
+        lost = -sum(s.net_cents for s in stretches if s.table == table)
+        assert counted == lost
+        assert all(c.variance_cents == 0 for c in sink.of(TableCount))
+    # the stake in force is respected: between the table's limits
+    for s in stretches:
+        lo, hi = (200, 10000) if s.table == "T-1" else (500, 20000)
+        assert lo <= s.stake_cents <= hi
+
+
+def test_kpis_from_records(clean: tuple[Casino, MemorySink]) -> None:
+    _, sink = clean
+    k = Metrics.from_records(sink.records).kpis().sections["tables"]
+    g = k["games"]["roulette-single-zero"]
+    stretches = sink.of(TableStretch)
+    assert g["rounds"] == sum(s.rounds for s in stretches)
+    assert g["handle_cents"] == sum(s.handle_cents for s in stretches)
+    assert g["drop_cents"] == sum(c.drop_cents for c in sink.of(TableCount))
+    assert g["theoretical_percent"] == pytest.approx(100 / 37, abs=0.01)
+    lo, hi = hold_band(g["theoretical_win_cents"], sum(s.var_cents2 for s in stretches), 0.99)
+    assert g["band_cents"] == [round(lo), round(hi)]
+    assert g["inside_band"] == (lo <= g["win_cents"] <= hi)
+    assert k["card_room"]["CR"]["charged_cents"] == 500 * k["card_room"]["CR"]["hours"]
+
+
+CASES: dict[str, dict[str, Any]] = {
+    "R21.1": {"kind": "wager_below_minimum", "target": "T-1", "at_hours": 2.0},
+    "R21.3": {"kind": "unauthorised_stake_change", "target": "T-1", "at_hours": 2.0},
+    "R22": {"kind": "notice_not_updated", "target": "T-1", "at_hours": 9.0, "amount": 30000},
+    "R23.1": {"kind": "unapproved_equipment", "target": "T-2", "at_hours": 9.0},
+    "R23.3.p": {"kind": "unreported_counterfeit_chips", "target": "T-1", "at_hours": 2.0},
+    "R23.5": {"kind": "undetected_device", "target": "T-1", "at_hours": 2.0},
+    "R23.6": {"kind": "device_without_sanction", "target": "T-1", "at_hours": 2.0},
+    "R26": {"kind": "card_room_overcharge", "target": "CR", "at_hours": 3.0},
+}
+
+
+#: the controls whose injected violation this module proves (tests/test_controls.py)
+INJECTED_CONTROLS = frozenset(f"MT98.{case}" for case in CASES)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_injected_violation_is_found(case: str) -> None:
+    data = floor_data()
+    data["inject"] = [CASES[case]]
+    casino, sink = run(data)
+    assert casino.compliance is not None
+    found = casino.compliance.findings
+    assert found, case
+    assert {f.control for f in found} == {f"MT98.{case}"}, [(f.control, f.message) for f in found]
+    seqs = {r.seq for r in sink.records}
+    for f in found:
+        assert isinstance(f, Finding) and f.evidence and set(f.evidence) <= seqs
+
+
+def test_a_drop_skim_is_a_recorded_variance_not_a_finding() -> None:
+    data = floor_data()
+    data["inject"] = [{"kind": "table_drop_skim", "target": "T-1", "at_hours": 6.0, "amount": 700}]
+    casino, sink = run(data)
+    assert casino.compliance is not None and casino.compliance.findings == []
+    skimmed = [c for c in sink.of(TableCount) if c.variance_cents]
+    assert [c.variance_cents for c in skimmed] == [-700]
+    k = Metrics.from_records(sink.records).kpis().sections["tables"]
+    assert k["count_variances_investigated"] == 1
+
+
+def test_a_floor_nobody_leaves_for_the_pit_keeps_its_slot_timeline() -> None:
+    """[tables] with share 0: every slot record is the same (time, machine, games...) as on
+    the floor with no [tables] section: the visit's choice is drawn on a new stream."""
+
+    def slots(sink: MemorySink) -> list[tuple[float, dict[str, Any]]]:
+        return [(r.t, r.payload()) for r in sink.of(GamesPlayed)]
+
+    bare = floor_data(None)
+    bare["scenario"]["duration_hours"] = 6.0
+    _, without = run(bare)
+    data = floor_data(share=0.0)
+    data["scenario"]["duration_hours"] = 6.0
+    _, with_pit = run(data)
+    assert slots(without) and slots(without) == slots(with_pit)
+    assert not with_pit.of(TableStretch)
+
+
+# -- scenario errors -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("change", "key"),
+    [
+        ({"tables": [{**TABLES["tables"][0], "equipment": "W-9"}]}, "tables.tables[0].equipment"),
+        ({"board_minimum_cents": {}}, "tables.board_minimum_cents"),
+        (
+            {"stake_changes": [{"at_hours": 99.0, "table": "T-1", "min_stake_cents": 300}]},
+            "tables.stake_changes[0].at_hours",
+        ),
+        (
+            {"stake_changes": [{"at_hours": 1.0, "table": "T-9", "min_stake_cents": 300}]},
+            "tables.stake_changes[0].table",
+        ),
+        (
+            {"tables": [{**TABLES["tables"][0], "max_stake_cents": 100}]},
+            "tables.tables[0].max_stake_cents",
+        ),
+    ],
+)
+def test_scenario_mistakes_are_one_input_error(change: dict[str, Any], key: str) -> None:
+    with pytest.raises(InputError) as err:
+        sc = parse_scenario(floor_data(**change), source=str(FLOOR), base_dir=FLOOR.parent)
+        Casino(sc)
+    assert err.value.key == key
+
+
+def test_a_pit_needs_dealers_and_known_targets() -> None:
+    data = floor_data()
+    for s in data["staff"]["shifts"]:
+        s["crew"]["dealer"] = 0
+    with pytest.raises(InputError, match="dealer"):
+        Casino(parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent))
+    data = floor_data()
+    data["inject"] = [{"kind": "undetected_device", "target": "T-9"}]
+    with pytest.raises(InputError) as err:
+        Casino(parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent))
+    assert err.value.key == "inject[0].target"
+
+
+# -- the checkers part by part, on records alone ------------------------------------------------
+
+
+Emit = tuple[float, type[Record], dict[str, Any]]
+
+
+def judge(controls: list[str], emits: list[Emit]) -> list[Finding]:
+    env = simpy.Environment()
+    bus = RecordBus(lambda: env.now)
+    clock = Clock(datetime(2026, 3, 2, 10, 0), "Europe/Malta",
+                  opening_hours=OpeningHours(time(10, 0), time(4, 0)))  # fmt: skip
+    eng = ComplianceEngine(bus, load_ruleset("malta-1998"), clock, env, FloorFacts(),
+                           controls=controls)  # fmt: skip
+    bus.attach(eng)
+    bus.emit(ShiftStarted, role="inspector", shift="day", member="INS-1", name="I",
+             employer="board")  # fmt: skip
+    bus.emit(ShiftStarted, role="dealer", shift="day", member="DLR-1", name="D",
+             employer="licensee")  # fmt: skip
+    for t, cls, fields in emits:
+        if t > env.now:
+            env.run(until=t)
+        bus.emit(cls, **fields)
+    env.run(until=env.now + 48 * 3600.0)
+    eng.finish()
+    return eng.findings
+
+
+def stretch(stake: int, **kw: Any) -> dict[str, Any]:
+    return {"table": "T-1", "game": "g", "patron": "P", "dealer": "DLR-1", "bet": "red",
+            "stake_cents": stake, "rounds": 10, "buy_in_cents": 10 * stake,
+            "handle_cents": 10 * stake, "net_cents": 0, "theo_cents": 0, "var_cents2": 0,
+            "chip_series": "A", "device": ""} | kw  # fmt: skip
+
+
+def test_minimum_in_force() -> None:
+    board = (0.0, BoardMinimumStake, {"game": "g", "min_stake_cents": 200})
+    varied = (0.0, StakesAuthorised, {"game": "g", "table": "T-1", "min_stake_cents": 100,
+                                      "max_stake_cents": 1000, "inspector": "INS-1"})  # fmt: skip
+    assert len(judge(["MT98.R21.1"], [board, (1.0, TableStretch, stretch(150))])) == 1
+    assert judge(["MT98.R21.1"], [board, (1.0, TableStretch, stretch(200))]) == []
+    # a minimum the Board authorised for the table (21(3)) is the one in force there
+    assert judge(["MT98.R21.1"], [board, varied, (1.0, TableStretch, stretch(150))]) == []
+    assert len(judge(["MT98.R21.1"], [board, varied, (1.0, TableStretch, stretch(50))])) == 1
+    # the Board's later notice (21(2)) replaces its first
+    later = (0.5, BoardMinimumStake, {"game": "g", "min_stake_cents": 100})
+    assert judge(["MT98.R21.1"], [board, later, (1.0, TableStretch, stretch(150))]) == []
+
+
+def test_minimum_varied_without_authorisation() -> None:
+    base = [
+        (0.0, BoardMinimumStake, {"game": "g", "min_stake_cents": 200}),
+        (0.0, StakesAuthorised, {"game": "g", "table": "", "min_stake_cents": 0,
+                                 "max_stake_cents": 1000, "inspector": "INS-1"}),
+    ]  # fmt: skip
+    ok = {"table": "T-1", "game": "g", "min_stake_cents": 200, "max_stake_cents": 1000,
+          "reason": "licence"}  # fmt: skip
+    assert judge(["MT98.R21.3"], [*base, (0.0, TableStakes, ok)]) == []
+    low = ok | {"min_stake_cents": 100}
+    found = judge(["MT98.R21.3"], [*base, (0.0, TableStakes, low)])
+    assert len(found) == 1 and "below the Board's minimum" in found[0].message
+    # the same change, authorised for the table first, is lawful
+    auth = (1.0, StakesAuthorised, {"game": "g", "table": "T-1", "min_stake_cents": 100,
+                                    "max_stake_cents": 1000, "inspector": "INS-1"})  # fmt: skip
+    change = (1.0, TableStakes, low | {"reason": "change"})
+    assert judge(["MT98.R21.3"], [*base, (0.0, TableStakes, ok), auth, change]) == []
+    found = judge(["MT98.R21.3"], [*base, (0.0, TableStakes, ok), change])
+    assert any("without the Board's authorisation" in f.message for f in found)
+
+
+NOTICE = {
+    "games": ("g",),
+    "min_stakes_cents": (200,),
+    "max_stakes_cents": (1000,),
+    "conditions": ("No admission under 18",),
+    "entrance_fee_cents": 0,
+    "displayed": True,
+}
+STAKES = {"table": "T-1", "game": "g", "min_stake_cents": 200, "max_stake_cents": 1000,
+          "reason": "licence"}  # fmt: skip
+OPENED = {"table": "T-1", "game": "g", "dealer": "DLR-1", "inspector": "INS-1",
+          "equipment": "W-1", "chip_series": "A", "inventory_cents": 0}  # fmt: skip
+REQ = (0.0, NoticeRequirements, {"conditions": ("No admission under 18",),
+                                 "entrance_fee_cents": 0})  # fmt: skip
+
+
+def test_notice_taken_down() -> None:
+    ok = [REQ, (0.0, TableStakes, STAKES), (0.0, EntranceNotice, NOTICE),
+          (0.0, TableOpened, OPENED)]  # fmt: skip
+    assert judge(["MT98.R22"], ok) == []
+    # a table opens before any notice is up
+    found = judge(["MT98.R22"], [REQ, (0.0, TableStakes, STAKES), (0.0, TableOpened, OPENED)])
+    assert len(found) == 1 and "no entrance notice" in found[0].message
+    # taken down at 12:00 (open) is a finding; at 05:00 (closed) it is not
+    down = NOTICE | {"displayed": False}
+    assert len(judge(["MT98.R22"], [*ok, (2 * 3600.0, EntranceNotice, down)])) == 1
+    assert judge(["MT98.R22"], [*ok, (19 * 3600.0, EntranceNotice, down)]) == []
+
+
+def test_notice_conditions() -> None:
+    base = [REQ, (0.0, TableStakes, STAKES)]
+    found = judge(["MT98.R22"], [*base, (0.0, EntranceNotice, NOTICE | {"conditions": ()})])
+    assert len(found) == 1 and "licence conditions" in found[0].message
+    found = judge(
+        ["MT98.R22"], [*base, (0.0, EntranceNotice, NOTICE | {"entrance_fee_cents": 500})]
+    )
+    assert len(found) == 1 and "entrance fee" in found[0].message
+    found = judge(
+        ["MT98.R22"], [*base, (0.0, EntranceNotice, NOTICE | {"max_stakes_cents": (900,)})]
+    )
+    assert len(found) == 1 and "stakes in force" in found[0].message
+
+
+def test_unapproved_chips_in_play() -> None:
+    approved = (0.0, GamingItemsApproved, {"equipment": ("W-1",), "chip_series": ("A",)})
+    assert judge(["MT98.R23.1"], [approved, (1.0, TableStretch, stretch(500))]) == []
+    found = judge(["MT98.R23.1"], [approved, (1.0, TableStretch, stretch(500, chip_series="B")),
+                                   (2.0, TableStretch, stretch(500, chip_series="B"))])  # fmt: skip
+    assert len(found) == 1 and "chips B" in found[0].message
+
+
+def test_report_to_someone_not_an_inspector() -> None:
+    seen = (0.0, UnapprovedItemDetected, {"table": "T-1", "patron": "P", "dealer": "DLR-1",
+                                          "item": "chips:X"})  # fmt: skip
+
+    def report(t: float, to: str) -> tuple[float, type[Record], dict[str, Any]]:
+        return (t, UnapprovedItemReported, {"table": "T-1", "patron": "P", "dealer": "DLR-1",
+                                            "inspector": to, "item": "chips:X",
+                                            "detected_seq": 2})  # fmt: skip
+
+    hour = 3600.0
+    assert judge(["MT98.R23.3.p"], [seen, report(59 * 60.0, "INS-1")]) == []
+    assert len(judge(["MT98.R23.3.p"], [seen, report(61 * 60.0, "INS-1")])) == 1  # too late
+    assert len(judge(["MT98.R23.3.p"], [seen, report(0.5 * hour, "DLR-1")])) == 1  # a dealer
+    assert len(judge(["MT98.R23.3.p"], [seen])) == 1
+
+
+def test_unknown_sanction_does_not_count() -> None:
+    seen = (0.0, DeviceDetected, {"table": "T-1", "patron": "P", "device": "d", "by": "cctv"})
+
+    def sanction(t: float, kind: str) -> tuple[float, type[Record], dict[str, Any]]:
+        return (t, DeviceSanction, {"patron": "P", "sanction": kind, "detected_seq": 2})
+
+    assert judge(["MT98.R23.6"], [seen, sanction(600.0, "police_complaint")]) == []
+    assert len(judge(["MT98.R23.6"], [seen, sanction(600.0, "warning")])) == 1
+    assert len(judge(["MT98.R23.6"], [seen, sanction(3700.0, "eviction")])) == 1  # after 1 h
+
+
+def test_card_room_rules() -> None:
+    ok = (0.0, CardRoomApproved, {"area": "CR", "hourly_charge_cents": 500})
+    opened = {"area": "CR", "displayed": True, "displayed_rate_cents": 500}
+    session = {"area": "CR", "patron": "P", "seconds": 5400.0, "hours_billed": 2,
+               "rate_cents": 500, "charged_cents": 1000}  # fmt: skip
+    assert judge(["MT98.R26"], [ok, (0.0, CardRoomOpened, opened),
+                                (1.0, CardRoomSession, session)]) == []  # fmt: skip
+    assert len(judge(["MT98.R26"], [(0.0, CardRoomOpened, opened)])) == 1  # not approved
+    assert len(judge(["MT98.R26"], [ok, (0.0, CardRoomOpened, opened | {"displayed": False})])) == 1
+    found = judge(["MT98.R26"], [ok, (0.0, CardRoomOpened, opened | {"displayed_rate_cents": 400})])
+    assert len(found) == 1 and "displays" in found[0].message
+    bad = session | {"hours_billed": 3, "charged_cents": 1500}  # 1.5 h billed as 3
+    assert len(judge(["MT98.R26"], [ok, (1.0, CardRoomSession, bad)])) == 1

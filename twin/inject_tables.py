@@ -1,0 +1,151 @@
+"""Injected violations of the table pit and the card room (regs 21, 22, 23, 26).
+
+Each kind names its table (or card room area) in the ``[[inject]]``'s ``target``; the
+targets are checked before t = 0 (:func:`validate`). A kind that spoils "the next player"
+arms the table: its next player (after ``at_hours``) is the one.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from twin.errors import InputError
+from twin.floor.tables import pit as P
+from twin.floor.tables.events import TableEquipmentChanged
+from twin.inject import InjectViolation, injection
+
+if TYPE_CHECKING:
+    from twin.casino import Casino
+    from twin.floor.tables.pit import Pit, Table
+
+#: kinds whose target is a table, and those whose target is a card room area
+ON_TABLE = (
+    P.WAGER_BELOW_MINIMUM,
+    "unauthorised_stake_change",
+    P.NOTICE_NOT_UPDATED,
+    "unapproved_equipment",
+    P.UNREPORTED_COUNTERFEIT,
+    P.UNDETECTED_DEVICE,
+    P.DEVICE_WITHOUT_SANCTION,
+    "table_drop_skim",
+)
+ON_AREA = ("card_room_overcharge",)
+
+
+def validate(casino: Casino, source: str) -> None:
+    """Every table injection names a table (an area) of the scenario's ``[tables]``."""
+    pit = casino.pit
+    for i, inj in enumerate(casino.scenario.inject):
+        if inj.kind not in ON_TABLE + ON_AREA:
+            continue
+        if pit is None:
+            raise InputError(source, f"inject[{i}].kind", "a kind for this scenario (it has no "
+                             "[tables] section)", inj.kind)  # fmt: skip
+        known = sorted(pit.tables if inj.kind in ON_TABLE else pit.rooms)
+        what = "table" if inj.kind in ON_TABLE else "card room area"
+        if inj.target not in known:
+            raise InputError(source, f"inject[{i}].target",
+                             f"the id of a {what} ({', '.join(known) or 'none'})",
+                             inj.target)  # fmt: skip
+        if inj.kind == P.NOTICE_NOT_UPDATED and inj.amount <= 0:
+            raise InputError(source, f"inject[{i}].amount",
+                             "the new maximum stake in cents (> 0)", inj.amount)  # fmt: skip
+
+
+def _pit(casino: Casino) -> Pit:
+    assert casino.pit is not None
+    return casino.pit
+
+
+def _table(casino: Casino, inj: InjectViolation) -> Table:
+    assert inj.target is not None
+    return _pit(casino).table(inj.target)
+
+
+def _arm(kind: str, doc: str) -> None:
+    def apply(casino: Casino, inj: InjectViolation) -> None:
+        _table(casino, inj).armed[kind] = inj.amount
+
+    injection(kind, doc, needs=("target",))(apply)
+
+
+_arm(
+    P.WAGER_BELOW_MINIMUM,
+    "the table's next player wagers `amount` cents (0: half the Board's minimum) and the "
+    "dealer accepts it (reg 21(1))",
+)
+_arm(
+    P.UNREPORTED_COUNTERFEIT,
+    "the table's next player presents chips the Board never approved; the dealer refuses "
+    "them but nobody reports it to a Board inspector (reg 23(3) proviso)",
+)
+_arm(
+    P.UNDETECTED_DEVICE,
+    "the table's next player carries a card-counting computer that surveillance misses: "
+    "the player's wagers are settled (reg 23(5))",
+)
+_arm(
+    P.DEVICE_WITHOUT_SANCTION,
+    "the table's next player carries a device; surveillance detects it, but the licensee "
+    "applies no sanction (reg 23(6))",
+)
+
+
+@injection(
+    "unauthorised_stake_change",
+    "the table's maximum stake is raised to `amount` cents (0: twice the game's authorised "
+    "maximum) without the Board's authorisation (reg 21(3))",
+    needs=("target",),
+)
+def _unauthorised_stake_change(casino: Casino, inj: InjectViolation) -> None:
+    pit = _pit(casino)
+    t = _table(casino, inj)
+    new = inj.amount if inj.amount > 0 else 2 * pit.config.authorised_maximum_cents[t.game.id]
+    pit.change_stakes(t, None, new, authorised=False)
+
+
+@injection(
+    P.NOTICE_NOT_UPDATED,
+    "the table's maximum stake changes to `amount` cents with the Board's authorisation, "
+    "but the entrance notice is not updated (reg 22)",
+    needs=("target", "amount"),
+)
+def _notice_not_updated(casino: Casino, inj: InjectViolation) -> None:
+    _pit(casino).change_stakes(_table(casino, inj), None, inj.amount, authorised=True,
+                               notice=False)  # fmt: skip
+
+
+@injection(
+    "unapproved_equipment",
+    "the table's wheel or shoe is replaced by one the Board never approved (reg 23(1))",
+    needs=("target",),
+)
+def _unapproved_equipment(casino: Casino, inj: InjectViolation) -> None:
+    t = _table(casino, inj)
+    t.equipment = f"{t.cfg.equipment}-UNAPPROVED"
+    casino.world.bus.emit(TableEquipmentChanged, table=t.id, equipment=t.equipment)
+
+
+@injection(
+    "table_drop_skim",
+    "`amount` cents (0: 5000) are taken from the table's drop box before the count: the "
+    "count differs from the table card (a recorded, investigated variance; no control)",
+    needs=("target",),
+)
+def _table_drop_skim(casino: Casino, inj: InjectViolation) -> None:
+    t = _table(casino, inj)
+    t.drop -= min(t.drop, inj.amount if inj.amount > 0 else 5000)
+
+
+@injection(
+    "card_room_overcharge",
+    "the card room area charges `amount` cents an hour (0: 100) above its approved rate (reg 26)",
+    needs=("target",),
+)
+def _card_room_overcharge(casino: Casino, inj: InjectViolation) -> None:
+    assert inj.target is not None
+    room = _pit(casino).rooms[inj.target]
+    room.rate += inj.amount if inj.amount > 0 else 100
+
+
+__all__ = ["ON_AREA", "ON_TABLE", "validate"]
