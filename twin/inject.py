@@ -576,5 +576,6 @@ __all__ = [
 # junkets
 
 # premium (issue 11)
+from twin import inject_premium  # noqa: E402, F401
 
 # -- end issue 10 --

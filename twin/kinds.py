@@ -14,6 +14,7 @@ from twin.inject import InjectionIdle
 from twin.machines import events as machine_events
 from twin.machines import promotions, verification
 from twin.patrons import events as patron_events
+from twin.patrons import premium_events
 from twin.records import Record, kinds
 from twin.staff import events as staff_events
 
@@ -30,6 +31,7 @@ MODULES = (
     # issue 10: cage
     # issue 10: junkets
     # issue 11: premium
+    premium_events,
 )
 
 #: Every record kind by name.

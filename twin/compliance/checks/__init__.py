@@ -1,5 +1,13 @@
 """Every implemented control's checker; importing this package registers them all."""
 
-from twin.compliance.checks import identity, meters, outcomes, payouts, programs, randomness
+from twin.compliance.checks import (
+    identity,
+    meters,
+    outcomes,
+    payouts,
+    premium,
+    programs,
+    randomness,
+)
 
-__all__ = ["identity", "meters", "outcomes", "payouts", "programs", "randomness"]
+__all__ = ["identity", "meters", "outcomes", "payouts", "premium", "programs", "randomness"]
