@@ -137,7 +137,9 @@ def _sections() -> list[KpiSection]:
     # junkets
 
     # premium (issue 11)
+    from twin.patrons.premium_events import PremiumKpis
 
+    out.append(PremiumKpis())
     return out
 
 

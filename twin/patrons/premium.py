@@ -157,9 +157,9 @@ class PremiumRoom:
             p.open_day = self.first_day + timedelta(days=int(rng.integers(1, 75)))
         else:
             p.open_day = self.first_day - timedelta(days=int(rng.integers(1, span + 1)))
-        p.dormant = rng.random() < 0.15
+        p.dormant = rng.random() < 0.2
         if p.dormant:
-            p.dormant_day = p.open_day + timedelta(days=int(rng.integers(30, 200)))
+            p.dormant_day = p.open_day + timedelta(days=int(rng.integers(30, 120)))
         return p
 
     # -- the department ---------------------------------------------------------------------
@@ -308,7 +308,7 @@ class PremiumRoom:
         if p.dormant_day is not None and day >= p.dormant_day:
             if day == p.dormant_day and p.balance > 20 * K:
                 self.drawdown(p, day, p.balance - 20 * K, "withdrawal")
-            elif rng.random() < 1 / 400:  # a dormant account comes back to life
+            elif rng.random() < 1 / 1500:  # a dormant account comes back to life
                 p.dormant_day = None
                 self.deposit(p, day, "cash", self._amount(p, 100, 200))
             return
@@ -341,7 +341,7 @@ class PremiumRoom:
         rng = p.rng
         u = rng.random() * 10
         foreign = p.residency == "foreigner"
-        if u < 4.0:  # a top-up
+        if u < 4.5:  # a top-up
             form = _PLAIN[int(rng.integers(0, len(_PLAIN)))]
             if rng.random() < 0.25:
                 self.cheque(p, day, "personal_cheque", self._amount(p, 20, 120))
@@ -349,22 +349,30 @@ class PremiumRoom:
                 self.deposit(p, day, form, self._amount(p, 20, 120))
         elif u < 7.0:  # a withdrawal
             bal = p.balance
-            take = (int(bal * (0.2 + 0.5 * rng.random())) // K) * K
+            take = (int(bal * (0.1 + 0.3 * rng.random())) // K) * K
+            if rng.random() < 0.9:  # most keep the minimum balance on the account
+                take = min(take, max(bal - self.rules.min_balance_cents, 0))
             if take > 0:
                 self.drawdown(p, day, take, "withdrawal")
-        elif u < 8.2 and foreign and ALLOWED_FORMS[p.residency] >= {"credit_ima"}:
-            self.credit(p, day, OPERATOR if rng.random() < 0.5 else "ima", self._amount(p, 30, 100))
-        elif u < 9.0 and p.credit:  # credit repaid from outside the account
+        elif u < 8.2:  # credit (foreigners only, reg 2A(1)(e), 2A(2))
+            if ALLOWED_FORMS[p.residency] >= {"credit_operator", "credit_ima"}:
+                lender = OPERATOR if rng.random() < 0.5 else "ima"
+                self.credit(p, day, lender, self._amount(p, 30, 100))
+        elif u < 9.0:  # credit repaid from outside the account
+            if not p.credit:
+                return
             lender = sorted(p.credit)[0]
             amount = p.credit.pop(lender)
             assert p.account is not None
             self.world.bus.emit(CreditRepaid, player=p.id, account=p.account,
                                 day=day.isoformat(), lender=lender, amount_cents=amount)  # fmt: skip
-        elif u < 9.12 and p.residency != "citizen":  # becomes a PR (or a citizen)
+        elif u < 9.06:  # becomes a PR (or a citizen)
+            if p.residency == "citizen":
+                return
             self.change_residency(p, day, "pr" if foreign else "citizen")
             if rng.random() < 0.5:
                 self.deposit(p, day, "cash", self._amount(p, 100, 200))
-        elif u < 9.25:  # closes the account; may come back with a new one
+        elif u < 9.12:  # closes the account; may come back with a new one
             self.close_account(p, day)
             if rng.random() < 0.5:
                 p.open_day = day + timedelta(days=int(rng.integers(20, 120)))

@@ -13,6 +13,7 @@ the checkers replay each player's account records through ``twin.accounts`` and 
 from __future__ import annotations
 
 from datetime import date
+from typing import Any
 
 from twin.accounts.timeline import AccountEvent
 from twin.records import Record, record
@@ -234,8 +235,105 @@ def account_event(rec: Record, index: int) -> AccountEvent | None:
     return None
 
 
+class PremiumKpis:
+    """KPI section ``premium``: the room and its deposit accounts, from records alone.
+    Flows (deposits, credit, drawdowns, play) count the run's days (t > 0), not the history
+    recorded at t = 0; the accounts and statuses are as at the end."""
+
+    name = "premium"
+    reads: tuple[type[Record], ...] = (
+        DepositAccountOpened, DepositAccountClosed, DepositMade, ChequeReceived, ChequeCleared,
+        CreditExtended, CreditRepaid, Drawdown, PremiumStatusDecided, PremiumPlayed,
+        PremiumPlayerRegistered,
+    )  # fmt: skip
+
+    def __init__(self) -> None:
+        self.players: set[str] = set()
+        self.open: set[str] = set()
+        self.opened = self.closed = 0
+        self.status: dict[str, str] = {}
+        self.deposits: dict[str, int] = {}
+        self.pending: dict[str, tuple[str, int]] = {}
+        self.credit = {"extended_cents": 0, "repaid_cents": 0}
+        self.outstanding = 0
+        self.drawdowns = {"count": 0, "chips_cents": 0, "withdrawal_cents": 0}
+        self.sessions = self.rounds = self.turnover = self.win = 0
+        self.decisions: dict[str, int] = {}
+
+    def _add(self, rec: Record, form: str, cents: int) -> None:
+        if rec.t > 0:
+            self.deposits[form] = self.deposits.get(form, 0) + cents
+
+    def accept(self, rec: Record) -> None:
+        if isinstance(rec, PremiumPlayerRegistered):
+            self.players.add(rec.player)
+        elif isinstance(rec, DepositAccountOpened):
+            self.open.add(rec.account)
+            self.opened += rec.t > 0
+        elif isinstance(rec, DepositAccountClosed):
+            self.open.discard(rec.account)
+            self.closed += rec.t > 0
+        elif isinstance(rec, DepositMade):
+            self._add(rec, rec.form, rec.amount_cents)
+        elif isinstance(rec, ChequeReceived):
+            if rec.cheque_kind == "personal_cheque":
+                self.pending[rec.ref] = (rec.cheque_kind, rec.amount_cents)
+            else:
+                self._add(rec, rec.cheque_kind, rec.amount_cents)
+        elif isinstance(rec, ChequeCleared):
+            if rec.ref in self.pending:
+                kind, cents = self.pending.pop(rec.ref)
+                self._add(rec, kind, cents)
+        elif isinstance(rec, CreditExtended):
+            self.outstanding += rec.amount_cents
+            if rec.t > 0:
+                self.credit["extended_cents"] += rec.amount_cents
+                self._add(rec, "credit_operator" if rec.lender == OPERATOR else "credit_ima",
+                          rec.amount_cents)  # fmt: skip
+        elif isinstance(rec, CreditRepaid):
+            self.outstanding -= rec.amount_cents
+            if rec.t > 0:
+                self.credit["repaid_cents"] += rec.amount_cents
+        elif isinstance(rec, Drawdown):
+            if rec.t > 0:
+                self.drawdowns["count"] += 1
+                self.drawdowns[f"{rec.purpose}_cents"] += rec.amount_cents
+        elif isinstance(rec, PremiumStatusDecided):
+            self.status[rec.player] = "premium" if rec.decision != "ended" else "ended"
+            if rec.t > 0:
+                key = f"{rec.decision} {rec.basis}"
+                self.decisions[key] = self.decisions.get(key, 0) + 1
+        elif isinstance(rec, PremiumPlayed):
+            self.sessions += 1
+            self.rounds += rec.rounds
+            self.turnover += rec.staked_cents
+            self.win -= rec.net_cents
+
+    def report(self, end: float) -> dict[str, Any]:
+        by_status = {"premium": 0, "ended": 0, "never": 0}
+        for p in self.players:
+            by_status[self.status.get(p, "never")] += 1
+        return {
+            "players": len(self.players),
+            "players_by_status": by_status,
+            "accounts": {"open": len(self.open), "opened": self.opened, "closed": self.closed},
+            "deposits_cents_by_form": dict(sorted(self.deposits.items())),
+            "credit": {**self.credit, "outstanding_cents": self.outstanding},
+            "drawdowns": dict(self.drawdowns),
+            "status_decisions": dict(sorted(self.decisions.items())),
+            "room": {
+                "sessions": self.sessions,
+                "rounds": self.rounds,
+                "turnover_cents": self.turnover,
+                "win_cents": self.win,
+                "hold": round(self.win / self.turnover, 6) if self.turnover else 0.0,
+            },
+        }
+
+
 __all__ = [
     "ACCOUNT_KINDS",
+    "PremiumKpis",
     "OPERATOR",
     "account_event",
     "ChequeCleared",

@@ -152,7 +152,7 @@ class PremiumBook:
             if ev is not None:
                 events.append(ev)
         if not events or self.last_day is None or events[0].date > self.last_day:
-            return []
+            return self._plays(pid, p, (), [])
         first = events[0].date
         timeline = Timeline("records", pid, ((first, p.residency),), tuple(events), {})  # type: ignore[arg-type]
         days = replay(timeline, self.rules, until=self.last_day).days
