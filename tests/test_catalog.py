@@ -183,9 +183,8 @@ def _has_param(ruleset: Any, key: str) -> bool:
 
 
 def test_registered_specs_match_the_catalog_tests_and_ruleset(catalog: Catalog) -> None:
-    from twin.compliance.ruleset import load_ruleset
-
     from twin.compliance.engine import RULESET_OF
+    from twin.compliance.ruleset import load_ruleset
 
     problems: list[str] = []
     for cid, spec in sorted(registry().items()):

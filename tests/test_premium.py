@@ -73,7 +73,7 @@ def test_clean_run(clean: tuple[Casino, MemorySink]) -> None:
     ]:
         assert wanted in seen, wanted
     assert any(isinstance(r, PremiumPlayed) for r in sink.records)
-    kpis = Metrics.from_records(sink.records).report(c.end).sections["premium"]
+    kpis = Metrics.from_records(sink.records).kpis(c.end).sections["premium"]
     assert kpis["players"] == 48
     assert kpis["room"]["turnover_cents"] > 0
     assert set(kpis["deposits_cents_by_form"]) >= {"cash", "chips", "personal_cheque"}

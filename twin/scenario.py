@@ -694,10 +694,8 @@ class HardwareBinding(_Model):
 
 # [[junkets]] and [junket_leaders] (reg 25)
 
+
 # [premium] premium players and deposit accounts (Singapore, issue 11)
-Share = Annotated[float, expect("a share from 0 to 1", lambda v: 0 <= v <= 1)]
-
-
 class PremiumConfig(_Model):
     """The premium-player room (``[premium]``, docs/scenario-premium.md): ``players``
     premium players (ids PP0001...) whose deposit accounts opened up to ``history_months``

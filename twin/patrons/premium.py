@@ -152,7 +152,9 @@ class PremiumRoom:
         p = PremiumPlayer(pid, residency, rng)
         if not history:
             return p
-        span = max((self.first_day - (self.first_day - relativedelta(months=cfg.history_months))).days, 1)
+        span = max(
+            (self.first_day - (self.first_day - relativedelta(months=cfg.history_months))).days, 1
+        )
         if rng.random() < 0.1 or cfg.history_months == 0:
             p.open_day = self.first_day + timedelta(days=int(rng.integers(1, 75)))
         else:
@@ -364,8 +366,10 @@ class PremiumRoom:
             lender = sorted(p.credit)[0]
             amount = p.credit.pop(lender)
             assert p.account is not None
-            self.world.bus.emit(CreditRepaid, player=p.id, account=p.account,
-                                day=day.isoformat(), lender=lender, amount_cents=amount)  # fmt: skip
+            self.world.bus.emit(
+                CreditRepaid, player=p.id, account=p.account, day=day.isoformat(),
+                lender=lender, amount_cents=amount,
+            )  # fmt: skip
         elif u < 9.06:  # becomes a PR (or a citizen)
             if p.residency == "citizen":
                 return
@@ -480,10 +484,11 @@ class PremiumRoom:
         below = status.qualifying_balance_cents < minimum
         if truth[0] and truth[1] == R3 and below and "downgraded_in_first_period" in armed:
             assert truth[2] is not None
-            return self._force(p, (False, "reg 4(5)", None), truth[2], "downgraded_in_first_period")
+            down: Belief = (False, "reg 4(5)", None)
+            return self._force(p, down, truth[2], "downgraded_in_first_period")
         if (
-            not truth[0] and truth[1] == "reg 3" and p.account is not None and 0 < status.balance_cents
-            and below and "qualified_below_minimum" in armed
+            not truth[0] and truth[1] == "reg 3" and p.account is not None
+            and status.balance_cents > 0 and below and "qualified_below_minimum" in armed
         ):  # fmt: skip
             return self._force(p, (True, R3, year), year, "qualified_below_minimum")
         if truth[0] and not before[0] and truth[1] == R3 and "mixed_forms_refused" in armed:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from twin.accounts.forms import Form
 from twin.accounts.timeline import AccountEvent
 from twin.records import Record, record
 
@@ -217,8 +218,8 @@ def account_event(rec: Record, index: int) -> AccountEvent | None:
     if isinstance(rec, DepositMade):
         return AccountEvent(index, day, "deposit", form=rec.form, amount_cents=rec.amount_cents)  # type: ignore[arg-type]
     if isinstance(rec, CreditExtended):
-        form = "credit_operator" if rec.lender == OPERATOR else "credit_ima"
-        return AccountEvent(index, day, "deposit", form=form, amount_cents=rec.amount_cents)
+        credit: Form = "credit_operator" if rec.lender == OPERATOR else "credit_ima"
+        return AccountEvent(index, day, "deposit", form=credit, amount_cents=rec.amount_cents)
     if isinstance(rec, ChequeReceived):
         return AccountEvent(
             index, day, "cheque_received", ref=rec.ref, kind=rec.cheque_kind,  # type: ignore[arg-type]
@@ -333,9 +334,7 @@ class PremiumKpis:
 
 __all__ = [
     "ACCOUNT_KINDS",
-    "PremiumKpis",
     "OPERATOR",
-    "account_event",
     "ChequeCleared",
     "ChequeDishonoured",
     "ChequeReceived",
@@ -346,8 +345,10 @@ __all__ = [
     "DepositMade",
     "Drawdown",
     "PremiumDayClosed",
+    "PremiumKpis",
     "PremiumPlayed",
     "PremiumPlayerRegistered",
     "PremiumStatusDecided",
     "ResidencyChanged",
+    "account_event",
 ]

@@ -204,55 +204,93 @@ class PremiumBook:
         when = d.date.isoformat()
         if not d.premium_player and op[0]:
             if d.basis == "reg 4(6)":
-                return "SG10.R4.6", f"the account was closed on {when} and the operator " \
-                    "kept the premium-player status; it ends at once (reg 4(6))"
+                return (
+                    "SG10.R4.6",
+                    f"the account was closed on {when} and the operator "
+                    "kept the premium-player status; it ends at once (reg 4(6))",
+                )
             if d.basis == "reg 4(3)":
-                return "SG10.R4.3", f"a foreign premium player became a citizen or PR on " \
-                    f"{when} with no new deposit meeting the minimum balance in the forms of " \
-                    "2A(1)(a)-(d), and the operator kept the status (reg 4(3))"
+                return (
+                    "SG10.R4.3",
+                    f"a foreign premium player became a citizen or PR on "
+                    f"{when} with no new deposit meeting the minimum balance in the forms of "
+                    "2A(1)(a)-(d), and the operator kept the status (reg 4(3))",
+                )
             if op[1] == "reg 4(2)":
                 start = self._dip_start(days, i)
                 limit = start + relativedelta(months=self.rules.max_below_months) if start else None
                 if limit is not None and d.date > limit:
-                    return "SG10.R2B", f"the operator re-qualified the player under reg 4(2) " \
-                        f"on {when} although the balance had been below the minimum since " \
-                        f"{start} (more than {self.rules.max_below_months} continuous months, " \
-                        "reg 2B)"
-                return "SG10.R4.2", f"the operator re-qualified the player under reg 4(2) on " \
-                    f"{when} without its conditions (a)-(c) being met"
+                    return (
+                        "SG10.R2B",
+                        f"the operator re-qualified the player under reg 4(2) "
+                        f"on {when} although the balance had been below the minimum since "
+                        f"{start} (more than {self.rules.max_below_months} continuous months, "
+                        "reg 2B)",
+                    )
+                return (
+                    "SG10.R4.2",
+                    f"the operator re-qualified the player under reg 4(2) on "
+                    f"{when} without its conditions (a)-(c) being met",
+                )
             if op[1] == "reg 4(4)":
-                return "SG10.R4.4", f"the operator renewed the status under reg 4(4) on " \
-                    f"{when} with a qualifying balance of {d.qualifying_balance_cents} cents, " \
-                    f"below the minimum of {self.rules.min_balance_cents} cents"
+                return (
+                    "SG10.R4.4",
+                    f"the operator renewed the status under reg 4(4) on "
+                    f"{when} with a qualifying balance of {d.qualifying_balance_cents} cents, "
+                    f"below the minimum of {self.rules.min_balance_cents} cents",
+                )
             if d.basis == "reg 4(5)":
-                return "SG10.R4.5", f"the status was neither renewed nor ended at the end of " \
-                    f"its period (last day {op[2]}): on {when} the operator still treats the " \
-                    "player as a premium player (reg 4(5))"
-            return "SG10.R3", f"the operator granted the status on {when} with a qualifying " \
-                f"balance of {d.qualifying_balance_cents} cents, below the minimum balance of " \
-                f"{self.rules.min_balance_cents} cents (reg 3)"
+                return (
+                    "SG10.R4.5",
+                    f"the status was neither renewed nor ended at the end of "
+                    f"its period (last day {op[2]}): on {when} the operator still treats the "
+                    "player as a premium player (reg 4(5))",
+                )
+            return (
+                "SG10.R3",
+                f"the operator granted the status on {when} with a qualifying "
+                f"balance of {d.qualifying_balance_cents} cents, below the minimum balance of "
+                f"{self.rules.min_balance_cents} cents (reg 3)",
+            )
         if d.premium_player and not op[0]:
             if d.basis == R3:
                 if before[0]:
-                    return "SG10.R4.1", f"the operator ended the status on {when}, inside " \
-                        f"the first {self.rules.period_months} months (to {d.period_last_day}) " \
-                        "that reg 4(1) keeps whatever the balance"
+                    return (
+                        "SG10.R4.1",
+                        f"the operator ended the status on {when}, inside "
+                        f"the first {self.rules.period_months} months (to {d.period_last_day}) "
+                        "that reg 4(1) keeps whatever the balance",
+                    )
                 forms = self._forms(p, d.date)
-                if p.residency == "foreigner" and len(forms) > 1 and forms & {
-                    "credit_operator", "credit_ima"
-                }:
-                    return "SG10.R2A.3", f"a foreigner's deposits in {sorted(forms)} meet the " \
-                        f"minimum balance on {when}, and the operator refused the status; reg " \
-                        "2A(3) lets a foreigner combine the forms, credit included"
-                return "SG10.R3", f"the player qualified on {when} (a qualifying balance of " \
-                    f"{d.qualifying_balance_cents} cents) and the operator did not grant the " \
-                    "status (reg 3)"
-            control = {"reg 4(2)": "SG10.R4.2", "reg 4(4)": "SG10.R4.4"}.get(d.basis, "SG10.R4.3")
-            return control, f"on {when} the player is a premium player under {d.basis} to " \
-                f"{d.period_last_day}, and the operator has no such status"
+                if (
+                    p.residency == "foreigner"
+                    and len(forms) > 1
+                    and forms & {"credit_operator", "credit_ima"}
+                ):
+                    return (
+                        "SG10.R2A.3",
+                        f"a foreigner's deposits in {sorted(forms)} meet the "
+                        f"minimum balance on {when}, and the operator refused the status; reg "
+                        "2A(3) lets a foreigner combine the forms, credit included",
+                    )
+                return (
+                    "SG10.R3",
+                    f"the player qualified on {when} (a qualifying balance of "
+                    f"{d.qualifying_balance_cents} cents) and the operator did not grant the "
+                    "status (reg 3)",
+                )
+            cid = {"reg 4(2)": "SG10.R4.2", "reg 4(4)": "SG10.R4.4"}.get(d.basis, "SG10.R4.3")
+            return (
+                cid,
+                f"on {when} the player is a premium player under {d.basis} to "
+                f"{d.period_last_day}, and the operator has no such status",
+            )
         control = {"reg 4(2)": "SG10.R4.2", "reg 4(4)": "SG10.R4.4", "reg 4(3)": "SG10.R4.3"}
-        return control.get(d.basis, "SG10.R4.1"), f"on {when} the status runs under {d.basis} " \
-            f"to {d.period_last_day}; the operator states {op[1]} to {op[2]}"
+        return (
+            control.get(d.basis, "SG10.R4.1"),
+            f"on {when} the status runs under {d.basis} "
+            f"to {d.period_last_day}; the operator states {op[1]} to {op[2]}",
+        )
 
     def _dip_start(self, days: tuple[DayStatus, ...], i: int) -> date | None:
         minimum = self.rules.min_balance_cents
@@ -349,10 +387,10 @@ class _RecordChecker(_StatusChecker):
     params=PARAMS,
     test=TI,
     checks={
-        "a cashier's order or bank draft taken as a deposit is payable to the casino operator":
-        TI + "[premium_bank_draft_to_third_party]",
-        "an electronic transfer is into the operator's own bank account (payee the operator)":
-        T + "test_form_checks_on_records",
+        "a cashier's order or bank draft taken as a deposit is payable to the casino operator": TI
+        + "[premium_bank_draft_to_third_party]",
+        "an electronic transfer is into the operator's own bank account (payee the operator)": T
+        + "test_form_checks_on_records",
     },
     unchecked=(
         "that the cash, order, draft or transfer comes from the patron himself: every deposit "
@@ -361,15 +399,19 @@ class _RecordChecker(_StatusChecker):
 )
 class DepositFormA(_RecordChecker):
     def check(self, rec: Record) -> None:
-        if isinstance(rec, DepositMade) and rec.form in ("cashiers_order", "bank_draft", "eft"):
-            if rec.payee != OPERATOR:
-                self.report(
-                    rec.entities,
-                    f"{rec.player}'s deposit of {rec.amount_cents} cents by {rec.form} on "
-                    f"{rec.day} is payable to {rec.payee!r}, not to the casino operator (reg "
-                    "2A(1)(a))",
-                    (rec.seq,),
-                )
+        payable = isinstance(rec, DepositMade) and rec.form in (
+            "cashiers_order",
+            "bank_draft",
+            "eft",
+        )
+        if payable and isinstance(rec, DepositMade) and rec.payee != OPERATOR:
+            self.report(
+                rec.entities,
+                f"{rec.player}'s deposit of {rec.amount_cents} cents by {rec.form} on "
+                f"{rec.day} is payable to {rec.payee!r}, not to the casino operator (reg "
+                "2A(1)(a))",
+                (rec.seq,),
+            )
 
 
 @control(
@@ -390,16 +432,19 @@ class DepositFormA(_RecordChecker):
 )
 class DepositFormB(_RecordChecker):
     def check(self, rec: Record) -> None:
-        if isinstance(rec, DepositMade) and rec.form == "chips":
-            if rec.provenance == "uncleared_cheque":
-                self.report(
-                    rec.entities,
-                    f"{rec.player} deposited {rec.amount_cents} cents in chips on {rec.day} "
-                    "bought against a cheque not yet cleared: counting them gets round reg "
-                    "2A(1)(d)",
-                    (rec.seq,),
-                    warning=True,
-                )
+        if (
+            isinstance(rec, DepositMade)
+            and rec.form == "chips"
+            and (rec.provenance == "uncleared_cheque")
+        ):
+            self.report(
+                rec.entities,
+                f"{rec.player} deposited {rec.amount_cents} cents in chips on {rec.day} "
+                "bought against a cheque not yet cleared: counting them gets round reg "
+                "2A(1)(d)",
+                (rec.seq,),
+                warning=True,
+            )
 
 
 @control(
@@ -410,24 +455,27 @@ class DepositFormB(_RecordChecker):
     params=PARAMS,
     test=TI,
     checks={
-        "a casino cheque taken as a deposit is payable to the patron":
-        TI + "[premium_casino_cheque_payable_to_another]",
+        "a casino cheque taken as a deposit is payable to the patron": TI
+        + "[premium_casino_cheque_payable_to_another]",
         "it is issued by a casino operator (the issuer is recorded) and accepted by the "
         "operator (its receipt is the acceptance)": T + "test_form_checks_on_records",
     },
 )
 class DepositFormC(_RecordChecker):
     def check(self, rec: Record) -> None:
-        if isinstance(rec, ChequeReceived) and rec.cheque_kind == "casino_cheque":
-            if rec.payee != rec.player or not rec.issuer:
-                self.report(
-                    rec.entities,
-                    f"casino cheque {rec.ref} of {rec.amount_cents} cents taken on {rec.day} "
-                    f"as {rec.player}'s deposit is payable to {rec.payee!r} (issuer "
-                    f"{rec.issuer!r}); reg 2A(1)(c) needs a casino operator's cheque payable "
-                    "to the patron",
-                    (rec.seq,),
-                )
+        if (
+            isinstance(rec, ChequeReceived)
+            and rec.cheque_kind == "casino_cheque"
+            and (rec.payee != rec.player or not rec.issuer)
+        ):
+            self.report(
+                rec.entities,
+                f"casino cheque {rec.ref} of {rec.amount_cents} cents taken on {rec.day} "
+                f"as {rec.player}'s deposit is payable to {rec.payee!r} (issuer "
+                f"{rec.issuer!r}); reg 2A(1)(c) needs a casino operator's cheque payable "
+                "to the patron",
+                (rec.seq,),
+            )
 
 
 @control(
@@ -438,8 +486,8 @@ class DepositFormC(_RecordChecker):
     params=PARAMS,
     test=TI,
     checks={
-        "a personal cheque is never credited to the account before an authorised bank "
-        "clears it": TI + "[premium_personal_cheque_counted_uncleared]",
+        "a personal cheque is never credited to the account before an authorised bank clears it": TI
+        + "[premium_personal_cheque_counted_uncleared]",
         "a personal cheque is payable to the casino operator": T + "test_form_checks_on_records",
         "the status never counts an uncleared cheque (the replay counts it from its "
         "clearance; a status granted on it differs, SG10.R3)": T + "test_clean_run",
@@ -454,14 +502,17 @@ class PersonalCheque(_RecordChecker):
                 f"account on {rec.day} with no clearance by an authorised bank (reg 2A(1)(d))",
                 (rec.seq,),
             )
-        elif isinstance(rec, ChequeReceived) and rec.cheque_kind == "personal_cheque":
-            if rec.payee != OPERATOR:
-                self.report(
-                    rec.entities,
-                    f"personal cheque {rec.ref} taken on {rec.day} is payable to "
-                    f"{rec.payee!r}, not to the casino operator (reg 2A(1)(d))",
-                    (rec.seq,),
-                )
+        elif (
+            isinstance(rec, ChequeReceived)
+            and rec.cheque_kind == "personal_cheque"
+            and rec.payee != OPERATOR
+        ):
+            self.report(
+                rec.entities,
+                f"personal cheque {rec.ref} taken on {rec.day} is payable to "
+                f"{rec.payee!r}, not to the casino operator (reg 2A(1)(d))",
+                (rec.seq,),
+            )
 
 
 @control(
@@ -513,7 +564,9 @@ class CreditForeignersOnly(_RecordChecker):
 def _status(
     cid: str, title: str, inj: str, more: dict[str, str], unchecked: tuple[str, ...] = ()
 ) -> type[_StatusChecker]:
-    checks = {"the operator's status on every day equals the replay's (twin.accounts)": TI + f"[{inj}]"}
+    checks = {
+        "the operator's status on every day equals the replay's (twin.accounts)": TI + f"[{inj}]"
+    }
     checks |= more
     cls = type(cid.replace(".", "_"), (_StatusChecker,), {"__doc__": title})
     return control(cid, kind=Kind.RUNTIME, title=title, reads=KINDS, params=PARAMS, test=TI,
@@ -521,28 +574,69 @@ def _status(
 
 
 CLEAN = T + "test_clean_run"
-_status("SG10.R2A.3", "Foreigners may combine deposit forms", "premium_mixed_forms_refused",
-        {"a foreigner whose mix of forms incl. credit meets the minimum is granted": CLEAN})
-_status("SG10.R2B", "Below-S$100,000 spell capped at 12 continuous months",
-        "premium_requalified_after_long_dip",
-        {"a 4(2) re-qualification needs the spell below the minimum to be at most 12 calendar "
-         "months (C4)": T + "test_spell_limit_calendar"})
-_status("SG10.R3", "Qualifying as a premium player", "premium_qualified_below_minimum",
-        {"the status is granted only when an opened account's qualifying balance (2A forms, "
-         "cleared cheques) reaches S$100,000 inclusive": CLEAN})
-_status("SG10.R4.1", "Initial 12-month premium-player period", "premium_downgraded_in_first_period",
-        {"the first period runs start + 12 months - 1 day (C1)": T + "test_period_calendar"})
-_status("SG10.R4.2", "Re-qualifying after a dip below S$100,000", "premium_requalify_keeps_old_expiry",
-        {"a top-up within reg 2B starts a new period from that day": CLEAN})
-_status("SG10.R4.3", "Foreign premium player becomes a citizen or PR",
-        "premium_kept_after_residency_change",
-        {"the status ends on the day of the change unless a new non-credit deposit meets the "
-         "minimum that day": CLEAN})
-_status("SG10.R4.4", "Anniversary renewal", "premium_renewed_below_minimum",
-        {"a renewal needs S$100,000 on the anniversary (start + 12 months)": CLEAN})
-_status("SG10.R4.5", "Premium-player status lapses", "premium_kept_after_lapse",
-        {"premium play only while the operator's own decisions give the status":
-         T + "test_play_checks"})
-_status("SG10.R4.6", "Closing the deposit account ends status immediately",
-        "premium_kept_after_closure",
-        {"no premium play after the account's closure record": T + "test_play_checks"})
+_status(
+    "SG10.R2A.3",
+    "Foreigners may combine deposit forms",
+    "premium_mixed_forms_refused",
+    {"a foreigner whose mix of forms incl. credit meets the minimum is granted": CLEAN},
+)
+_status(
+    "SG10.R2B",
+    "Below-S$100,000 spell capped at 12 continuous months",
+    "premium_requalified_after_long_dip",
+    {
+        "a 4(2) re-qualification needs the spell below the minimum to be at most 12 calendar "
+        "months (C4)": T + "test_spell_limit_calendar"
+    },
+)
+_status(
+    "SG10.R3",
+    "Qualifying as a premium player",
+    "premium_qualified_below_minimum",
+    {
+        "the status is granted only when an opened account's qualifying balance (2A forms, "
+        "cleared cheques) reaches S$100,000 inclusive": CLEAN
+    },
+)
+_status(
+    "SG10.R4.1",
+    "Initial 12-month premium-player period",
+    "premium_downgraded_in_first_period",
+    {"the first period runs start + 12 months - 1 day (C1)": T + "test_period_calendar"},
+)
+_status(
+    "SG10.R4.2",
+    "Re-qualifying after a dip below S$100,000",
+    "premium_requalify_keeps_old_expiry",
+    {"a top-up within reg 2B starts a new period from that day": CLEAN},
+)
+_status(
+    "SG10.R4.3",
+    "Foreign premium player becomes a citizen or PR",
+    "premium_kept_after_residency_change",
+    {
+        "the status ends on the day of the change unless a new non-credit deposit meets the "
+        "minimum that day": CLEAN
+    },
+)
+_status(
+    "SG10.R4.4",
+    "Anniversary renewal",
+    "premium_renewed_below_minimum",
+    {"a renewal needs S$100,000 on the anniversary (start + 12 months)": CLEAN},
+)
+_status(
+    "SG10.R4.5",
+    "Premium-player status lapses",
+    "premium_kept_after_lapse",
+    {
+        "premium play only while the operator's own decisions give the status": T
+        + "test_play_checks"
+    },
+)
+_status(
+    "SG10.R4.6",
+    "Closing the deposit account ends status immediately",
+    "premium_kept_after_closure",
+    {"no premium play after the account's closure record": T + "test_play_checks"},
+)
