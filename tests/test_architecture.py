@@ -175,9 +175,15 @@ CORE_LIBS = {"simpy", "numpy", "pydantic", "pydantic_core", "dateutil", "tzdata"
 LAYERS: dict[str, set[str]] = {
     "twin.machines": set(),
     "twin.staff": set(),
-    "twin.patrons": {"twin.machines", "twin.floor"},
+    "twin.patrons": {"twin.machines", "twin.floor", "twin.accounts"},
     "twin.floor": {"twin.machines", "twin.staff"},
-    "twin.compliance": {"twin.machines", "twin.patrons", "twin.staff", "twin.floor"},
+    "twin.compliance": {
+        "twin.machines",
+        "twin.patrons",
+        "twin.staff",
+        "twin.floor",
+        "twin.accounts",
+    },
     # the link writes findings (reconciliation, identity): it may use the Finding record
     "twin.hardware": {"twin.machines", "twin.compliance"},
     # rule-change studies run whole casinos through the run API (issue 12): they sit outside

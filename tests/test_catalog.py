@@ -183,11 +183,12 @@ def _has_param(ruleset: Any, key: str) -> bool:
 
 
 def test_registered_specs_match_the_catalog_tests_and_ruleset(catalog: Catalog) -> None:
+    from twin.compliance.engine import RULESET_OF
     from twin.compliance.ruleset import load_ruleset
 
-    ruleset = load_ruleset("malta-1998")
     problems: list[str] = []
     for cid, spec in sorted(registry().items()):
+        ruleset = load_ruleset(RULESET_OF[cid.split(".")[0]])
         if spec.id != cid:
             problems.append(f"{cid}: spec id is {spec.id}")
         ctl = catalog.controls.get(cid)
@@ -204,7 +205,7 @@ def test_registered_specs_match_the_catalog_tests_and_ruleset(catalog: Catalog) 
             if why:
                 problems.append(f"{cid}: part {part!r}: test {test}: {why}")
         problems.extend(
-            f"{cid}: ruleset malta-1998 has no parameter {p!r}"
+            f"{cid}: ruleset {ruleset.name} has no parameter {p!r}"
             for p in spec.params
             if not _has_param(ruleset, p)
         )

@@ -273,6 +273,26 @@ class Casino:
         validate_injections(scenario.inject, self.junkets, source)
 
         # premium players and their deposit accounts (Singapore, issue 11): self.premium
+        from twin.accounts.replay import AccountRules
+        from twin.errors import InputError
+        from twin.inject_premium import KINDS as PREMIUM_INJECTIONS
+        from twin.patrons.premium import PremiumRoom
+
+        self.premium: PremiumRoom | None = None
+        if scenario.premium is not None:
+            if "min_balance_cents" not in self.ruleset:
+                raise InputError(
+                    source, "premium", "a ruleset of premium-player deposit accounts "
+                    "(singapore-2010)", self.ruleset.name,
+                )  # fmt: skip
+            self.premium = PremiumRoom(
+                self.world, scenario.premium, AccountRules.from_params(self.ruleset.get),
+                clock.at(0.0), source,
+            )  # fmt: skip
+            self.departments.append(self.premium)
+        for i, inj in enumerate(scenario.inject):
+            if inj.kind in PREMIUM_INJECTIONS and self.premium is None:
+                raise InputError(source, f"inject[{i}].kind", "a [premium] section", inj.kind)
 
         # -- end of the rest of the casino -----------------------------------------------------
         inject.validate(self, source)

@@ -572,5 +572,6 @@ from twin import (  # noqa: E402
     inject_cage,  # noqa: F401
     inject_entrance,  # noqa: F401
     inject_junkets,  # noqa: F401
+    inject_premium,  # noqa: F401
     inject_tables,  # noqa: F401
 )

@@ -16,7 +16,7 @@ from twin.inject import InjectionIdle
 from twin.machines import events as machine_events
 from twin.machines import promotions, verification
 from twin.patrons import events as patron_events
-from twin.patrons import junket_events
+from twin.patrons import junket_events, premium_events
 from twin.records import Record, kinds
 from twin.staff import events as staff_events
 
@@ -37,6 +37,7 @@ MODULES = (
     # issue 10: junkets
     junket_events,
     # issue 11: premium
+    premium_events,
 )
 
 #: Every record kind by name.

@@ -148,7 +148,9 @@ def _sections() -> list[KpiSection]:
     out.append(JunketKpis())
 
     # premium (issue 11)
+    from twin.patrons.premium_events import PremiumKpis
 
+    out.append(PremiumKpis())
     return out
 
 
@@ -172,6 +174,7 @@ class Metrics:
         self.census = Census()
         self.sections = _sections()
         self._section_reads: dict[type[Record], list[KpiSection]] = {}
+        self._sections_seen: set[str] = set()  # a department absent from the run reports nothing
         for sec in self.sections:
             for cls in sec.reads:
                 self._section_reads.setdefault(cls, []).append(sec)
@@ -190,6 +193,7 @@ class Metrics:
         if readers is not None:
             for sec in readers:
                 sec.accept(rec)
+                self._sections_seen.add(sec.name)
         if isinstance(rec, GamesPlayed):
             d = self._machines[rec.machine].denomination
             self.spins += rec.games
@@ -294,7 +298,9 @@ class Metrics:
             ),
             commands_accepted=self.accepted,
             commands_rejected=self.rejected,
-            sections={sec.name: sec.report(end) for sec in self.sections},
+            sections={
+                s.name: s.report(end) for s in self.sections if s.name in self._sections_seen
+            },
         )
 
 

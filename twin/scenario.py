@@ -1060,6 +1060,36 @@ class JunketsConfig(_Model):
 
 
 # [premium] premium players and deposit accounts (Singapore, issue 11)
+class PremiumConfig(_Model):
+    """The premium-player room (``[premium]``, docs/scenario-premium.md): ``players``
+    premium players (ids PP0001...) whose deposit accounts opened up to ``history_months``
+    before the start (their history is recorded at t = 0), a share of them citizens and
+    permanent residents, playing ``table_game`` at ``tables`` tables of the room."""
+
+    players: Annotated[int, expect("an integer from 1 to 999", lambda v: 1 <= v <= 999)] = 40
+    history_months: Annotated[int, expect("an integer from 0 to 120", lambda v: 0 <= v <= 120)] = 24
+    citizen_share: Share = 0.2
+    pr_share: Share = 0.15
+    table_game: Annotated[Path, BeforeValidator(_resolve_game)]
+    tables: Annotated[int, expect("an integer from 1 to 20", lambda v: 1 <= v <= 20)] = 2
+    #: a player's mean visits to the room a week (each a session of ``session_rounds``)
+    visits_per_week: NonNegativeFloat = 2.0
+    session_rounds: PositiveInt = 60
+    #: a player's stake a round, as a share of the chips drawn for the session
+    stake_share: Annotated[float, expect("a share in (0, 1]", lambda v: 0 < v <= 1)] = 0.02
+    #: mean days between a player's account events other than play (top-ups, withdrawals...)
+    days_between_events: PositiveFloat = 12.0
+
+    @model_validator(mode="after")
+    def _shares(self) -> PremiumConfig:
+        if self.citizen_share + self.pr_share > 1:
+            raise invalid(
+                "citizen_share + pr_share at most 1",
+                key="pr_share",
+                found=self.citizen_share + self.pr_share,
+            )
+        return self
+
 
 # -- end of the rest of the casino -----------------------------------------------------------------
 
@@ -1108,6 +1138,7 @@ class Scenario(_Model):
     # premium (issue 11)
 
     junkets: JunketsConfig | None = None
+    premium: PremiumConfig | None = None
     # -- end issue 10 --
 
     _source_path: Path | None = PrivateAttr(default=None)

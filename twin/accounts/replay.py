@@ -44,6 +44,7 @@ __all__ = [
     "Finding",
     "Period",
     "Replay",
+    "Stepper",
     "default_until",
     "money",
     "replay",
@@ -281,6 +282,54 @@ def replay(timeline: Timeline, rules: AccountRules, until: date | None = None) -
         previous = status
         day += ONE_DAY
     return Replay(timeline.patron, rules, tuple(days), tuple(st.periods), tuple(st.findings))
+
+
+class Stepper:
+    """The replay of one patron's timeline fed one event and one day at a time, for a desk
+    that decides each day's status as the days go by (the same rules as :func:`replay`):
+    ``apply`` each event of a day in order, then ``end_day`` decides that day's status.
+    Every day from the first event on must be ended, in order, events or not."""
+
+    __slots__ = ("_previous", "_state", "_today")
+
+    def __init__(self, residency: str, rules: AccountRules) -> None:
+        self._state = _State(rules, residency)
+        self._today = _Day()
+        self._previous: DayStatus | None = None
+
+    def apply(self, ev: AccountEvent) -> None:
+        """One event of the day being played (``ev.date``)."""
+        _apply(self._state, self._today, ev)
+
+    def end_day(self, day: date) -> DayStatus:
+        """The status at the end of ``day`` (C2), after the day's events."""
+        st, today = self._state, self._today
+        _decide(st, today, day)
+        status = _record(st, today, day, self._previous)
+        self._previous, self._today = status, _Day()
+        return status
+
+    @property
+    def ledger(self) -> Ledger | None:
+        """The open account's ledger (None when there is none)."""
+        return self._state.ledger
+
+    @property
+    def residency(self) -> str:
+        return self._state.residency
+
+    @property
+    def dip_start(self) -> date | None:
+        """The first day of the current spell below the minimum (C4), if in one."""
+        return self._state.dip_start
+
+    @property
+    def periods(self) -> tuple[Period, ...]:
+        return tuple(self._state.periods)
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return tuple(self._state.findings)
 
 
 # --- events --------------------------------------------------------------------------------
