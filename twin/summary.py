@@ -53,7 +53,7 @@ def render_summary(s: dict[str, Any]) -> str:
             if u["busy_s"] or role in _DISPATCHED
         )
         + "".join(
-            f"; {role}: desk work, not dispatched"
+            f"; {role}: not dispatched (desk or table work)"
             for role, u in k["utilisation"].items()
             if not u["busy_s"] and role not in _DISPATCHED
         ),
@@ -90,37 +90,68 @@ def section_lines(sections: dict[str, Any], eur: Any) -> list[str]:
     """A line or two for each department around the slot floor (issue 10, 11)."""
     out: list[str] = []
     for name, d in sections.items():
-        if "lines" in d:  # a section that says itself what to print (the pit)
-            out.extend(d["lines"])
-        elif name == "entrance":
-            refused = d["refusals"]
-            peers = ", ".join(f"{p} {n:,}" for p, n in sorted(d["peer_entries"].items()))
-            out.append(
-                f"  door ({d['casino']}): {d['entries']:,} entries, {refused:,} refused"
-                + (f" ({_counts(d['refusals_by_reason'])})" if refused else "")
-                + f"; self-exclusions {d['self_exclusion_requests']} (Board notices "
-                f"{d['board_notices']}, copies {d['notice_copies']})"
-                + (f"; entries at peers: {peers}" if peers else "")
-            )
-        elif name == "cage":
-            kinds = d["transactions_by_kind"]
-            buy = {k.split(":", 1)[1]: v for k, v in kinds.items() if k.startswith("buy_in:")}
-            n = sum(v["count"] for v in buy.values())
-            cents = sum(v["amount_cents"] for v in buy.values())
-            drop = d["drop_count"]
-            var = d["drop_variances"]
-            out.append(
-                f"  cage: {n:,} buy-ins {eur(cents)} ("
-                + ", ".join(f"{m.replace('_', ' ')} {v['count']:,}" for m, v in sorted(buy.items()))
-                + f"); cheques dishonoured {d['cheques_dishonoured']}; unclaimed items "
-                f"{d['unclaimed_found']['items']}"
-            )
-            out.append(
-                f"  count: {drop['containers']:,} drop containers, {eur(drop['counted_cents'])} "
-                f"counted; variances {var['count']} (investigated {var['investigated']}, net "
-                f"{eur(var['net_cents'])})"
-            )
-        else:
+        try:
+            out.extend(_section_lines(name, d, eur))
+        except (KeyError, TypeError):  # a section of another shape: its flat figures
             flat = {k: v for k, v in d.items() if isinstance(v, int | float | str)}
             out.append(f"  {name}: " + ", ".join(f"{k} {v}" for k, v in flat.items()))
+    return out
+
+
+def _section_lines(name: str, d: dict[str, Any], eur: Any) -> list[str]:
+    """The lines of one section (KeyError/TypeError when it has another shape)."""
+    out: list[str] = []
+    if "lines" in d:  # a section that says itself what to print (the pit)
+        out.extend(d["lines"])
+    elif name == "entrance":
+        refused = d["refusals"]
+        peers = ", ".join(f"{p} {n:,}" for p, n in sorted(d["peer_entries"].items()))
+        out.append(
+            f"  door ({d['casino']}): {d['entries']:,} entries, {refused:,} refused"
+            + (f" ({_counts(d['refusals_by_reason'])})" if refused else "")
+            + f"; self-exclusions {d['self_exclusion_requests']} (Board notices "
+            f"{d['board_notices']}, copies {d['notice_copies']})"
+            + (f"; entries at peers: {peers}" if peers else "")
+        )
+    elif name == "cage":
+        kinds = d["transactions_by_kind"]
+        buy = {k.split(":", 1)[1]: v for k, v in kinds.items() if k.startswith("buy_in:")}
+        n = sum(v["count"] for v in buy.values())
+        cents = sum(v["amount_cents"] for v in buy.values())
+        drop = d["drop_count"]
+        var = d["drop_variances"]
+        out.append(
+            f"  cage: {n:,} buy-ins {eur(cents)} ("
+            + ", ".join(f"{m.replace('_', ' ')} {v['count']:,}" for m, v in sorted(buy.items()))
+            + f"); cheques dishonoured {d['cheques_dishonoured']}; unclaimed items "
+            f"{d['unclaimed_found']['items']}"
+        )
+        out.append(
+            f"  count: {drop['containers']:,} drop containers, {eur(drop['counted_cents'])} "
+            f"counted; variances {var['count']} (investigated {var['investigated']}, net "
+            f"{eur(var['net_cents'])})"
+        )
+    elif name == "junkets":
+        out.append(
+            f"  junkets: {d['junkets']} ({d['settled']} settled), {d['members']} members, "
+            f"deposits {eur(d['deposits_cents'])}; rolling turnover "
+            f"{eur(d['rolling_turnover_cents'])}, win {eur(d['win_cents'])}, commission "
+            f"{eur(d['commission_cents'])}, rebates {eur(d['rebates_cents'])}, net to the "
+            f"house {eur(d['net_to_house_cents'])}"
+        )
+    elif name == "premium":
+        room, credit = d["room"], d["credit"]
+        out.append(
+            f"  premium players: {d['players']} ({_counts(d['players_by_status'])}); "
+            f"accounts open {d['accounts']['open']}; credit extended "
+            f"{eur(credit['extended_cents'])}, outstanding {eur(credit['outstanding_cents'])}"
+        )
+        out.append(
+            "  status decisions: " + _counts(d["status_decisions"]) + f"; room "
+            f"{room['sessions']:,} sessions, turnover {eur(room['turnover_cents'])}, win "
+            f"{eur(room['win_cents'])}"
+        )
+    else:
+        flat = {k: v for k, v in d.items() if isinstance(v, int | float | str)}
+        out.append(f"  {name}: " + ", ".join(f"{k} {v}" for k, v in flat.items()))
     return out
