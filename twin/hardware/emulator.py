@@ -35,7 +35,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from twin.hardware import protocol as p
-from twin.hardware.link import Broker
+from twin.hardware.link import Broker, close_socket
 from twin.hardware.netloop import NetLoop
 from twin.machines.accounting import SlotAccounts
 from twin.machines.engine import (
@@ -289,6 +289,7 @@ class SmibEmulator:
             return
         self.client.disconnect()
         self.client.loop_stop()
+        close_socket(self.client)
 
     def die(self) -> None:
         """Power cut: the network thread stops and the socket closes with no DISCONNECT."""

@@ -11,10 +11,12 @@ asked for again (``replay_events``, or ``rebirth`` for a session the link saw no
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import random
 import secrets
+import socket
 import threading
 import time
 from collections import Counter
@@ -44,6 +46,16 @@ from twin.inbox import Inbox
 from twin.records import Record
 
 log = logging.getLogger("twin.hardware.link")
+
+
+def close_socket(client: mqtt.Client) -> None:
+    """Close the client's socket if its network loop left one open: ``disconnect`` closes
+    it only through a loop that is still running and connected (not while reconnecting to
+    a broker that went away), and a socket left to the collector is a ResourceWarning."""
+    sock = client.socket()
+    if isinstance(sock, socket.socket):
+        with contextlib.suppress(OSError):
+            sock.close()
 
 
 @dataclass(frozen=True)
@@ -185,6 +197,7 @@ class SmibLink:
             info.wait_for_publish(timeout=5)
         self.client.disconnect()
         self.client.loop_stop()
+        close_socket(self.client)
 
     def on_connect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
