@@ -267,7 +267,8 @@ def run_warnings(summary: dict[str, Any]) -> list[str]:
     for i in summary.get("injections", []):
         if i["status"] != "applied":
             out.append(
-                f"injection {i['kind']} on {i['machine']} ({i['source']} #{i['number']}) "
+                f"injection {i['kind']} on {i['machine'] or i.get('target') or 'the floor'} "
+                f"({i['source']} #{i['number']}) "
                 f"{i['status']}: {i['reason']}"
             )
     return out

@@ -127,6 +127,7 @@ class InjectionLog:
                 "t": rec.t,
                 "kind": args.get("kind"),
                 "machine": args.get("machine"),
+                "target": args.get("target"),
                 "status": "applied",
                 "reason": None,
             }
