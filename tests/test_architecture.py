@@ -166,6 +166,7 @@ ASSEMBLY = {
     "twin.inject",
     "twin.kinds",
     "twin.ledger_export",
+    "twin.ledger_retention",
     "twin.metrics",
     "twin.state",
     "twin.summary",

@@ -768,6 +768,41 @@ def ledger_export(path: Path, kinds: tuple[str, ...], fmt: str, out: Path | None
         sys.exit(0)
 
 
+@ledger.command("retention")
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--ruleset",
+    "ruleset_name",
+    default="malta-1998",
+    show_default=True,
+    help="The ruleset whose retention periods apply.",
+)
+@click.option(
+    "--as-of", "as_of", metavar="YYYY-MM-DD", help="Say whether it may be destroyed then."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the classes as JSON.")
+def ledger_retention(path: Path, ruleset_name: str, as_of: str | None, as_json: bool) -> None:
+    """Until when a run's ledger must be kept: each class of books it holds (payment
+    records, reg 37; accounts of gaming operations, reg 43) with its period."""
+    from datetime import date
+
+    from twin.compliance.ruleset import load_ruleset
+    from twin.ledger_retention import render, retention
+
+    day: date | None = None
+    if as_of is not None:
+        try:
+            day = date.fromisoformat(as_of)
+        except ValueError:
+            raise InputError("command line", "--as-of", "a date YYYY-MM-DD", as_of) from None
+    ruleset = load_ruleset(ruleset_name, {}, source="--ruleset")
+    r = retention(path, ruleset)
+    if as_json:
+        click.echo(json.dumps(r.to_dict(day), indent=2))
+    else:
+        click.echo(render(r, day), nl=False)
+
+
 def _parse_at(text: str, ledger_path: Path) -> float:
     """``--at``: seconds (``3600``), a unit (``90m``, ``5h``, ``2d``) or an ISO local datetime."""
     from datetime import datetime
