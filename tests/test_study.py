@@ -444,3 +444,31 @@ def test_twin_compare_independent_runs_the_proposed_arm_on_other_seeds(tmp_path:
         1 + INDEPENDENT_OFFSET, 2 + INDEPENDENT_OFFSET
     ]  # fmt: skip
     assert "the proposed arm on independent seeds" in (tmp_path / "o" / "report.html").read_text()
+
+
+def test_a_study_compares_the_numbers_of_every_department_around_the_slot_floor() -> None:
+    """A rule on the door, the cage or junkets shows in the study: every number of a KPI
+    section is an observation, ``section.key.subkey``; lists, text and flags are not."""
+    import dataclasses
+
+    from twin import api
+    from twin.experiments.replication import observe
+
+    result = api.run(ROOT / "scenarios" / "tiny.toml", hours=0.5, chain=False)
+    sections = {
+        "entrance": {"entries": 12, "refusals_by_reason": {"barred": 1, "self_excluded": 2},
+                     "casino": "dragonara", "lines": ["a line"]},
+        "tables": {"games": {"punto-banco-8deck": {"win_cents": -250, "hold_percent": 1.5,
+                                                    "inside_band": True,
+                                                    "band_cents": [-900, 1200]}}},
+    }  # fmt: skip
+    kpis = dataclasses.replace(result.kpis, sections=sections)
+    got = observe(dataclasses.replace(result, kpis=kpis))
+    flat = {k: v for k, v in got.items() if k.startswith(("entrance.", "tables."))}
+    assert flat == {
+        "entrance.entries": 12.0,
+        "entrance.refusals_by_reason.barred": 1.0,
+        "entrance.refusals_by_reason.self_excluded": 2.0,
+        "tables.games.punto-banco-8deck.win_cents": -250.0,
+        "tables.games.punto-banco-8deck.hold_percent": 1.5,
+    }

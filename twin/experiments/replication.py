@@ -90,12 +90,30 @@ def observe(result: RunResult) -> dict[str, float]:
         "hopper_fill_wait_p50_s": wait("hopper_fill", "p50"),
         "machine_downtime_hours": k.machine_downtime_seconds / 3600.0,
     }
+    for name, section in k.sections.items():  # the departments around the slot floor
+        out.update(_flat(section, name))
     c = result.compliance
     out["findings"] = float(c.findings) if c is not None else nan
     if c is not None:
         for control, n in sorted(c.by_control.items()):
             out[f"findings.{control}"] = float(n)
     return out
+
+
+def _flat(value: Any, key: str, depth: int = 3) -> dict[str, float]:
+    """The numbers of a KPI section as ``section.key.subkey`` (entrance.refusals,
+    junkets.commission_cents, tables.games.punto-banco-8deck.win_cents...): numeric leaves
+    of nested tables, at most ``depth`` levels down; lists and text are left out."""
+    if isinstance(value, bool):
+        return {}
+    if isinstance(value, int | float):
+        return {key: float(value)}
+    if isinstance(value, Mapping) and depth > 0:
+        out: dict[str, float] = {}
+        for k, v in value.items():
+            out.update(_flat(v, f"{key}.{k}", depth - 1))
+        return out
+    return {}
 
 
 class TheoreticalWin:
