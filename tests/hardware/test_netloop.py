@@ -134,3 +134,18 @@ def test_a_closed_loop_refuses_nothing_and_does_nothing(rig: Rig) -> None:
     started = time.monotonic()
     loop.kill(emu.client)
     assert time.monotonic() - started < 1.0
+
+
+def test_closing_the_loop_closes_the_sockets_of_the_smibs_it_still_serves(rig: Rig) -> None:
+    """A loop closed while it still serves a SMIB (a bench's fixtures torn down loop first)
+    cuts its connection, as a power cut: the broker sends the will, and no open socket is
+    left to the collector (a ResourceWarning in whatever test collects it)."""
+    loop = NetLoop()
+    emu = _started(rig, loop, "S-003")
+    sock = emu.client.socket()
+    assert sock is not None and sock.fileno() >= 0
+    loop.close()
+    assert sock.fileno() == -1  # closed
+    rig.until("its will", lambda: rig.of(SmibOffline) != [])
+    (off,) = rig.of(SmibOffline)
+    assert (off.smib, off.state) == ("S-003", "lost")
