@@ -10,7 +10,7 @@ from typing import Any
 from twin.hardware.book import HardwareWorld, Registered
 from twin.hardware.emulator import Memory, SmibEmulator
 from twin.hardware.link import Broker as Endpoint
-from twin.hardware.link import LinkConfig, SmibLink
+from twin.hardware.link import LinkConfig, SmibLink, close_socket
 from twin.hardware.records import SmibEvent
 from twin.machines.par import Game, load_game
 from twin.records import MemorySink, R, Sink
@@ -104,6 +104,7 @@ class Rig:
             try:
                 emu.client.disconnect()
                 emu.client.loop_stop()
+                close_socket(emu.client)
             except Exception:
                 pass
         self.link.stop()

@@ -20,7 +20,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from twin.compliance.findings import Finding
 from twin.hardware import protocol as p
 from twin.hardware.emulator import Memory, SmibEmulator
-from twin.hardware.link import SmibLink
+from twin.hardware.link import SmibLink, close_socket
 from twin.hardware.records import (
     SmibCommandResult,
     SmibEvent,
@@ -161,6 +161,7 @@ def test_reorder_window_then_rebirth_for_a_session_without_birth(broker: Broker)
     finally:
         emu.client.disconnect()
         emu.client.loop_stop()
+        close_socket(emu.client)
         rig.close()
 
 
@@ -240,6 +241,7 @@ def test_twin_restart_resumes_from_its_records(broker: Broker) -> None:
     finally:
         emu.client.disconnect()
         emu.client.loop_stop()
+        close_socket(emu.client)
         second.close()
 
 
@@ -330,6 +332,7 @@ def test_acl_violation(rig: Rig) -> None:
     finally:
         spy.disconnect()
         spy.loop_stop()
+        close_socket(spy)
 
 
 # -- the broker ------------------------------------------------------------------------------
@@ -556,6 +559,7 @@ def test_twin_status_and_its_will(broker: Broker) -> None:
     finally:
         watcher.disconnect()
         watcher.loop_stop()
+        close_socket(watcher)
 
 
 def test_command_lost_is_asked_again(rig: Rig) -> None:

@@ -21,6 +21,7 @@ from twin.compliance.findings import Finding
 from twin.drivers import FastDriver
 from twin.hardware.emulator import Memory, Misbehaviour, SmibEmulator
 from twin.hardware.link import Broker as Endpoint
+from twin.hardware.link import close_socket
 from twin.hardware.records import SmibCommandResult, SmibEvent, SmibReconciled, SmibRequest
 from twin.machines.engine import PerSpinEngine, PlayRequest, PlayResult
 from twin.machines.events import (
@@ -56,6 +57,7 @@ def emulators(broker: Broker) -> Iterator[list[SmibEmulator]]:
     for emu in made:
         emu.client.disconnect()
         emu.client.loop_stop()
+        close_socket(emu.client)
 
 
 def _emulator(

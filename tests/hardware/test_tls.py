@@ -9,7 +9,7 @@ import pytest
 
 from twin.hardware.emulator import Memory, SmibEmulator
 from twin.hardware.link import Broker as Endpoint
-from twin.hardware.link import LinkConfig, SmibLink
+from twin.hardware.link import LinkConfig, SmibLink, close_socket
 from twin.hardware.records import SmibReconciled
 
 from .broker import TWIN_PASSWORD, TWIN_USER, Broker, smib_password, wait_until
@@ -56,4 +56,5 @@ def test_tls_with_an_unknown_authority_is_refused(tls_broker: Broker) -> None:
         assert not emu.client.is_connected()
     finally:
         emu.client.loop_stop()
+        close_socket(emu.client)
         gc.collect()
