@@ -458,3 +458,29 @@ def test_kernel_equals_game_evaluate_on_many_games(game_id: str) -> None:
         got_prog = np.zeros(len(u), np.bool_) if prog is None else prog
         assert got_prog.tolist() == want.progressive.tolist()
         assert want.win_units.any()  # the sample has wins to compare
+
+
+def test_two_disruptions_in_the_same_instant_stop_a_stretch_once() -> None:
+    """A door and a tilt at the same instant on a machine in play: the stretch stops once and
+    the patron cashes out (a second interrupt used to land in the middle of the cash-out)."""
+    from twin.casino import Casino
+    from twin.scenario import load_scenario
+
+    casino = Casino(
+        load_scenario(Path(__file__).resolve().parent.parent / "scenarios" / "tiny.toml")
+    )
+    casino.start()
+    t = 0.0
+    playing = None
+    while playing is None and t < 7200.0:
+        t += 60.0
+        casino.advance(t)
+        playing = next((m for m in casino.machines if m._player is not None), None)
+    assert playing is not None
+    player = playing._player
+    assert player is not None
+    playing.interrupt_play()
+    assert playing._player is None  # a second call now reaches nobody ...
+    playing.interrupt_play()
+    casino.run()  # ... and no Interrupt escapes the patron's cash-out
+    assert casino.compliance is not None and casino.compliance.findings == []

@@ -910,8 +910,12 @@ class SlotMachine:
 
     # -- doors, tilts and repairs --------------------------------------------------------------
     def interrupt_play(self) -> None:
+        """Stop the stretch in play (the game in progress completes). Once: a second call
+        in the same instant (a door and a tilt together) would reach the player after it
+        had already stopped, in the middle of its cash-out."""
         if self._player is not None and self._player.is_alive:
             self._player.interrupt("disabled")
+            self._player = None
 
     def door_holder(self, door: Door) -> str | None:
         """Who opened ``door`` (None while it is closed)."""
