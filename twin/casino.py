@@ -57,6 +57,7 @@ from twin.streams import Streams
 from twin.world import World, quantize
 
 if TYPE_CHECKING:
+    from twin.floor.aml import Particulars
     from twin.floor.cage import Cage
     from twin.floor.tables.pit import Pit
     from twin.hardware.machine import HardwareFloor
@@ -294,6 +295,28 @@ class Casino:
             if inj.kind in PREMIUM_INJECTIONS and self.premium is None:
                 raise InputError(source, f"inject[{i}].kind", "a [premium] section", inj.kind)
 
+        # anti-money laundering (Malta regs 45-51, issue 11): self.aml, self.launderers
+        from twin.floor.aml import AmlDesk
+        from twin.patrons.launderers import Launderers
+
+        self.aml: AmlDesk | None = None
+        self.launderers: Launderers | None = None
+        if scenario.aml is not None:
+            assert self.entrance is not None and self.cage is not None  # the scenario says so
+            self.aml = AmlDesk(
+                self.world, scenario.aml, self.ruleset, self.staff,
+                {m.id: m.spec.denomination_cents for m in self.machines}, self.particulars,
+                self.entrance.home.id, source,
+            )  # fmt: skip
+            self.departments.append(self.aml)
+            if scenario.aml.launderers:
+                self.launderers = Launderers(
+                    self.world, scenario.aml, self.population, self, self.floor, self.cage,
+                    self.pit, self.aml.threshold,
+                    int(self.ruleset.get("admission_min_age_years")),
+                )  # fmt: skip
+                self.departments.append(self.launderers)
+
         # -- end of the rest of the casino -----------------------------------------------------
         inject.validate(self, source)
         self.compliance: ComplianceEngine | None = None
@@ -525,6 +548,29 @@ class Casino:
 
     # -- the visit around the slot floor (twin.patrons.venue.Hall) ----------------------------
     # A hook with nothing to do must not yield: a floor without these parts keeps its timeline.
+
+    def particulars(self, person: str) -> Particulars:
+        """What ``person``'s identity document shows (the AML desk records it, reg 47)."""
+        from twin.floor.aml import Particulars
+
+        try:
+            index = int(person.removeprefix("P")) - 1
+            m = self.population.member(index) if person.startswith("P") else None
+        except (ValueError, IndexError):
+            m = None
+        if m is None:
+            return Particulars("document", person, f"holder of {person}", "unknown", "unknown",
+                               "unknown")  # fmt: skip
+        local = m.residency == "local"
+        born = self.world.clock.at(0.0).year - m.age
+        return Particulars(
+            document_type="identity card" if local else "passport",
+            document_number=f"{'ID' if local else 'PP'}-{m.id}",
+            name=f"holder of {m.id}",
+            date_of_birth=f"{born}",
+            nationality=m.nationality or m.residency,
+            address=f"an address in {m.residency}",
+        )
 
     def admit(self, visitor: Visitor) -> Generator[simpy.events.Event, Any, bool]:
         """The door (regs 20, 22, 24): True when the visitor may go in."""

@@ -478,6 +478,45 @@ class Pit:
         self._keep_tray(t)
         return True
 
+    def play_chips(
+        self, patron: str, chips_cents: int, stake_cents: int, rounds: int, u: float
+    ) -> Generator[simpy.events.Event, Any, TableStretch | None]:
+        """Play ``rounds`` rounds at ``stake_cents`` (held to a table's limits) with chips the
+        patron already holds (bought at the cage, or passed on): no cash goes into the drop
+        box. Returns the stretch played, or None when no table is open. ``u`` picks the table
+        among those whose limits fit the stake (a uniform of the caller's stream)."""
+        env = self.env
+        t = self._pick_table(float(stake_cents), u)
+        if t is None:
+            return None
+        self._relieve(t)
+        stake = int(min(max(stake_cents, t.min_stake), t.max_stake))
+        rounds = min(rounds, int((t.closes_at - env.now) * t.pace / 3600.0))
+        if rounds <= 0 or chips_cents < stake:
+            return None
+        t.seated += 1
+        nets = t.law.sample_net_cents(t.rng, np.full(rounds, stake, dtype=np.int64))
+        chips = chips_cents + np.cumsum(nets)
+        short = np.nonzero(chips[:-1] < stake)[0]
+        played = int(short[0]) + 1 if short.size else rounds
+        net = int(chips[played - 1]) - chips_cents
+        yield env.timeout(quantize(played * 3600.0 / t.pace))
+        if t.tray < net:
+            self._fill(t, net - t.tray + t.cfg.tray_cents // 2)
+        t.tray -= net
+        handle = stake * played
+        law = t.law
+        rec: TableStretch = self.world.bus.emit(
+            TableStretch, table=t.id, game=t.game.id, patron=patron, dealer=t.dealer,
+            bet=law.name, stake_cents=stake, rounds=played, buy_in_cents=0,
+            handle_cents=handle, net_cents=net, theo_cents=round(handle * law.house_edge),
+            var_cents2=round(stake * stake * played * law.variance), chip_series=t.chips,
+            device="",
+        )  # fmt: skip
+        t.seated -= 1
+        self._keep_tray(t)
+        return rec
+
     # -- drop and count ---------------------------------------------------------------------
 
     def collect_drops_daily(self) -> Proc:

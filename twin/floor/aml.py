@@ -1,0 +1,606 @@
+"""The anti-money-laundering function of the licensee (Malta regs 45-51).
+
+The ``AmlDesk`` department is built by the assembly from the scenario's ``[aml]`` section
+(docs/scenario-aml.md). It watches the records of money changing form on the floor, as the
+licensee's staff see it, and does what regs 46-51 ask:
+
+* **Windows.** Transactions are added up per patron over a *window*: the gaming session
+  (the patron's visit, from admission at the door to leaving; the default reading of
+  "any one gaming session" in 46(4)) or the casino's gaming day (ruleset switch
+  ``aml_session_is_gaming_day``). Buy-ins and cash-outs are added separately
+  (``aml_aggregate_in_out_separately``; false adds them together).
+* **Buy-ins** (46(1)): chips bought at a cash desk (``cage_transaction`` "buy_in" for chips),
+  cash for chips at a table (``table_stretch.buy_in_cents``), notes into a machine's bill
+  acceptor (``bill_accepted``: cash for tokens, i.e. credits). **Cash-outs** (46(2)):
+  chips redeemed at a cash desk, a machine's cash-out (``cashed_out``) and a jackpot paid
+  by hand (``hand_paid``, "jackpot" or "progressive").
+* **Identification** (46(1), (2), (4)): a transaction above the threshold
+  (``aml_id_threshold_cents``, Lm 2,000, compared exactly in the floor's currency), or one
+  that takes its window's total past it, and every later one in that window, is covered by
+  an ``identification_recorded`` with the particulars the door read (47(1)).
+* **Cross-reference** (46(3)): at an identified cash-out, the identity is matched to the
+  window's buy-ins of the same person and the chips' source checked against the records of
+  play (``cash_out_cross_referenced``). A cash-out with no buy-in of the person's own
+  ("unmatched_cash_out"), or more than the stake and winnings ("not_from_winnings"), is a
+  suspicion the cashier raises at once.
+* **Red flags** (49(2)): employees who see a cash-out from ``flag_min_cents`` after
+  wagering less than ``minimal_play_ratio`` x the window's buy-ins ("minimal_play"), or one
+  larger than the window's buy-ins and winnings ("chips_unexplained", below the
+  threshold), or ``near_threshold_count`` buy-ins (or cash-outs) in a window each just
+  below the threshold ("near_threshold"), notice it with a chance that depends on their
+  AML training (``notice_trained`` / ``notice_untrained``).
+* **Reports** (46(5), 49, 50, 51): the employee reports to the Reporting Officer; the
+  patron's particulars are recorded on suspicion; the Officer, in office hours, evaluates
+  each report against the patron's earlier reports and transactions and, on suspicion,
+  reports to a Police Inspector and to the Board's Money Laundering Liaison Officer with the
+  contents of reg 51.
+* **Training and appointment** (48, 50(1), 50(2)(d)): the Reporting Officer appointed and
+  notified before t = 0; every employee's last AML course recorded when first seen on
+  shift, and refreshed before ``aml_training_interval_months`` run out.
+* **Retention** (47(2)): monthly volumes of identification records kept
+  ``id_record_retention_years`` from their last entry, then destroyed.
+
+The desk never reads ``laundering_act`` (the twin's truth) or any launderer's plan: it
+knows only what the staff see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+from fractions import Fraction
+from typing import Any, Protocol
+
+import simpy
+from dateutil.relativedelta import relativedelta
+
+from twin.errors import InputError
+from twin.floor.aml_events import (
+    AmlTrainingCompleted,
+    CashOutCrossReferenced,
+    IdentificationRecorded,
+    InternalReport,
+    RedFlagObserved,
+    ReportingOfficerAppointed,
+    ReportingOfficerNotified,
+    RoEvaluation,
+    SuspicionReported,
+)
+from twin.floor.cage import retention_ends
+from twin.floor.cage_events import CageTransaction, RecordDestroyed, RecordVolume
+from twin.floor.entrance_events import EntryAdmitted, IdChecked
+from twin.floor.tables.events import TableStretch
+from twin.machines.events import BillAccepted, CashedOut, CoinsAccepted, GamesPlayed, HandPaid
+from twin.records import Record
+from twin.scenario import AmlConfig
+from twin.staff.dispatch import Dispatcher
+from twin.staff.events import ShiftStarted
+from twin.world import World, quantize
+
+Proc = Generator[simpy.events.Event, Any, Any]
+
+#: the ruleset parameters the desk works to
+PARAMS = (
+    "aml_id_threshold_cents",
+    "aml_session_is_gaming_day",
+    "aml_aggregate_in_out_separately",
+    "id_record_retention_years",
+    "aml_training_interval_months",
+    "aml_police_min_rank",
+)
+#: red flags the Reporting Officer treats as a suspicion at once (46(3))
+STRONG_FLAGS = frozenset({"unmatched_cash_out", "not_from_winnings"})
+#: years of monthly identification volumes kept from before the run
+ARCHIVE_YEARS = 6
+
+
+class Rules(Protocol):
+    def __contains__(self, key: object) -> bool: ...
+
+    def get(self, key: str) -> Any: ...
+
+    def money(self, key: str) -> Fraction: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Particulars:
+    """What an identification document shows (the assembly looks it up, reg 47(1))."""
+
+    document_type: str
+    document_number: str
+    name: str
+    date_of_birth: str
+    nationality: str
+    address: str
+
+
+@dataclass
+class Window:
+    """One patron's transactions in one window (a session or a gaming day)."""
+
+    key: str
+    label: str
+    ins: list[tuple[int, int]] = field(default_factory=list)  # (seq, cents)
+    outs: list[tuple[int, int]] = field(default_factory=list)
+    wagered: int = 0
+    won: int = 0  # net result of play, cents (negative: lost)
+    flagged: set[str] = field(default_factory=set)
+
+    @property
+    def bought(self) -> int:
+        return sum(c for _, c in self.ins)
+
+    @property
+    def cashed(self) -> int:
+        return sum(c for _, c in self.outs)
+
+
+@dataclass
+class Case:
+    id: str
+    patron: str
+    flag: str
+    report: InternalReport
+    transactions: tuple[int, ...]
+
+
+@dataclass
+class _Armed:
+    """Injected misconduct waiting for its moment (twin.inject_aml)."""
+
+    skip_id: set[str] = field(default_factory=set)  # reasons whose next identification is skipped
+    skip_cross_reference: bool = False
+    skip_suspicion_id: bool = False
+    blank_address: bool = False
+    unreported_flag: bool = False
+    unevaluated_report: bool = False
+    board_not_told: bool = False
+    no_reasons: bool = False
+    late_report_hours: int = 0
+    untrained_next: bool = False
+    not_notified_police: bool = False
+
+
+class AmlDesk:
+    """The licensee's AML function (see the module docstring)."""
+
+    name = "aml"
+
+    def __init__(
+        self,
+        world: World,
+        config: AmlConfig,
+        rules: Rules,
+        staff: Dispatcher,
+        denominations: Mapping[str, int],
+        particulars: Callable[[str], Particulars],
+        home: str,
+        source: str,
+    ) -> None:
+        for key in PARAMS:
+            if key not in rules:
+                raise InputError(
+                    source, "aml", f"a ruleset with {key} (the Malta AML rules, regs 45-51)",
+                    "none",
+                )  # fmt: skip
+        self.world = world
+        self.cfg = config
+        self.rules = rules
+        self.staff = staff
+        self.denominations = dict(denominations)
+        self.particulars = particulars
+        self.home = home
+        self.threshold: Fraction = rules.money("aml_id_threshold_cents")
+        self.by_day = bool(rules.get("aml_session_is_gaming_day"))
+        self.separately = bool(rules.get("aml_aggregate_in_out_separately"))
+        self.rng = world.streams.stream("aml", "notice")
+        self.timing = world.streams.stream("aml", "timing")
+        self.armed = _Armed()
+        self.visit: dict[str, int] = {}  # person -> current visit number
+        self.windows: dict[str, Window] = {}
+        self.identified: dict[str, IdentificationRecorded] = {}  # last record per patron
+        self.trained: dict[str, date] = {}  # employee -> last AML course
+        self.untrained: set[str] = set()
+        self.seen: set[str] = set()
+        self.cases: dict[str, Case] = {}
+        self.reports_on: dict[str, list[int]] = {}  # patron -> seqs of internal reports
+        self.reported: dict[str, float] = {}  # patron -> first police report t
+        self.volumes: dict[str, tuple[date, bool]] = {}  # id -> (last entry, destroyed)
+        self._n: dict[str, int] = {}
+        world.bus.attach(self)
+
+    # -- helpers ----------------------------------------------------------------------------
+    @property
+    def env(self) -> simpy.Environment:
+        return self.world.env
+
+    def _id(self, prefix: str) -> str:
+        n = self._n.get(prefix, 0) + 1
+        self._n[prefix] = n
+        return f"{prefix}-{n:06d}"
+
+    def _today(self) -> date:
+        return self.world.clock.at(self.env.now).date()
+
+    def emit(self, cls: type[Record], **fields: Any) -> Any:
+        return self.world.bus.emit(cls, **fields)
+
+    def _minutes(self, dist: Any) -> float:
+        return quantize(max(0.0, float(dist.sample(self.timing))) * 60.0)
+
+    def _on(self, role: str) -> str:
+        people = self.staff.on_duty(role)
+        return people[0] if people else ""
+
+    # -- the department ---------------------------------------------------------------------
+    def start(self) -> None:
+        cfg = self.cfg
+        appointed = (self._today() - timedelta(days=cfg.appointed_days_before)).isoformat()
+        who = {"name": cfg.officer_name, "grade": cfg.officer_grade,
+               "designation": cfg.officer_designation}  # fmt: skip
+        self.emit(ReportingOfficerAppointed, officer=cfg.officer, date=appointed, **who)
+        for recipient in ("board_secretary", "commissioner_of_police"):
+            if recipient == "commissioner_of_police" and self.armed.not_notified_police:
+                continue
+            self.emit(ReportingOfficerNotified, officer=cfg.officer, recipient=recipient,
+                      date=appointed, **who)  # fmt: skip
+        self._open_archive()
+        self.env.process(self.keep_retention())
+
+    def finish(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    # -- identification volumes (47(2)) -------------------------------------------------------
+    def _open_archive(self) -> None:
+        start = self._today()
+        first = date(start.year, start.month, 1)
+        years = int(self.rules.get("id_record_retention_years"))
+        for back in range(ARCHIVE_YEARS * 12, -1, -1):
+            month = first - relativedelta(months=back)
+            last = month + relativedelta(months=1, days=-1)
+            if back and retention_ends(last, years) + relativedelta(months=2) < start:
+                continue  # destroyed long ago
+            vid = f"identification-{month.year:04d}-{month.month:02d}"
+            self.volumes[vid] = (last, False)
+            self.emit(RecordVolume, volume=vid, category="identification",
+                      first_entry=month.isoformat(), last_entry=last.isoformat(),
+                      entries=40, electronic=True)  # fmt: skip
+
+    def keep_retention(self) -> Proc:
+        env, clock = self.env, self.world.clock
+        years = int(self.rules.get("id_record_retention_years"))
+        while True:
+            yield env.timeout(clock.next_local(env.now, time(7, 15)) - env.now)
+            today = self._today()
+            for vid, (last, destroyed) in sorted(self.volumes.items()):
+                if not destroyed and retention_ends(last, years) <= today and last < today:
+                    self.destroy(vid)
+
+    def destroy(self, vid: str) -> None:
+        last, _ = self.volumes[vid]
+        self.volumes[vid] = (last, True)
+        self.emit(RecordDestroyed, volume=vid, category="identification",
+                  last_entry=last.isoformat(), date=self._today().isoformat(),
+                  staff=self.cfg.officer)  # fmt: skip
+
+    def destroy_early(self) -> bool:
+        """Injection: the newest archived volume still in its period is destroyed now."""
+        held = [(last, v) for v, (last, gone) in self.volumes.items()
+                if not gone and last < self._today()]  # fmt: skip
+        if not held:
+            return False
+        self.destroy(max(held)[1])
+        return True
+
+    # -- what the staff see -------------------------------------------------------------------
+    def accept(self, rec: Record) -> None:
+        if isinstance(rec, EntryAdmitted):
+            if rec.casino == self.home and rec.purpose == "play":
+                self.visit[rec.person] = rec.visit
+        elif isinstance(rec, IdChecked):
+            return
+        elif isinstance(rec, ShiftStarted):
+            self._first_sight(rec)
+        elif isinstance(rec, CageTransaction):
+            if rec.txn_kind == "buy_in" and rec.chips_out_cents > 0:
+                self._money_in(rec.patron, rec, rec.amount_cents, rec.cashier)
+            elif rec.txn_kind == "redemption":
+                self._money_out(rec.patron, rec, rec.amount_cents, rec.cashier)
+        elif isinstance(rec, TableStretch):
+            w = self._window(rec.patron, rec.t)
+            if w is None:
+                return
+            if rec.buy_in_cents > 0:
+                self._money_in(rec.patron, rec, rec.buy_in_cents, rec.dealer)
+            w.wagered += rec.handle_cents
+            w.won += rec.net_cents
+        elif isinstance(rec, BillAccepted):
+            self._money_in(rec.patron, rec, rec.bill_cents, self._on("attendant"))
+        elif isinstance(rec, CoinsAccepted):
+            cents = rec.coins * self.denominations.get(rec.machine, 0)
+            if cents > 0:
+                self._money_in(rec.patron, rec, cents, self._on("attendant"))
+        elif isinstance(rec, GamesPlayed):
+            w = self._window(rec.patron, rec.t)
+            if w is not None:
+                denom = self.denominations.get(rec.machine, 0)
+                w.wagered += rec.wagered * denom
+                w.won += (rec.won - rec.wagered) * denom
+        elif isinstance(rec, CashedOut):
+            cents = rec.credits * self.denominations.get(rec.machine, 0)
+            if cents > 0:
+                self._money_out(rec.patron, rec, cents, self._on("attendant"))
+        elif (
+            isinstance(rec, HandPaid) and rec.reason in ("jackpot", "progressive") and rec.cents > 0
+        ):
+            w = self._window(rec.patron, rec.t)
+            if w is not None:
+                w.won += rec.cents
+            self._money_out(rec.patron, rec, rec.cents, rec.attendant)
+
+    def _window(self, patron: str, t: float) -> Window | None:
+        visit = self.visit.get(patron)
+        if visit is None:
+            return None  # not admitted through the home door (a test rig, a bench)
+        if self.by_day:
+            day = self.world.clock.gaming_day(t).isoformat()
+            key, label = f"{patron}@{day}", f"gaming day {day}"
+        else:
+            key, label = f"{patron}#{visit}", f"gaming session (visit {visit})"
+        w = self.windows.get(key)
+        if w is None:
+            w = self.windows[key] = Window(key, label)
+        return w
+
+    # -- identification (46(1), (2), (4)) ------------------------------------------------------
+    def _money_in(self, patron: str, rec: Record, cents: int, staff: str) -> None:
+        w = self._window(patron, rec.t)
+        if w is None:
+            return
+        w.ins.append((rec.seq, cents))
+        total = w.bought if self.separately else w.bought + w.cashed
+        if cents > self.threshold:
+            self._identify(patron, "buy_in", (rec.seq,), cents, w, staff)
+        elif total > self.threshold:
+            seqs = tuple(s for s, _ in w.ins) if self.separately else self._all(w)
+            self._identify(patron, "aggregate_buy_in", seqs, total, w, staff)
+        self._near_threshold(patron, w, w.ins, "buy-ins", staff)
+
+    def _money_out(self, patron: str, rec: Record, cents: int, staff: str) -> None:
+        w = self._window(patron, rec.t)
+        if w is None:
+            return
+        w.outs.append((rec.seq, cents))
+        total = w.cashed if self.separately else w.bought + w.cashed
+        if cents > self.threshold:
+            self._identify(patron, "cash_out", (rec.seq,), cents, w, staff)
+            self._cross_reference(patron, rec, w, staff)
+        elif w.cashed > self.threshold or total > self.threshold:
+            seqs = tuple(s for s, _ in w.outs) if self.separately else self._all(w)
+            self._identify(patron, "aggregate_cash_out", seqs, total, w, staff)
+            self._cross_reference(patron, rec, w, staff)
+        self._near_threshold(patron, w, w.outs, "cash-outs", staff)
+        if w.cashed < self.cfg.flag_min_cents:
+            return
+        if w.ins and w.wagered < self.cfg.minimal_play_ratio * w.bought:
+            if "minimal_play" not in w.flagged:
+                self._notice(
+                    staff, patron, "minimal_play", self._all(w), w,
+                    f"cashed out {w.cashed} cents in the {w.label} after wagering only "
+                    f"{w.wagered} cents of the {w.bought} cents bought",
+                )  # fmt: skip
+        elif w.cashed > w.bought + max(0, w.won) and "chips_unexplained" not in w.flagged:
+            self._notice(
+                staff, patron, "chips_unexplained", self._all(w), w,
+                f"cashed out {w.cashed} cents in the {w.label}, more than the {w.bought} "
+                f"cents bought there and {max(0, w.won)} cents won",
+            )  # fmt: skip
+
+    @staticmethod
+    def _all(w: Window) -> tuple[int, ...]:
+        return tuple(sorted(s for s, _ in (*w.ins, *w.outs)))
+
+    def _identify(
+        self,
+        patron: str,
+        reason: str,
+        seqs: tuple[int, ...],
+        amount: int,
+        w: Window | None,
+        staff: str,
+    ) -> None:
+        base = reason.removeprefix("aggregate_")
+        if base in self.armed.skip_id or reason in self.armed.skip_id:
+            self.armed.skip_id.discard(base)
+            self.armed.skip_id.discard(reason)
+            return
+        p = self.particulars(patron)
+        address = p.address
+        if self.armed.blank_address:
+            self.armed.blank_address = False
+            address = ""
+        self.identified[patron] = self.emit(
+            IdentificationRecorded, patron=patron, reason=reason, transactions=seqs,
+            amount_cents=amount, window="" if w is None else w.label,
+            document_type=p.document_type, document_number=p.document_number, name=p.name,
+            date_of_birth=p.date_of_birth, nationality=p.nationality, address=address,
+            staff=staff,
+        )  # fmt: skip
+
+    # -- the source of the chips (46(3)) --------------------------------------------------------
+    def _cross_reference(self, patron: str, rec: Record, w: Window, staff: str) -> None:
+        if self.armed.skip_cross_reference:
+            self.armed.skip_cross_reference = False
+            return
+        matched = bool(w.ins)
+        from_winnings = w.cashed <= w.bought + max(0, w.won)
+        self.emit(
+            CashOutCrossReferenced, patron=patron, cash_out=rec.seq, window=w.label,
+            buy_ins=tuple(s for s, _ in w.ins), bought_cents=w.bought, won_cents=w.won,
+            cashed_cents=w.cashed, matched=matched, from_winnings=from_winnings, staff=staff,
+        )  # fmt: skip
+        if not matched and "unmatched_cash_out" not in w.flagged:
+            self._raise(staff, patron, "unmatched_cash_out", self._all(w), w,
+                        f"cashed out {w.cashed} cents in the {w.label} with no chips or "
+                        "tokens bought in it")  # fmt: skip
+        elif matched and not from_winnings and "not_from_winnings" not in w.flagged:
+            self._raise(staff, patron, "not_from_winnings", self._all(w), w,
+                        f"cashed out {w.cashed} cents in the {w.label}: more than the "
+                        f"{w.bought} cents bought and {max(0, w.won)} cents won")  # fmt: skip
+
+    # -- red flags and reports (46(5), 49(2), 50(2)(a)) ----------------------------------------
+    def _near_threshold(
+        self, patron: str, w: Window, txns: list[tuple[int, int]], what: str, staff: str
+    ) -> None:
+        flag = "near_threshold"
+        if flag in w.flagged:
+            return
+        low = self.cfg.near_threshold_share * self.threshold
+        near = [s for s, c in txns if low <= c <= self.threshold]
+        if len(near) >= self.cfg.near_threshold_count:
+            self._notice(staff, patron, flag, tuple(near), w,
+                         f"{len(near)} {what} in the {w.label}, each just below the "
+                         "identification threshold")  # fmt: skip
+
+    def _notice(
+        self, staff: str, patron: str, flag: str, seqs: tuple[int, ...], w: Window, detail: str
+    ) -> None:
+        """An employee may notice the red flag (a chance that depends on training)."""
+        trained = staff in self.trained and staff not in self.untrained
+        p = self.cfg.notice_trained if trained else self.cfg.notice_untrained
+        if self.rng.random() >= p:
+            return
+        self._raise(staff, patron, flag, seqs, w, detail)
+
+    def _raise(
+        self, staff: str, patron: str, flag: str, seqs: tuple[int, ...], w: Window, detail: str
+    ) -> None:
+        w.flagged.add(flag)
+        employee = staff or self._on("chief_cashier") or self._on("cashier")
+        seen = self.emit(RedFlagObserved, employee=employee, patron=patron, flag=flag,
+                         transactions=seqs, detail=detail)  # fmt: skip
+        if self.armed.unreported_flag:
+            self.armed.unreported_flag = False
+            return
+        case = self._id("AML")
+        report = self.emit(InternalReport, case=case, employee=employee, patron=patron,
+                           officer=self.cfg.officer, flag=flag, observed=seen.seq,
+                           transactions=seqs)  # fmt: skip
+        self.reports_on.setdefault(patron, []).append(report.seq)
+        if self.armed.skip_suspicion_id:
+            self.armed.skip_suspicion_id = False
+        else:
+            self._identify(patron, "suspicion", (), 0, None, employee)
+        self.cases[case] = Case(case, patron, flag, report, seqs)
+        if self.armed.unevaluated_report:
+            self.armed.unevaluated_report = False
+            return
+        self.env.process(self.evaluate(self.cases[case]))
+
+    # -- the Reporting Officer (50(2)(b)-(c), 49(1), 51) ---------------------------------------
+    def _office_wait(self) -> float:
+        """Seconds until the Reporting Officer is next in the office (0 when in)."""
+        env, clock, cfg = self.env, self.world.clock, self.cfg
+        now = clock.at(env.now).time()
+        if cfg.office_opens <= now < cfg.office_closes:
+            return 0.0
+        return clock.next_local(env.now, cfg.office_opens) - env.now
+
+    def evaluate(self, case: Case) -> Proc:
+        env, cfg = self.env, self.cfg
+        yield env.timeout(self._office_wait())
+        yield env.timeout(self._minutes(cfg.evaluation_minutes))
+        earlier = self.reports_on.get(case.patron, [])
+        strong = case.flag in STRONG_FLAGS
+        suspicious = strong or len(earlier) >= cfg.reports_to_suspect
+        if strong:
+            reasons = f"{case.flag.replace('_', ' ')}: the source of the chips is not shown (46(3))"
+        elif suspicious:
+            reasons = (f"{len(earlier)} reports on the patron ("
+                       + ", ".join(self.cases[c].flag for c in self._cases_of(case.patron))
+                       + ")")  # fmt: skip
+        else:
+            reasons = "a single red flag, no earlier report: kept on file and watched"
+        self.emit(RoEvaluation, case=case.id, officer=cfg.officer, patron=case.patron,
+                  decision="suspicious" if suspicious else "no_suspicion", reasons=reasons,
+                  considered=tuple(earlier))  # fmt: skip
+        if not suspicious:
+            return
+        yield env.timeout(self._minutes(cfg.report_minutes))
+        if self.armed.late_report_hours:
+            hours, self.armed.late_report_hours = self.armed.late_report_hours, 0
+            yield env.timeout(hours * 3600.0)
+        self.report(case, reasons)
+
+    def _cases_of(self, patron: str) -> list[str]:
+        return [c for c, k in self.cases.items() if k.patron == patron]
+
+    def report(self, case: Case, reasons: str) -> None:
+        cfg = self.cfg
+        cases = [self.cases[c] for c in self._cases_of(case.patron)]
+        seqs = tuple(sorted({s for k in cases for s in k.transactions}))
+        p = self.particulars(case.patron)
+        person = (f"{p.name}, {p.document_type} {p.document_number}, born {p.date_of_birth}, "
+                  f"{p.nationality}, {p.address}")  # fmt: skip
+        detail = "; ".join(f"{k.flag} (case {k.id})" for k in cases)
+        other = (f"{len(cases)} internal reports on the patron; visits: "
+                 f"{self.visit.get(case.patron, 0)}; identification records kept")  # fmt: skip
+        if self.armed.no_reasons:
+            self.armed.no_reasons = False
+            reasons = ""
+        recipients = ["police", "board_mllo"]
+        if self.armed.board_not_told:
+            self.armed.board_not_told = False
+            recipients = ["police"]
+        for recipient in recipients:
+            self.emit(
+                SuspicionReported, case=case.id, officer=cfg.officer, patron=case.patron,
+                recipient=recipient,
+                rank=str(self.rules.get("aml_police_min_rank")) if recipient == "police" else "",
+                transactions=seqs, transaction_detail=detail, person=person, reasons=reasons,
+                other=other,
+            )  # fmt: skip
+        self.reported.setdefault(case.patron, self.env.now)
+
+    # -- training (48, 50(2)(d)) -----------------------------------------------------------------
+    def _first_sight(self, rec: ShiftStarted) -> None:
+        who = rec.member
+        if rec.employer == "board" or who in self.seen:
+            return
+        self.seen.add(who)
+        rng = self.world.streams.fresh(who, "aml-training")
+        if self.armed.untrained_next:
+            self.armed.untrained_next = False
+            self.untrained.add(who)
+            return
+        if rng.random() >= self.cfg.trained_share:
+            self.untrained.add(who)
+            return
+        months = int(self.rules.get("aml_training_interval_months"))
+        today = self._today()
+        span = (today - (today - relativedelta(months=months))).days
+        last = today - timedelta(days=int(rng.integers(1, max(2, span - 14))))
+        self._trained(who, last)
+        due = last + relativedelta(months=months) - timedelta(days=14)
+        self.env.process(self.refresh(who, due))
+
+    def _trained(self, who: str, when: date) -> None:
+        self.trained[who] = when
+        self.emit(AmlTrainingCompleted, employee=who, course="AML", date=when.isoformat(),
+                  officer=self.cfg.officer)  # fmt: skip
+
+    def refresh(self, who: str, due: date) -> Proc:
+        env, clock = self.env, self.world.clock
+        months = int(self.rules.get("aml_training_interval_months"))
+        while True:
+            at = clock.seconds(datetime.combine(due, time(10, 0), tzinfo=clock.zone))
+            yield env.timeout(max(0.0, at - env.now))
+            self._trained(who, self._today())
+            due = self._today() + relativedelta(months=months) - timedelta(days=14)
+
+
+__all__ = ["PARAMS", "AmlDesk", "Particulars", "Window"]
