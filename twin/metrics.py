@@ -151,6 +151,11 @@ def _sections() -> list[KpiSection]:
     from twin.patrons.premium_events import PremiumKpis
 
     out.append(PremiumKpis())
+
+    # anti-money laundering (issue 11)
+    from twin.floor.aml_kpis import AmlKpis
+
+    out.append(AmlKpis())
     return out
 
 
@@ -298,8 +303,10 @@ class Metrics:
             ),
             commands_accepted=self.accepted,
             commands_rejected=self.rejected,
-            sections={
-                s.name: s.report(end) for s in self.sections if s.name in self._sections_seen
+            sections={  # a section with nothing to say (an empty report) is left out
+                s.name: rep
+                for s in self.sections
+                if s.name in self._sections_seen and (rep := s.report(end))
             },
         )
 

@@ -151,6 +151,26 @@ def _section_lines(name: str, d: dict[str, Any], eur: Any) -> list[str]:
             f"{room['sessions']:,} sessions, turnover {eur(room['turnover_cents'])}, win "
             f"{eur(room['win_cents'])}"
         )
+    elif name == "aml":
+        ids = d["identifications"]
+        cross = d["cross_references"]
+        out.append(
+            f"  aml: {sum(ids.values()):,} identifications ({_counts(ids)}); cash-outs "
+            f"cross-referenced {cross['checked']:,} (unmatched {cross['unmatched']}, not "
+            f"from winnings {cross['not_from_winnings']}); red flags "
+            f"{sum(d['red_flags'].values()):,}; internal reports {d['internal_reports']}; "
+            f"evaluations ({_counts(d['evaluations'])}); patrons reported to the police "
+            f"{d['patrons_reported']}"
+        )
+        caught = "; ".join(
+            f"{s.replace('_', ' ')} {r['detected']}/{r['launderers']}"
+            + (f" (median {r['median_hours_to_report']:.1f} h)" if r["detected"] else "")
+            for s, r in sorted(d["strategies"].items())
+        )
+        out.append(
+            f"  launderers reported (the twin's truth): {caught or 'none acted'}; honest "
+            f"patrons reported {d['false_reports']} of {d['honest_patrons']:,}"
+        )
     else:
         flat = {k: v for k, v in d.items() if isinstance(v, int | float | str)}
         out.append(f"  {name}: " + ", ".join(f"{k} {v}" for k, v in flat.items()))
