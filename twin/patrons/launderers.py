@@ -109,7 +109,7 @@ class Launderers:
 
     def choose(self) -> list[Launderer]:
         """Draw the launderers and their associates: distinct eligible members."""
-        rng = self.world.streams.stream("aml", "launderers")
+        rng = self.world.streams.fresh("aml", "launderers")
         size = self.population.size
         taken: set[int] = set()
 
