@@ -28,7 +28,8 @@ class CheckedDispatcher(Dispatcher):
         super()._dispatch()
         head = next((j for j in self.waiting if not j.operator), None)
         if head is not None:
-            assert not all(self.idle(r) for r in head.spec.roles), head
+            roles = head.spec.roles
+            assert not all(len(self.idle(r)) >= roles.count(r) for r in roles), head
 
 
 def world() -> tuple[World, MemorySink]:
@@ -216,10 +217,72 @@ def test_a_job_needing_no_role_starts_at_once() -> None:
     assert handle.assigned.triggered and handle.assigned.value == {}
 
 
-def test_a_job_naming_a_role_twice_is_a_programming_error() -> None:
+def test_a_job_naming_a_role_twice_needs_two_members_of_it() -> None:
+    """A hand pay two inspectors must sign: ("attendant", "inspector", "inspector"). Two
+    inspectors, one busy until 100 s with job A: the hand pay B (at 10 s) takes nobody until
+    both are idle, then all three at once, the second inspector in the place "inspector#2".
+    Meanwhile B reserves the idle inspector, so a later hopper fill C (attendant + inspector,
+    lower priority) waits for B to finish."""
+    w, sink = world()
+    env = w.env
+    staff = CheckedDispatcher(w)
+    env.process(staff.keep_roster([crew(staff, {"attendant": 2, "inspector": 2})]))
+    log: list[tuple[str, float, float, dict[str, str]]] = []
+    env.process(run_job(env, staff, 0, JobSpec("repair", "M1", ("inspector",)), 100, log))
+    two = ("attendant", "inspector", "inspector")
+    env.process(run_job(env, staff, 10, JobSpec("hand_pay", "M2", two), 50, log))
+    fill = ("attendant", "inspector")
+    env.process(run_job(env, staff, 20, JobSpec("hopper_fill", "M3", fill), 5, log))
+    env.run(until=1000)
+    assert log == [
+        ("JOB-000001", 0.0, 100.0, {"inspector": "INS-all-01"}),
+        ("JOB-000002", 100.0, 150.0, {"attendant": "ATT-all-01", "inspector": "INS-all-02",
+                                      "inspector#2": "INS-all-01"}),
+        ("JOB-000003", 150.0, 155.0, {"attendant": "ATT-all-02", "inspector": "INS-all-02"}),
+    ]  # fmt: skip
+    started = [r for r in sink.records if r.kind == "job_started"]
+    assert started[1].roles == two  # type: ignore[attr-defined]
+    assert started[1].members == ("ATT-all-01", "INS-all-02", "INS-all-01")  # type: ignore[attr-defined]
+    done = [r for r in sink.records if r.kind == "job_completed"]
+    assert done[1].members == ("ATT-all-01", "INS-all-02", "INS-all-01")  # type: ignore[attr-defined]
+
+
+def test_a_job_needing_more_members_of_a_role_than_exist_waits_and_holds_them() -> None:
+    """One inspector on the floor: a two-inspector hand pay never starts, and it holds the
+    inspector, so the fill behind it never starts either (no job jumps the head of the queue
+    with a member the head needs)."""
     w, _ = world()
-    with pytest.raises(ValueError, match="twice"):
-        Dispatcher(w).request(JobSpec("x", "M1", ("attendant", "attendant")))
+    env = w.env
+    staff = Dispatcher(w)
+    env.process(staff.keep_roster([crew(staff, {"attendant": 2, "inspector": 1})]))
+    env.run(until=1)
+    hp = staff.request(JobSpec("hand_pay", "M1", ("attendant", "inspector", "inspector")))
+    fill = staff.request(JobSpec("hopper_fill", "M2", ("attendant", "inspector")))
+    env.run(until=100)
+    assert not hp.assigned.triggered and not fill.assigned.triggered
+
+
+def test_an_operator_staffs_the_second_place_of_a_role_by_its_name() -> None:
+    w, sink = world()
+    staff = Dispatcher(w, operator=("hand_pay",))
+    w.env.process(staff.keep_roster([crew(staff, {"attendant": 1, "inspector": 2})]))
+    w.env.run(until=1)
+    hp = staff.request(JobSpec("hand_pay", "M1", ("attendant", "inspector", "inspector")))
+    assert staff.assign(hp.id, {"attendant": "ATT-all-01", "inspector": "INS-all-01"}) == (
+        "JOB-000001: needs roles ['attendant', 'inspector', 'inspector#2'], given "
+        "['attendant', 'inspector']"
+    )
+    same = {"attendant": "ATT-all-01", "inspector": "INS-all-01", "inspector#2": "INS-all-01"}
+    assert staff.assign(hp.id, same) == "JOB-000001: one member named for two roles"
+    wrong = {"attendant": "INS-all-02", "inspector": "INS-all-01", "inspector#2": "ATT-all-01"}
+    assert staff.assign(hp.id, wrong) == "JOB-000001: INS-all-02 has role inspector, not attendant"
+    wrong = {"attendant": "ATT-all-01", "inspector": "INS-all-01", "inspector#2": "ATT-all-02"}
+    assert staff.assign(hp.id, wrong) == "JOB-000001: ATT-all-02 is not on the staff"
+    assert not sink.records[-1].kind.startswith("job_started")
+    ok = {"attendant": "ATT-all-01", "inspector": "INS-all-01", "inspector#2": "INS-all-02"}
+    assert staff.assign(hp.id, ok) is None
+    w.env.run(until=2)
+    assert hp.assigned.value == ok
 
 
 def operator_floor() -> tuple[World, MemorySink, Dispatcher]:

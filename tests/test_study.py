@@ -80,12 +80,51 @@ def test_twin_controls_lists_the_parameters_that_change_behaviour() -> None:
     behaviour = {(b["ruleset"], b["param"]) for b in json.loads(out.stdout)["behaviour"]}
     assert ("malta-1998", "min_rtp") in behaviour
     assert ("malta-1998", "program_verification_hours") in behaviour
+    assert ("malta-1998", "hand_pay_second_inspector_above_cents") in behaviour
+    assert ("malta-1998", "aml_session_is_gaming_day") in behaviour
     text = subprocess.run(
         [sys.executable, "-m", "twin", "controls"], capture_output=True, text=True, check=True,
         cwd=ROOT,
     ).stdout  # fmt: skip
     assert "Ruleset parameters that change behaviour" in text
     assert "malta-1998  min_rtp = 0.85" in text
+
+
+def _hand_pay_jobs(rule: list[str]) -> list[tuple[int, tuple[str, ...], tuple[str, ...]]]:
+    """(cents of each hand pay, the roles and members of its job) on the small floor."""
+    from twin.records import MemorySink
+
+    sc = prepare(ROOT / "scenarios" / "small.toml", hours=12.0, overrides=rule)
+    sink = MemorySink()
+    Casino(sc, sinks=[sink]).run()
+    jobs = {r.machine: [] for r in sink.records if r.kind == "job_started"}  # type: ignore[attr-defined]
+    for r in sink.records:
+        if r.kind == "job_started" and r.job_kind == "hand_pay":  # type: ignore[attr-defined]
+            jobs[r.machine].append(r)  # type: ignore[attr-defined]
+    out = []
+    for r in sink.records:
+        if r.kind == "hand_paid":
+            job = jobs[r.machine].pop(0)  # type: ignore[attr-defined]
+            out.append((r.cents, job.roles, job.members))  # type: ignore[attr-defined]
+    return out
+
+
+def test_a_second_inspector_above_an_amount_changes_who_comes_to_a_hand_pay() -> None:
+    """hand_pay_second_inspector_above_cents (a proposal's rule; 0 today): a hand pay above
+    Lm 20 (EUR 46.59) needs the attendant and two different Board inspectors at once; one
+    at or below it, one inspector as today."""
+    today = _hand_pay_jobs([])
+    assert today and all(roles == ("attendant", "inspector") for _, roles, _ in today)
+    rule = ["ruleset.overrides.hand_pay_second_inspector_above_cents=2000"]
+    proposed = _hand_pay_jobs(rule)
+    above = Fraction(2000 * 10000, 4293)  # Lm 20 in euro cents, exactly
+    big = [(c, roles, members) for c, roles, members in proposed if c > above]
+    small = [(c, roles, members) for c, roles, members in proposed if c <= above]
+    assert big and small
+    for _, roles, members in big:
+        assert roles == ("attendant", "inspector", "inspector")
+        assert len(set(members)) == 3 and all(m.startswith("INS-") for m in members[1:])
+    assert all(roles == ("attendant", "inspector") for _, roles, _ in small)
 
 
 # -- arms --------------------------------------------------------------------------------------

@@ -133,9 +133,14 @@ class Casino:
                     self.staff.enlist(mid, r.id, s.name)
                     members.append(mid)
             self.shifts.append(Shift(s.name, s.start, s.end, tuple(members)))
+        second = "hand_pay_second_inspector_above_cents"
         self.crew = Crew(
             self.staff,
             Timing(t.walk_minutes, t.hand_pay_minutes, t.hopper_fill_minutes, t.repair_minutes),
+            # a proposal's rule: two inspectors for a hand pay above an amount (0: never)
+            self.ruleset.money(second)
+            if second in self.ruleset and self.ruleset.get(second) > 0
+            else None,
         )
         self.machines: list[SlotMachine] = []
         prefix = self.ruleset.jurisdiction.registration_prefix

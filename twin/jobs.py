@@ -41,7 +41,8 @@ JOB_ROLES: Mapping[str, tuple[str, ...]] = {
 
 @dataclass(frozen=True, slots=True)
 class JobSpec:
-    """A piece of work at a machine: ``roles`` must all be staffed at once (all or nothing)."""
+    """A piece of work at a machine: ``roles`` must all be staffed at once (all or nothing);
+    a role named twice needs two members of it (``twin.staff.dispatch.slot_names``)."""
 
     kind: str
     machine: str

@@ -17,6 +17,7 @@ import hashlib
 import math
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Any, Literal, Protocol
 
 import numpy as np
@@ -143,10 +144,14 @@ class Timing:
 
 @dataclass
 class Crew:
-    """Who staffs the machine's jobs (a ``Service``) and how long the work takes."""
+    """Who staffs the machine's jobs (a ``Service``) and how long the work takes.
+
+    ``second_inspector_above_cents``: a hand pay of more than this (exact, in the floor's
+    cents) needs two Board inspectors (a proposal's rule; None: one, as today)."""
 
     service: Service
     timing: Timing
+    second_inspector_above_cents: Fraction | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -597,10 +602,13 @@ class SlotMachine:
         crew = self.crew
         if self.take(Misconduct.UNPAID_HAND_PAY):
             yield env.event()  # nobody ever comes: the machine stays locked
+        above = crew.second_inspector_above_cents
+        two = above is not None and credits * self.spec.denomination_cents > above
         job, attendant, inspector = yield from self._attendant_and_inspector(
             HAND_PAY,
             without_inspector=self.take(Misconduct.HAND_PAY_WITHOUT_INSPECTOR),
             outsider=self.take(Misconduct.HAND_PAY_BY_OUTSIDER),
+            inspectors=2 if two else 1,
         )
         yield env.timeout(self._minutes(crew.timing.walk) + self._minutes(crew.timing.hand_pay))
         if reason == "credit_payout":
@@ -627,9 +635,15 @@ class SlotMachine:
         self.mark_up("hand_pay")
 
     def _attendant_and_inspector(
-        self, kind: str, *, without_inspector: bool = False, outsider: bool = False
+        self,
+        kind: str,
+        *,
+        without_inspector: bool = False,
+        outsider: bool = False,
+        inspectors: int = 1,
     ) -> Generator[simpy.events.Event, Any, tuple[JobHandle, str, str]]:
-        """File a job for an attendant and a Board inspector; both come together.
+        """File a job for an attendant and a Board inspector (``inspectors`` of them); all
+        come together.
 
         ``without_inspector``/``outsider`` are injected violations: the job needs no inspector,
         or someone who is not the licensee's employee does the attendant's job.
@@ -639,6 +653,8 @@ class SlotMachine:
             for r in JOB_ROLES[kind]
             if not (r == "inspector" and without_inspector) and not (r == "attendant" and outsider)
         )
+        if "inspector" in roles:
+            roles += ("inspector",) * (inspectors - 1)
         job = self.crew.service.request(JobSpec(kind, self.id, roles))
         got: dict[str, str] = yield job.assigned
         attendant = OUTSIDER if outsider else got["attendant"]

@@ -1,9 +1,11 @@
 """The dispatcher: the one place that knows who is on duty and who can do what.
 
 It implements ``twin.jobs.Service``: a machine files a ``JobSpec`` naming the roles
-the job needs together; the dispatcher seizes one idle on-duty member of every role at the
+the job needs together (a role named twice needs two members of it: a hand pay two Board
+inspectors must sign); the dispatcher seizes an idle on-duty member for every place at the
 same instant (all or nothing) and fires the handle's ``assigned`` event with
-``{role: member}``. Nobody is ever seized while waiting for someone else.
+``{place: member}``, a place being the role id, or ``<role>#2``, ``<role>#3``... for the
+second and later members of one role. Nobody is ever seized while waiting for someone else.
 
 Queue discipline
 ----------------
@@ -13,9 +15,9 @@ kind). Whenever anything changes (a request, a completion, a member on or off du
 operator's assignment) the dispatcher walks the waiting jobs in that order, counting the idle
 members of every role:
 
-- a job whose every role has an idle member left starts now, taking them;
-- a job that cannot start *reserves* the idle members of every role it needs (up to one per
-  role), so no job behind it may take them.
+- a job whose every place has an idle member left starts now, taking them;
+- a job that cannot start *reserves* the idle members of every role it needs (up to as many
+  as it needs of each), so no job behind it may take them.
 
 So a later job starts before an earlier one only with members the earlier one does not need
 (surplus members of other roles, or surplus members of a role beyond the earlier jobs'
@@ -24,7 +26,7 @@ it needs who becomes idle is held for it (or for a job ahead of it). Priorities 
 are strict: under sustained overload a low-priority kind may wait indefinitely.
 
 Operator mode (per job kind) takes those jobs out of the automatic pass: they neither start
-nor reserve until ``assign(job_id, {role: member})`` is called. ``assign`` never raises on bad
+nor reserve until ``assign(job_id, {place: member})`` is called. ``assign`` never raises on bad
 input; it returns the reason for a refusal (``None`` when accepted).
 
 Duty
@@ -69,9 +71,25 @@ class Shift:
         return self.start == self.end
 
 
+def slot_names(roles: Sequence[str]) -> tuple[str, ...]:
+    """The names of a job's places, one per entry of ``roles``: a role's first place is the
+    role id, its second ``<role>#2``, and so on (two inspectors: "inspector", "inspector#2")."""
+    seen: dict[str, int] = {}
+    out: list[str] = []
+    for r in roles:
+        seen[r] = seen.get(r, 0) + 1
+        out.append(r if seen[r] == 1 else f"{r}#{seen[r]}")
+    return tuple(out)
+
+
+def slot_role(slot: str) -> str:
+    return slot.split("#", 1)[0]
+
+
 @dataclass(eq=False)
 class Job:
-    """A filed job (the ``JobHandle`` the machine holds)."""
+    """A filed job (the ``JobHandle`` the machine holds). ``members`` maps each of its
+    places (``slot_names(spec.roles)``) to the member who fills it."""
 
     id: str
     spec: JobSpec
@@ -195,9 +213,8 @@ class Dispatcher:
 
     # -- jobs (the Service protocol) -------------------------------------------------------------
     def request(self, spec: JobSpec) -> Job:
-        """File a job; its ``assigned`` event fires with ``{role: member}`` when it starts."""
-        if len(set(spec.roles)) != len(spec.roles):
-            raise ValueError(f"a job names a role twice: {spec.roles}")
+        """File a job; its ``assigned`` event fires with ``{place: member}`` when it starts
+        (a role named twice has two places: "inspector" and "inspector#2")."""
         self._count += 1
         prio = self.priority.get(spec.kind, len(self.priority))
         operator = spec.kind in self.operator_kinds and bool(spec.roles)
@@ -230,7 +247,7 @@ class Dispatcher:
         job = self.open.pop(handle.id, None)
         if job is None or job.started_t is None:
             raise ValueError(f"{handle.id} is not a job in service")
-        members = tuple(job.members[r] for r in job.spec.roles)
+        members = tuple(job.members[p] for p in slot_names(job.spec.roles))
         self.world.bus.emit(
             JobCompleted,
             job_id=job.id,
@@ -255,7 +272,7 @@ class Dispatcher:
         if reason is not None:
             return reason
         job = self.open[job_id]
-        self._start(job, {r: assignment[r] for r in job.spec.roles}, by="operator")
+        self._start(job, {p: assignment[p] for p in slot_names(job.spec.roles)}, by="operator")
         self._dispatch()
         return None
 
@@ -266,14 +283,15 @@ class Dispatcher:
             return f"{job_id}: no such open job"
         if job.started_t is not None:
             return f"{job_id}: already started"
-        needed = set(job.spec.roles)
+        needed = set(slot_names(job.spec.roles))
         given = set(assignment)
         if given != needed:
             return f"{job_id}: needs roles {sorted(needed)}, given {sorted(given)}"
         if len(set(assignment.values())) != len(assignment):
             return f"{job_id}: one member named for two roles"
-        for role in job.spec.roles:
-            mid = assignment[role]
+        for place in sorted(needed):
+            role = slot_role(place)
+            mid = assignment[place]
             m = self.members.get(mid)
             if m is None:
                 return f"{job_id}: {mid} is not on the staff"
@@ -296,17 +314,19 @@ class Dispatcher:
             if job.operator:
                 continue
             roles = job.spec.roles
-            if all(free.get(r, 0) > 0 for r in roles):
+            need: dict[str, int] = {}
+            for r in roles:
+                need[r] = need.get(r, 0) + 1
+            if all(free.get(r, 0) >= n for r, n in need.items()):
                 picks = {}
-                for r in roles:
-                    picks[r] = list(self._idle[r])[taken[r]]
+                for place, r in zip(slot_names(roles), roles, strict=True):
+                    picks[place] = list(self._idle[r])[taken[r]]
                     taken[r] += 1
                     free[r] -= 1
                 starting.append((job, picks))
             else:
-                for r in roles:  # reserve: nobody behind this job takes what it needs
-                    if free.get(r, 0) > 0:
-                        free[r] -= 1
+                for r, n in need.items():  # reserve: nobody behind this job takes them
+                    free[r] = free.get(r, 0) - min(n, free.get(r, 0))
             if not any(free.values()):
                 break
         for job, picks in starting:
@@ -320,7 +340,7 @@ class Dispatcher:
             m = self.members[mid]
             m.job = job.id
             del self._idle[m.role][mid]
-        members = tuple(picks[r] for r in job.spec.roles)
+        members = tuple(picks[p] for p in slot_names(job.spec.roles))
         self.world.bus.emit(
             JobStarted,
             job_id=job.id,
@@ -342,4 +362,4 @@ def _within(start: time, end: time, now: time) -> bool:
     return now >= start or now < end
 
 
-__all__ = ["DEFAULT_PRIORITY", "Dispatcher", "Job", "Member", "Shift"]
+__all__ = ["DEFAULT_PRIORITY", "Dispatcher", "Job", "Member", "Shift", "slot_names"]
