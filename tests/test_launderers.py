@@ -1,7 +1,8 @@
 """Launderers, the AML KPI section and the detection study (issue 11).
 
-The floor is ``scenarios/aml.toml`` (the default casino at a fifth of its size) for three
-days, with one launderer of each strategy who comes on the first day.
+The floor is ``scenarios/aml.toml`` (the default casino at a fifth of its size) for four
+days, with one launderer of each strategy who comes on the first day (the junket's guest
+with the first junket, which arrives at 30 h and settles at 78 h).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ SCENARIOS = REPO / "scenarios"
 THRESHOLD = Fraction(2_000_000_000, 4293)  # Lm 2,000 in euro cents, exactly
 
 
-def data(hours: float = 72.0, **ruleset: Any) -> dict[str, Any]:
+def data(hours: float = 96.0, **ruleset: Any) -> dict[str, Any]:
     d = tomllib.loads((SCENARIOS / "aml.toml").read_text())
     d["scenario"]["duration_hours"] = hours
     d["aml"]["launderers"] = [
@@ -87,9 +88,9 @@ def test_launderers_are_eligible_distinct_and_fixed_by_the_seed() -> None:
     assert casino.launderers is not None
     chosen = casino.launderers.launderers
     assert [lau.strategy for lau in chosen] == list(STRATEGIES)
-    people = [lau.index for lau in chosen]
+    people = [lau.index for lau in chosen if lau.index >= 0]  # not the junket's guest
     people += [lau.associate for lau in chosen if lau.associate >= 0]
-    assert len(set(people)) == len(people) == 7  # chip passing and junket abuse have associates
+    assert len(set(people)) == len(people) == 5  # chip passing has an associate
     pop = casino.population
     for i in people:
         m = pop.member(i)
@@ -113,9 +114,17 @@ def test_every_strategy_acts_through_the_door_and_the_cage() -> None:
     # every launderer came in through the door before the first act
     admitted = {(r.person, r.t) for r in records if isinstance(r, EntryAdmitted)}
     for a in acts(records):
+        if a.strategy == "junket_abuse":
+            continue  # a junket's guest: through the junket desk, not the door
         before = a.step in ("buy_in", "front_money", "pass_chips")
         who = a.associate if before and a.associate else a.launderer
         assert any(p == who and t <= a.t for p, t in admitted), a
+    # the junket's guest was notified to the Board and arrived with the junket
+    guest = next(a.associate for a in acts(records) if a.strategy == "junket_abuse")
+    notice = next(r for r in records if r.kind == "junket_notified")
+    assert guest in notice.members  # type: ignore[attr-defined]
+    arrived = [r for r in records if r.kind == "junket_member_arrived" and r.member == guest]  # type: ignore[attr-defined]
+    assert len(arrived) == 1
     # pieces of a structured amount and of passed chips stay below the threshold
     for a in acts(records):
         if a.strategy == "structuring" and a.step == "buy_in":

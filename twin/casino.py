@@ -318,7 +318,7 @@ class Casino:
                 self.launderers = Launderers(
                     self.world, scenario.aml, self.population, self, self.floor, self.cage,
                     self.pit, self.aml.threshold,
-                    int(self.ruleset.get("admission_min_age_years")),
+                    int(self.ruleset.get("admission_min_age_years")), self.junkets, source,
                 )  # fmt: skip
                 self.departments.append(self.launderers)
 

@@ -21,7 +21,7 @@ Injections (``twin.inject_junkets``) arm a misconduct on a junket or a leader be
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from enum import StrEnum
@@ -116,6 +116,21 @@ class MemberAccount:
     net: int = 0  # the member's net result at the tables
 
 
+@dataclass(frozen=True, slots=True)
+class Guest:
+    """Someone who joins a junket to launder its front money (``twin.patrons.launderers``):
+    lodges ``deposit_cents``, plays one short session of ``rounds`` rounds, and takes the
+    chips back at settlement. ``act(step, cents, member id)`` records each act as the twin's
+    truth (a ``laundering_act``)."""
+
+    label: str
+    passport: str
+    country: str
+    deposit_cents: int
+    rounds: int
+    act: Callable[[str, int, str], None]
+
+
 @dataclass
 class JunketPlan:
     """One scheduled junket: who, when, and what is armed against it."""
@@ -127,6 +142,7 @@ class JunketPlan:
     arrival: float
     members: list[Member]
     armed: dict[JunketMisconduct, int] = field(default_factory=dict)  # misconduct -> amount
+    guests: dict[str, Guest] = field(default_factory=dict)  # member id -> a launderer
 
     @property
     def registration(self) -> str:
@@ -232,6 +248,19 @@ class Junkets:
         if m is JunketMisconduct.CASH_TOKENS and plan.schedule.tokens_cents == 0:
             return "a junket whose members buy machine tokens (tokens_cents > 0)"
         return None
+
+    def add_guest(self, plan_id: str, guest: Guest) -> str:
+        """``guest`` joins junket ``plan_id`` as one more member (before t = 0); the member
+        id it has on that junket."""
+        plan = self.plans[plan_id]
+        mid = f"{plan.id}-M{len(plan.members) + 1}"
+        c = guest.country
+        plan.members.append(Member(
+            id=mid, name=f"Guest {mid}", id_number=guest.passport, nationality=c, domicile=c,
+            residence=c, address=f"{guest.passport[-3:].lstrip('0') or '1'} Main Street, {c}",
+        ))  # fmt: skip
+        plan.guests[mid] = guest
+        return mid
 
     # -- the department --------------------------------------------------------------------
 
@@ -397,10 +426,15 @@ class Junkets:
                 else "junket_member_min_deposit_cents"
             )
             deposit = amount if amount > 0 else math.ceil(self.ruleset.money(key)) - 1
+        guest = plan.guests.get(m.id)
+        if guest is not None:
+            deposit = guest.deposit_cents
         bus.emit(JunketDepositLodged, member=m.id, junket=plan.id, desk=desk,
                  amount_cents=deposit)  # fmt: skip
         bus.emit(JunketChipsIssued, member=m.id, junket=plan.id, desk=desk, series=plan.series,
                  amount_cents=deposit)  # fmt: skip
+        if guest is not None:
+            guest.act("front_money", deposit, m.id)
         acct = MemberAccount(m, chips=deposit)
         if s.tokens_cents > 0:
             cash = i == 0 and JunketMisconduct.CASH_TOKENS in plan.armed
@@ -442,6 +476,11 @@ class Junkets:
                 return
             end = self._session_end(env.now, departure, s.session_hours)
             n = int((end - env.now) / 3600.0 * self.game.rounds_per_hour)
+            guest = plan.guests.get(acct.member.id)
+            if guest is not None:
+                if not first:
+                    return  # a launderer's show of play: one short session
+                n = min(n, guest.rounds)
             if n <= 0:
                 return
             cash = first and i == 0 and JunketMisconduct.CASH_CHIPS in plan.armed
@@ -498,6 +537,9 @@ class Junkets:
             bus.emit(JunketChipsRedeemed, member=a.member.id, junket=plan.id,
                      desk=self.config.desk, chips_cents=a.chips + a.tokens,
                      rebate_cents=rebate)  # fmt: skip
+            guest = plan.guests.get(a.member.id)
+            if guest is not None:
+                guest.act("cash_out", a.chips + a.tokens + rebate, a.member.id)
         staked = self.turnover.pop(plan.id, 0)
         commission = staked * s.commission_bp // 10_000 if plan.leader is not None else 0
         bus.emit(
@@ -524,6 +566,7 @@ def validate_injections(injects: Sequence[Inject], junkets: Junkets | None, sour
 
 __all__ = [
     "ON_LEADER",
+    "Guest",
     "JunketMisconduct",
     "JunketPlan",
     "JunketTable",

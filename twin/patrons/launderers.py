@@ -18,9 +18,10 @@ an ordinary visit. What they do, by strategy (``amount_cents`` is the money of o
 * ``chip_passing``: an associate (another member) buys the chips in one visit and hands
   them over; the launderer cashes them out in pieces below the threshold over several
   visits the same day, after a few rounds at a table.
-* ``junket_abuse``: a junket's representative (the associate) buys chips with the front
-  money and hands them to a participant, who plays a few rounds and cashes them out at
-  once (simplified: the junket department's accounts are not used).
+* ``junket_abuse``: the launderer travels with junkets as one more member (with a passport
+  of its own, the same on every trip), lodges the money as front money at the junket desk,
+  plays one short session of rolling chips, and takes the chips (and the rebate on the
+  loss) back in cash at settlement. It never enters through the door of the population.
 * ``slot_bill_route``: notes into a slot machine's bill acceptor, a few minutes at the
   lowest bet, and the credits cashed out (by the hopper or by hand).
 
@@ -30,7 +31,7 @@ Every act is also a ``laundering_act`` record: the twin's truth, for detection s
 from __future__ import annotations
 
 import math
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from datetime import time
 from fractions import Fraction
@@ -39,8 +40,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import simpy
 
+from twin.errors import InputError
 from twin.floor.aml_events import LaunderingAct
 from twin.patrons.events import PatronArrived
+from twin.patrons.junkets import Guest
 from twin.patrons.population import Population, member_id
 from twin.patrons.venue import Floor, Hall
 from twin.scenario import AmlConfig, LaundererGroup
@@ -49,6 +52,7 @@ from twin.world import World, quantize
 if TYPE_CHECKING:
     from twin.floor.cage import Cage
     from twin.floor.tables.pit import Pit
+    from twin.patrons.junkets import Junkets
 
 Proc = Generator[simpy.events.Event, Any, Any]
 
@@ -90,6 +94,8 @@ class Launderers:
         pit: Pit | None,
         threshold_cents: Fraction,
         min_age: int,
+        junkets: Junkets | None = None,
+        source: str = "<scenario>",
     ) -> None:
         self.world = world
         self.cfg = config
@@ -100,7 +106,15 @@ class Launderers:
         self.pit = pit
         self.threshold = threshold_cents
         self.min_age = min_age
-        self.launderers: list[Launderer] = []
+        self.junkets = junkets
+        if junkets is None:
+            for i, g in enumerate(config.launderers):
+                if g.strategy == "junket_abuse":
+                    raise InputError(source, f"aml.launderers[{i}].strategy",
+                                     "a [junkets] section for junket_abuse (the launderer "
+                                     "travels with junkets)", g.strategy)  # fmt: skip
+        self.launderers: list[Launderer] = self.choose()
+        self.join_junkets()
 
     # -- who ----------------------------------------------------------------------------------
     def _eligible(self, index: int) -> bool:
@@ -123,16 +137,48 @@ class Launderers:
 
         out: list[Launderer] = []
         for group in self.cfg.launderers:
-            for _ in range(group.count):
+            for k in range(group.count):
+                if group.strategy == "junket_abuse":  # a junket's guest, not a member
+                    out.append(Launderer(-1, f"junket-guest-{k + 1}", group.strategy, group, -1))
+                    continue
                 i = draw()
-                assoc = draw() if group.strategy in ("chip_passing", "junket_abuse") else -1
+                assoc = draw() if group.strategy == "chip_passing" else -1
                 out.append(Launderer(i, member_id(i), group.strategy, group, assoc))
         return out
 
+    def join_junkets(self) -> None:
+        """Each junket-abuse launderer joins ``visits`` junkets in a row (the k-th starts
+        with the k-th junket of the run, round the list), with a passport of its own: the
+        same on every trip, so the cage can link the trips. Before t = 0."""
+        if self.junkets is None:
+            return
+        plans = sorted(self.junkets.plans.values(), key=lambda p: (p.arrival, p.id))
+        guests = [lau for lau in self.launderers if lau.strategy == "junket_abuse"]
+        for k, lau in enumerate(guests):
+            rng = self.world.streams.fresh(lau.id, "launder")
+            countries = plans[0].schedule.countries if plans else ("GB",)
+            country = countries[int(rng.integers(len(countries)))]
+            passport = f"{country}{int(rng.integers(10**7, 10**8))}"
+            for v in range(min(lau.group.visits, len(plans))):
+                plan = plans[(k + v) % len(plans)]
+                amount = max(10_000, round(float(lau.group.amount_cents.sample(rng)) / 100) * 100)
+                rounds = max(1, round(self._minutes(lau, rng)))
+                guest = Guest(
+                    label=lau.id, passport=passport, country=country, deposit_cents=amount,
+                    rounds=rounds, act=self._guest_act(lau),
+                )  # fmt: skip
+                self.junkets.add_guest(plan.id, guest)
+
+    def _guest_act(self, lau: Launderer) -> Callable[[str, int, str], None]:
+        def act(step: str, cents: int, member: str) -> None:
+            self.act(lau, step, cents, member)
+
+        return act
+
     def start(self) -> None:
-        self.launderers = self.choose()
         for lau in self.launderers:
-            self.world.env.process(self.launder(lau))
+            if lau.index >= 0:
+                self.world.env.process(self.launder(lau))
 
     def finish(self) -> None:
         pass
@@ -258,24 +304,9 @@ class Launderers:
             self.population.leave(lau.index)
 
     def junket_abuse(self, lau: Launderer, rng: np.random.Generator, amount: int) -> Proc:
-        rep = member_id(lau.associate)
-        v = yield from self.enter(lau.associate, rng, amount)
-        if v is None:
-            return
-        txn = yield from self.cage.buy_chips(rep, amount, "cash", "chips", rng=rng)
-        self.population.leave(lau.associate)
-        if not txn:
-            return
-        self.act(lau, "front_money", amount, rep)
-        v = yield from self.enter(lau.index, rng, amount)
-        if v is None:
-            return
-        rounds = max(1, round(self._minutes(lau, rng)))
-        chips = yield from self._play(lau.id, amount, 1, rounds, rng)
-        if chips > 0:
-            yield from self.cage.redeem_chips(lau.id, chips, rng=rng)
-            self.act(lau, "cash_out", chips, rep)
-        self.population.leave(lau.index)
+        """Nothing at the door: the launderer travels with junkets (``join_junkets``)."""
+        return
+        yield
 
     def slot_bill_route(self, lau: Launderer, rng: np.random.Generator, amount: int) -> Proc:
         env = self.world.env
