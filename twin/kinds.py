@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from twin.commands import CommandAccepted, CommandRejected
 from twin.compliance.findings import Finding
-from twin.floor import cage_events, entrance_events
+from twin.floor import aml_events, cage_events, entrance_events
 from twin.floor.tables import events as table_events
 from twin.hardware import records as hardware_records
 from twin.inject import InjectionIdle
@@ -38,6 +38,8 @@ MODULES = (
     junket_events,
     # issue 11: premium
     premium_events,
+    # issue 11: anti-money laundering
+    aml_events,
 )
 
 #: Every record kind by name.
