@@ -156,6 +156,7 @@ ASSEMBLY = {
     "twin.commands",
     "twin.departments",
     # the injections of the parts around the slot floor (issue 10), one module each
+    "twin.inject_aml",
     "twin.inject_cage",
     "twin.inject_entrance",
     "twin.inject_junkets",

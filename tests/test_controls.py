@@ -322,7 +322,7 @@ def test_the_floor_runs_clean(tmp_path: Path) -> None:
 
 #: test modules of the parts around the slot floor, each proving the injected violation of its
 #: controls on a floor of its own (issue 10, 11); each names them in ``INJECTED_CONTROLS``
-PART_TESTS = ("test_cage", "test_entrance", "test_junkets", "test_pit", "test_premium")
+PART_TESTS = ("test_aml", "test_cage", "test_entrance", "test_junkets", "test_pit", "test_premium")
 
 
 def test_every_implemented_control_has_an_injection_case() -> None:

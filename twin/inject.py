@@ -570,6 +570,7 @@ __all__ = [
 # -- issue 10, 11: the injections of the departments around the slot floor register on import
 # (imported last: each module uses ``injection`` above)
 from twin import (  # noqa: E402
+    inject_aml,  # noqa: F401
     inject_cage,  # noqa: F401
     inject_entrance,  # noqa: F401
     inject_junkets,  # noqa: F401

@@ -1,6 +1,7 @@
 """Every implemented control's checker; importing this package registers them all."""
 
 from twin.compliance.checks import (
+    aml,
     cage,
     entrance,
     identity,
@@ -15,6 +16,7 @@ from twin.compliance.checks import (
 )
 
 __all__ = [
+    "aml",
     "cage",
     "entrance",
     "identity",

@@ -160,11 +160,11 @@ class GamingAreaKeptClear(Checker):
         "knowingly: no casino's door admits anyone (to any part of the premises, a bar "
         "included) whom its id check found to be of s.26": T
         + "test_injection_finds_exactly_its_control[R24.2]",
-        "recklessly: every entrant is identified (an admission or a slot session with no id "
-        "check of that person at that door: a breach for a person of s.26, advisory "
-        "otherwise)": T + "test_unidentified_entrant",
-        "every entrant of the population is identified against it (each arrival has its id "
-        "check)": T + "test_unidentified_entrant",
+        "recklessly: a person of s.26 let in (an admission or a slot session) with no id "
+        "check of that person at that door (anyone else let in unidentified is reg 45's "
+        "finding, MT98.R45)": T + "test_unidentified_entrant",
+        "a person of s.26 who arrives and plays a machine with no id check at the door is "
+        "found (each arrival needs its own check)": T + "test_unidentified_entrant",
     },
     unchecked=(
         "'allow to remain': in the twin no one becomes listed while inside (requests are made "
@@ -212,13 +212,13 @@ class ListedKeptOut(Checker):
 
     def unidentified(self, person: str, casino: str, rec: Record, *more: int) -> None:
         why = self.listing.get(person)
-        evidence = (*more, rec.seq) if why is None else (*more, why[1], rec.seq)
-        what = "" if why is None else f" ({why[0].replace('_', ' ')})"
+        if why is None:
+            return  # no one of s.26: an unidentified entrant is reg 45's (MT98.R45)
         self.report(
             (person, casino),
-            f"{person}{what} went in at {casino} with no id check at the door",
-            evidence,
-            warning=why is None,
+            f"{person} ({why[0].replace('_', ' ')}) went in at {casino} with no id check at "
+            "the door",
+            (*more, why[1], rec.seq),
         )
 
 
