@@ -267,3 +267,39 @@ def test_cli_aml_bad_input_exits_2(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "--proposed" in proc.stderr and "nowhere.toml" in proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_junket_front_money_is_identified_and_a_guest_is_known_by_passport() -> None:
+    """Junket front money above the threshold is cash for chips (46(1)): identified from the
+    passport. A launderer on two junkets (arriving at 30 h and 198 h, settling at 78 h and
+    246 h) has two member ids and one passport: the minimal-play flag of the first trip is
+    kept on file, the second makes two reports on one person, and the Reporting Officer
+    reports the guest to the police."""
+    d = data(hours=11 * 24.0)
+    d["aml"]["launderers"] = [
+        {"strategy": "junket_abuse", "count": 1, "visits": 2,
+         "play_minutes": {"dist": "fixed", "value": 3.0}},
+    ]  # fmt: skip
+    d["aml"]["notice_trained"] = 1.0
+    casino, records = run(d)
+    assert casino.compliance is not None and casino.compliance.findings == []
+    ids = [r for r in records if isinstance(r, IdentificationRecorded)]
+    for dep in (r for r in records if r.kind == "junket_deposit_lodged"):
+        assert dep.amount_cents > THRESHOLD  # type: ignore[attr-defined]
+        assert any(i.reason == "buy_in" and i.transactions == (dep.seq,)
+                   and i.document_type == "passport" for i in ids)  # fmt: skip
+    trips = [a.associate for a in acts(records) if a.step == "front_money"]
+    assert len(trips) == 2 and trips[0] != trips[1]
+    passports = {
+        r.id_number
+        for r in records  # type: ignore[attr-defined]
+        if r.kind == "junket_member_arrived" and r.member in trips
+    }  # type: ignore[attr-defined]
+    assert len(passports) == 1
+    evals = [r for r in records if r.kind == "ro_evaluation" and r.patron in trips]  # type: ignore[attr-defined]
+    assert [(e.patron, e.decision) for e in evals] == [  # type: ignore[attr-defined]
+        (trips[0], "no_suspicion"), (trips[1], "suspicious"),
+    ]  # fmt: skip
+    police = [r for r in records if isinstance(r, SuspicionReported) and r.recipient == "police"]
+    assert [p.patron for p in police if p.patron in trips] == [trips[1]]
+    assert next(iter(passports)) in next(p.person for p in police if p.patron == trips[1])

@@ -302,6 +302,7 @@ class Casino:
 
         # anti-money laundering (Malta regs 45-51, issue 11): self.aml, self.launderers
         from twin.floor.aml import AmlDesk
+        from twin.patrons.junkets import aml_view as junket_aml_view
         from twin.patrons.launderers import Launderers
 
         self.aml: AmlDesk | None = None
@@ -312,6 +313,7 @@ class Casino:
                 self.world, scenario.aml, self.ruleset, self.staff,
                 {m.id: m.spec.denomination_cents for m in self.machines}, self.particulars,
                 self.entrance.home.id, source,
+                views=() if self.junkets is None else (junket_aml_view,),
             )  # fmt: skip
             self.departments.append(self.aml)
             if scenario.aml.launderers:

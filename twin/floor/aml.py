@@ -115,6 +115,29 @@ class Particulars:
     address: str
 
 
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """What the staff see in a record of a part of the casino the desk does not know by
+    itself (a junket desk's deposits and redemptions: ``twin.patrons.junkets.aml_view``).
+
+    ``what``: "arrived" (``patron`` begins a stay that is one window, its ``particulars``
+    read from the document shown), "in" (cash for chips or tokens, ``cents``), "out" (chips
+    or tokens for cash, ``cents``), "play" (``wagered`` and the net result ``won``).
+    ``person``: who the patron is across visits (a passport), for the Reporting Officer."""
+
+    what: str
+    patron: str
+    cents: int = 0
+    wagered: int = 0
+    won: int = 0
+    particulars: Particulars | None = None
+    person: str = ""
+    label: str = ""
+
+
+View = Callable[[Record], "Seen | None"]
+
+
 @dataclass
 class Window:
     """One patron's transactions in one window (a session or a gaming day)."""
@@ -177,6 +200,7 @@ class AmlDesk:
         particulars: Callable[[str], Particulars],
         home: str,
         source: str,
+        views: tuple[View, ...] = (),
     ) -> None:
         for key in PARAMS:
             if key not in rules:
@@ -197,7 +221,11 @@ class AmlDesk:
         self.rng = world.streams.stream("aml", "notice")
         self.timing = world.streams.stream("aml", "timing")
         self.armed = _Armed()
+        self.views = views
         self.visit: dict[str, int] = {}  # person -> current visit number
+        self.stays: dict[str, tuple[str, str]] = {}  # patron -> (window key, label) of a stay
+        self.known: dict[str, Particulars] = {}  # particulars read by another desk
+        self.person: dict[str, str] = {}  # patron -> the person across visits (a passport)
         self.windows: dict[str, Window] = {}
         self.identified: dict[str, IdentificationRecorded] = {}  # last record per patron
         self.trained: dict[str, date] = {}  # employee -> last AML course
@@ -341,8 +369,37 @@ class AmlDesk:
             if w is not None:
                 w.won += rec.cents
             self._money_out(rec.patron, rec, rec.cents, rec.attendant)
+        else:
+            for view in self.views:
+                seen = view(rec)
+                if seen is not None:
+                    self._seen(rec, seen)
+
+    def _seen(self, rec: Record, seen: Seen) -> None:
+        staff = self._on("chief_cashier") or self._on("cashier")
+        if seen.what == "arrived":
+            self.stays[seen.patron] = (f"{seen.patron}#stay", seen.label or "stay")
+            if seen.particulars is not None:
+                self.known[seen.patron] = seen.particulars
+            if seen.person:
+                self.person[seen.patron] = seen.person
+        elif seen.what == "in":
+            self._money_in(seen.patron, rec, seen.cents, staff)
+        elif seen.what == "out":
+            self._money_out(seen.patron, rec, seen.cents, staff)
+        elif seen.what == "play":
+            w = self._window(seen.patron, rec.t)
+            if w is not None:
+                w.wagered += seen.wagered
+                w.won += seen.won
 
     def _window(self, patron: str, t: float) -> Window | None:
+        stay = self.stays.get(patron)
+        if stay is not None:  # a stay (a junket's) is one window, whatever the reading
+            w = self.windows.get(stay[0])
+            if w is None:
+                w = self.windows[stay[0]] = Window(*stay)
+            return w
         visit = self.visit.get(patron)
         if visit is None:
             return None  # not admitted through the home door (a test rig, a bench)
@@ -418,7 +475,7 @@ class AmlDesk:
             self.armed.skip_id.discard(base)
             self.armed.skip_id.discard(reason)
             return
-        p = self.particulars(patron)
+        p = self._particulars(patron)
         address = p.address
         if self.armed.blank_address:
             self.armed.blank_address = False
@@ -430,6 +487,10 @@ class AmlDesk:
             date_of_birth=p.date_of_birth, nationality=p.nationality, address=address,
             staff=staff,
         )  # fmt: skip
+
+    def _particulars(self, patron: str) -> Particulars:
+        known = self.known.get(patron)
+        return known if known is not None else self.particulars(patron)
 
     # -- the source of the chips (46(3)) --------------------------------------------------------
     def _cross_reference(self, patron: str, rec: Record, w: Window, staff: str) -> None:
@@ -490,7 +551,7 @@ class AmlDesk:
         report = self.emit(InternalReport, case=case, employee=employee, patron=patron,
                            officer=self.cfg.officer, flag=flag, observed=seen.seq,
                            transactions=seqs)  # fmt: skip
-        self.reports_on.setdefault(patron, []).append(report.seq)
+        self.reports_on.setdefault(self._who(patron), []).append(report.seq)
         if self.armed.skip_suspicion_id:
             self.armed.skip_suspicion_id = False
         else:
@@ -514,7 +575,7 @@ class AmlDesk:
         env, cfg = self.env, self.cfg
         yield env.timeout(self._office_wait())
         yield env.timeout(self._minutes(cfg.evaluation_minutes))
-        earlier = self.reports_on.get(case.patron, [])
+        earlier = self.reports_on.get(self._who(case.patron), [])
         strong = case.flag in STRONG_FLAGS
         suspicious = strong or len(earlier) >= cfg.reports_to_suspect
         if strong:
@@ -536,14 +597,19 @@ class AmlDesk:
             yield env.timeout(hours * 3600.0)
         self.report(case, reasons)
 
+    def _who(self, patron: str) -> str:
+        """The person behind ``patron`` across visits (a junket guest's passport)."""
+        return self.person.get(patron, patron)
+
     def _cases_of(self, patron: str) -> list[str]:
-        return [c for c, k in self.cases.items() if k.patron == patron]
+        who = self._who(patron)
+        return [c for c, k in self.cases.items() if self._who(k.patron) == who]
 
     def report(self, case: Case, reasons: str) -> None:
         cfg = self.cfg
         cases = [self.cases[c] for c in self._cases_of(case.patron)]
         seqs = tuple(sorted({s for k in cases for s in k.transactions}))
-        p = self.particulars(case.patron)
+        p = self._particulars(case.patron)
         person = (f"{p.name}, {p.document_type} {p.document_number}, born {p.date_of_birth}, "
                   f"{p.nationality}, {p.address}")  # fmt: skip
         detail = "; ".join(f"{k.flag} (case {k.id})" for k in cases)

@@ -6,8 +6,10 @@ licensee, and compare it with what the licensee's AML function recorded:
 * **Who came in** (45): every admission at a door follows an id check of that person there.
 * **Money changing form** (46): a buy-in is cash (or a cheque, a card) for chips or tokens
   (``cage_transaction`` "buy_in" for chips, ``table_stretch.buy_in_cents``,
-  ``bill_accepted``, ``coins_accepted``); a cash-out is chips or tokens for money
-  (``cage_transaction`` "redemption", ``cashed_out``, a jackpot ``hand_paid``). Each is
+  ``bill_accepted``, ``coins_accepted``, a junket member's front money and tokens bought
+  for cash); a cash-out is chips or tokens for money (``cage_transaction`` "redemption",
+  ``cashed_out``, a jackpot ``hand_paid``, junket chips redeemed at settlement). A junket
+  member's stay, from arrival to settlement, is one window. Each is
   added to the patron's *window*: the gaming session (the visit, from an admission to this
   casino's gaming area to the next) or, when the ruleset's ``aml_session_is_gaming_day``
   says so, the gaming day; buy-ins and cash-outs separately unless
@@ -52,6 +54,13 @@ from twin.floor.entrance_events import CasinoLicensed, EntryAdmitted, EntryRefus
 from twin.floor.tables.events import TableStretch
 from twin.machines.events import BillAccepted, CashedOut, CoinsAccepted, GamesPlayed, HandPaid
 from twin.patrons.events import PatronArrived, SessionStarted
+from twin.patrons.junket_events import (
+    JunketChipsRedeemed,
+    JunketDepositLodged,
+    JunketMemberArrived,
+    JunketTablePlayed,
+    JunketTokensBought,
+)
 from twin.records import Record
 from twin.staff.events import ShiftStarted
 
@@ -69,12 +78,23 @@ MONEY = (
     "coins_accepted",
     "cashed_out",
     "hand_paid",
+    "junket_deposit_lodged",
+    "junket_tokens_bought",
+    "junket_chips_redeemed",
 )
 #: records that show the run has an AML function at all, from t = 0 (a floor with no
 #: ``[aml]`` has none, and nothing there identifies anyone)
 FUNCTION = ("reporting_officer_appointed", "reporting_officer_notified", "aml_training_completed")
 #: what the money trail reads: the door (windows begin at admission), money, play (winnings)
-TRAIL = ("casino_licensed", "entry_admitted", *MONEY, "games_played", *FUNCTION)
+TRAIL = (
+    "casino_licensed",
+    "entry_admitted",
+    "junket_member_arrived",
+    *MONEY,
+    "games_played",
+    "junket_table_played",
+    *FUNCTION,
+)
 #: the ruleset parameters the money trail works to
 TRAIL_PARAMS = (
     "aml_id_threshold_cents",
@@ -171,6 +191,7 @@ class MoneyTrail:
         self.aml = False  # the run has an AML function (see FUNCTION)
         self.home = ""
         self.visit: dict[str, int] = {}  # person -> their latest admission here (visit number)
+        self.stays: set[str] = set()  # junket members: their stay is one window
         self.windows: dict[str, _Window] = {}
         self.amounts: dict[int, tuple[str, int]] = {}  # seq -> (patron, cents) of each one
         self._seq = -1
@@ -190,6 +211,8 @@ class MoneyTrail:
 
     def window_key(self, patron: str, t: float) -> str:
         """The key of ``patron``'s window at ``t`` ("" none: never admitted here)."""
+        if patron in self.stays:
+            return f"{patron}#stay"
         visit = self.visit.get(patron)
         if visit is None:
             return ""
@@ -198,6 +221,8 @@ class MoneyTrail:
         return f"{patron}#{visit}"
 
     def label(self, key: str) -> str:
+        if key.endswith("#stay"):
+            return "junket stay"
         _, sep, day = key.partition("@")
         if sep:
             return f"gaming day {day}"
@@ -232,6 +257,20 @@ class MoneyTrail:
         elif isinstance(rec, EntryAdmitted):
             if rec.casino == self.home and rec.purpose == "play":
                 self.visit[rec.person] = rec.visit
+        elif isinstance(rec, JunketMemberArrived):
+            self.stays.add(rec.member)  # the stay, from arrival to settlement, is one window
+        elif isinstance(rec, JunketDepositLodged):
+            return self._money(rec, rec.member, rec.amount_cents, out=False)
+        elif isinstance(rec, JunketTokensBought):
+            if rec.paid_with == "cash":
+                return self._money(rec, rec.member, rec.amount_cents, out=False)
+        elif isinstance(rec, JunketTablePlayed):
+            _, w = self._window(rec.player, rec.t)
+            if w is not None:
+                w.won += rec.net_cents
+        elif isinstance(rec, JunketChipsRedeemed):
+            if rec.chips_cents > 0:
+                return self._money(rec, rec.member, rec.chips_cents, out=True)
         elif isinstance(rec, CageTransaction):
             if rec.txn_kind == "buy_in" and rec.chips_out_cents > 0:
                 return self._money(rec, rec.patron, rec.amount_cents, out=False)
