@@ -252,7 +252,10 @@ def test_cli_aml_study_writes_its_tables(tmp_path: Path) -> None:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "| strategy | launderers |" in proc.stdout
-    assert "**proposed**: malta-1998 with aml_session_is_gaming_day = True" in proc.stdout
+    assert (
+        "**proposed**: malta-1998 with aml_session_is_gaming_day = True (Aggregate small"
+        in proc.stdout
+    )
     doc = json.loads((out / "aml.json").read_text())
     assert [a["arm"] for a in doc["arms"]] == ["today", "proposed"]
     assert doc["seeds"] == [1]
@@ -303,3 +306,18 @@ def test_junket_front_money_is_identified_and_a_guest_is_known_by_passport() -> 
     police = [r for r in records if isinstance(r, SuspicionReported) and r.recipient == "police"]
     assert [p.patron for p in police if p.patron in trips] == [trips[1]]
     assert next(iter(passports)) in next(p.person for p in police if p.patron == trips[1])
+
+
+def test_cli_aml_compares_several_proposals_on_the_same_seeds(tmp_path: Path) -> None:
+    props = SCENARIOS / "proposals"
+    proc = _twin(
+        "aml", "--hours", "2", "--replications", "2", "--workers", "0", "--json",
+        "--proposed", str(props / "aml-gaming-day.toml"),
+        "--proposed", str(props / "aml-threshold-lm-1000.toml"), "--out", str(tmp_path / "o"),
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert [a["arm"] for a in doc["arms"]] == ["today", "proposed 1", "proposed 2"]
+    assert doc["arms"][2]["rules"] == "malta-1998 with aml_id_threshold_cents = 100000"
+    assert doc["seeds"] == [1, 2] and all(a["replications"] == 2 for a in doc["arms"])

@@ -602,8 +602,9 @@ def compare(
 @click.option(
     "--proposed",
     metavar="RULESET_OR_FILE",
+    multiple=True,
     help="Rules proposed, to run beside today's: a ruleset name or a proposal file (see "
-    "scenarios/proposals/aml-gaming-day.toml).",
+    "scenarios/proposals/aml-gaming-day.toml); repeatable.",
 )
 @click.option(
     "--replications",
@@ -635,7 +636,7 @@ def compare(
 @click.option("--json", "as_json", is_flag=True, help="Print aml.json to stdout.")
 def aml(
     scenario: Path | None,
-    proposed: str | None,
+    proposed: tuple[str, ...],
     replications: int,
     seed: int | None,
     hours: float | None,
@@ -649,7 +650,7 @@ def aml(
     """Measure which money-laundering strategies the rules catch (Malta regs 45-51).
 
     Runs SCENARIO (default scenarios/aml.toml) on --replications seeds, under today's rules
-    and, with --proposed, under the proposal too (the same seeds). For each laundering
+    and, with --proposed (repeatable), under each proposal too (the same seeds). For each laundering
     strategy of the scenario's [[aml.launderers]]: the share of launderers reported to the
     police, with its exact interval, and the median hours from the first act to that report;
     and the share of honest patrons reported (false reports). Exit 2 on invalid input.
@@ -670,12 +671,12 @@ def aml(
         raise InputError(path, "aml.launderers", "an [aml] section with launderers",
                          "none")  # fmt: skip
     arms = [load_arm(sc.ruleset.name, "today")]
-    if proposed is not None:
-        arms.append(load_arm(proposed, "proposed"))
+    for n, spec in enumerate(proposed, start=1):
+        arms.append(load_arm(spec, "proposed" if len(proposed) == 1 else f"proposed {n}"))
     span = days * 24.0 if days is not None else hours
     for arm in arms:  # every arm valid on this floor before anything runs
         check_on(path, arm, span)
-    label = "" if proposed is None else "-" + Path(arms[-1].source).stem
+    label = "".join("-" + Path(a.source).stem for a in arms[1:])
     out = out_dir or Path("out") / f"aml-{sc.scenario.name}{label}"
     folder = RunFolder(out, replace=force, guard="aml.json")
     work = folder.open()

@@ -80,6 +80,7 @@ class StrategyRow:
 class ArmTable:
     arm: str
     rules: str
+    title: str
     replications: int
     rows: tuple[StrategyRow, ...]
     honest_patrons: int
@@ -130,7 +131,8 @@ def _table(arm: Arm, sections: Sequence[dict[str, Any]], confidence: float) -> A
             median_hours=median(hours) if hours else None, quartile_hours=quart,
         ))  # fmt: skip
     return ArmTable(
-        arm=arm.label, rules=arm.describe(), replications=len(sections), rows=tuple(rows),
+        arm=arm.label, rules=arm.describe(), title=arm.title if arm.title != arm.ruleset else "",
+        replications=len(sections), rows=tuple(rows),
         honest_patrons=honest, false_reports=false,
         false_share=false / honest if honest else 0.0,
         false_ci=proportion_interval(false, honest, confidence), identifications=ids,
@@ -200,7 +202,7 @@ def render_text(study: DetectionStudy) -> str:
     for t in study.arms:
         out += [
             "",
-            f"**{t.arm}**: {t.rules}",
+            f"**{t.arm}**: {t.rules}" + (f" ({t.title})" if t.title else ""),
             "",
             f"| strategy | launderers | detected | share detected ({c} % CI) "
             "| median hours to a police report (quartiles) |",
