@@ -28,7 +28,7 @@ from twin.floor.aml_events import (
     SuspicionReported,
 )
 from twin.floor.aml_kpis import AmlKpis
-from twin.floor.entrance_events import EntryAdmitted
+from twin.floor.entrance_events import CasinoLicensed, EntryAdmitted
 from twin.floor.tables.events import TableStretch
 from twin.patrons.launderers import PIECE_SHARE
 from twin.records import Record
@@ -183,6 +183,10 @@ def test_detection_arithmetic_exact() -> None:
     first act; an honest patron reported too (a false report)."""
     k = AmlKpis()
     rows = [
+        _rec(CasinoLicensed, 90, 0.0, casino="c", home=True),
+        _rec(CasinoLicensed, 91, 0.0, casino="peer", home=False),
+        _rec(EntryAdmitted, 92, 0.0, casino="peer", person="P7", visit=1, purpose="play",
+             area="premises"),  # at a peer: not a patron of this casino
         _rec(EntryAdmitted, 0, 0.0, casino="c", person="P1", visit=1, purpose="play",
              area="gaming"),
         _rec(EntryAdmitted, 1, 0.0, casino="c", person="P9", visit=1, purpose="play",

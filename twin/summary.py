@@ -83,7 +83,7 @@ def render_summary(s: dict[str, Any]) -> str:
 
 
 def _counts(d: dict[str, Any]) -> str:
-    return ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in sorted(d.items()))
+    return ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in sorted(d.items())) or "none"
 
 
 def section_lines(sections: dict[str, Any], eur: Any) -> list[str]:

@@ -24,7 +24,7 @@ from twin.floor.aml_events import (
     RoEvaluation,
     SuspicionReported,
 )
-from twin.floor.entrance_events import EntryAdmitted
+from twin.floor.entrance_events import CasinoLicensed, EntryAdmitted
 from twin.records import Record
 
 
@@ -34,6 +34,7 @@ class AmlKpis:
     name = "aml"
     reads: tuple[type[Record], ...] = (
         ReportingOfficerAppointed,
+        CasinoLicensed,
         EntryAdmitted,
         IdentificationRecorded,
         CashOutCrossReferenced,
@@ -45,7 +46,8 @@ class AmlKpis:
     )
 
     def __init__(self) -> None:
-        self.admitted: set[str] = set()
+        self.home = ""
+        self.admitted: set[str] = set()  # patrons admitted to play here
         self.identified: dict[str, int] = {}
         self.cross = {"checked": 0, "unmatched": 0, "not_from_winnings": 0}
         self.flags: dict[str, int] = {}
@@ -59,9 +61,12 @@ class AmlKpis:
         self.seen = False
 
     def accept(self, rec: Record) -> None:
-        self.seen = self.seen or not isinstance(rec, EntryAdmitted)
-        if isinstance(rec, EntryAdmitted):
-            if rec.purpose == "play":
+        self.seen = self.seen or not isinstance(rec, EntryAdmitted | CasinoLicensed)
+        if isinstance(rec, CasinoLicensed):
+            if rec.home:
+                self.home = rec.casino
+        elif isinstance(rec, EntryAdmitted):
+            if rec.purpose == "play" and rec.casino == self.home:
                 self.admitted.add(rec.person)
         elif isinstance(rec, IdentificationRecorded):
             self.identified[rec.reason] = self.identified.get(rec.reason, 0) + 1
