@@ -66,6 +66,19 @@ def run_length(f: F) -> F:
     return f
 
 
+def study_options(what: str, workers: str) -> Callable[[F], F]:
+    """``--confidence`` (of ``what``) and ``--workers`` (``workers``): every study's."""
+
+    def wrap(f: F) -> F:
+        f = click.option("--workers", type=click.IntRange(min=0), help=workers)(f)
+        return click.option(
+            "--confidence", type=click.FloatRange(min=0.5, max=1, max_open=True), default=0.95,
+            show_default=True, help=f"Confidence of the {what}.",
+        )(f)  # fmt: skip
+
+    return wrap
+
+
 @click.group(cls=PluginGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="casino-twin")
 def cli() -> None:
@@ -458,17 +471,9 @@ def behaviour_params() -> list[dict[str, Any]]:
     "proposal's, else 0.10).",
 )
 @run_length
-@click.option(
-    "--confidence",
-    type=click.FloatRange(min=0.5, max=1, max_open=True),
-    default=0.95,
-    show_default=True,
-    help="Confidence of the paired intervals.",
-)
-@click.option(
-    "--workers",
-    type=click.IntRange(min=0),
-    help="Worker processes of a local Dask cluster (default: one per core; 0: in this process).",
+@study_options(
+    "paired intervals",
+    "Worker processes of a local Dask cluster (default: one per core; 0: in this process).",
 )
 @click.option(
     "--scheduler",
@@ -614,18 +619,7 @@ def compare(
     help="Seeds per arm (root seed, root + 1, ...).",
 )
 @run_length
-@click.option(
-    "--confidence",
-    type=click.FloatRange(min=0.5, max=1, max_open=True),
-    default=0.95,
-    show_default=True,
-    help="Confidence of the exact intervals.",
-)
-@click.option(
-    "--workers",
-    type=click.IntRange(min=0),
-    help="Worker processes (default: one per core; 0: in this process).",
-)
+@study_options("exact intervals", "Worker processes (default: one per core; 0: in this process).")
 @click.option(
     "--out",
     "out_dir",

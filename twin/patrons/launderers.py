@@ -162,10 +162,9 @@ class Launderers:
             for v in range(min(lau.group.visits, len(plans))):
                 plan = plans[(k + v) % len(plans)]
                 amount = max(10_000, round(float(lau.group.amount_cents.sample(rng)) / 100) * 100)
-                rounds = max(1, round(self._minutes(lau, rng)))
                 guest = Guest(
                     label=lau.id, passport=passport, country=country, deposit_cents=amount,
-                    rounds=rounds, act=self._guest_act(lau),
+                    rounds=self._rounds(lau, rng), act=self._guest_act(lau),
                 )  # fmt: skip
                 self.junkets.add_guest(plan.id, guest)
 
@@ -243,6 +242,19 @@ class Launderers:
         rec = yield from self.pit.play_chips(who, chips, stake, rounds, float(rng.random()))
         return chips if rec is None else chips + rec.net_cents
 
+    def _play_and_cash(
+        self, lau: Launderer, rng: np.random.Generator, chips: int, stake: int, rounds: int
+    ) -> Proc:
+        """A show of play with ``chips`` in hand, then what is left cashed at the cage."""
+        left = yield from self._play(lau.id, chips, stake, rounds, rng)
+        if left > 0:
+            yield from self.cage.redeem_chips(lau.id, left, rng=rng)
+            self.act(lau, "cash_out", left)
+
+    def _rounds(self, lau: Launderer, rng: np.random.Generator) -> int:
+        """A few rounds at the table minimum: about one a minute of ``play_minutes``."""
+        return max(1, round(self._minutes(lau, rng)))
+
     def _gap(self, rng: np.random.Generator) -> simpy.events.Timeout:
         return self.world.env.timeout(quantize(float(rng.uniform(45.0, 150.0)) * 60.0))
 
@@ -259,10 +271,7 @@ class Launderers:
             if txn:
                 self.act(lau, "buy_in", piece)
                 stake = max(100, piece // 20 // 100 * 100)
-                chips = yield from self._play(lau.id, piece, stake, 30, rng)
-                if chips > 0:
-                    yield from self.cage.redeem_chips(lau.id, chips, rng=rng)
-                    self.act(lau, "cash_out", chips)
+                yield from self._play_and_cash(lau, rng, piece, stake, 30)
             self.population.leave(lau.index)
             yield self._gap(rng)
 
@@ -273,11 +282,7 @@ class Launderers:
         txn = yield from self.cage.buy_chips(lau.id, amount, "cash", "chips", rng=rng)
         if txn:
             self.act(lau, "buy_in", amount)
-            rounds = max(1, round(self._minutes(lau, rng)))
-            chips = yield from self._play(lau.id, amount, 1, rounds, rng)
-            if chips > 0:
-                yield from self.cage.redeem_chips(lau.id, chips, rng=rng)
-                self.act(lau, "cash_out", chips)
+            yield from self._play_and_cash(lau, rng, amount, 1, self._rounds(lau, rng))
         self.population.leave(lau.index)
 
     def chip_passing(self, lau: Launderer, rng: np.random.Generator, amount: int) -> Proc:
@@ -296,11 +301,7 @@ class Launderers:
             v = yield from self.enter(lau.index, rng, piece)
             if v is None:
                 return
-            rounds = max(1, round(self._minutes(lau, rng)))
-            chips = yield from self._play(lau.id, piece, 1, rounds, rng)
-            if chips > 0:
-                yield from self.cage.redeem_chips(lau.id, chips, rng=rng)
-                self.act(lau, "cash_out", chips)
+            yield from self._play_and_cash(lau, rng, piece, 1, self._rounds(lau, rng))
             self.population.leave(lau.index)
 
     def junket_abuse(self, lau: Launderer, rng: np.random.Generator, amount: int) -> Proc:

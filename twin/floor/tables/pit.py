@@ -449,25 +449,37 @@ class Pit:
         rounds = min(rounds, int((t.closes_at - env.now) * t.pace / 3600.0))
         if rounds <= 0:
             return False
-        t.seated += 1
         buy_in = stake * buy_in_stakes
-        if t.tray < buy_in:
-            self._fill(t, buy_in - t.tray + t.cfg.tray_cents)
-        t.drop += buy_in
-        t.card_drop += buy_in
-        t.tray -= buy_in
+        yield from self._stretch(t, patron, stake, rounds, buy_in, buy_in, device)
+        return True
+
+    def _stretch(
+        self, t: Table, patron: str, stake: int, rounds: int, chips_cents: int, buy_in: int,
+        device: str,
+    ) -> Generator[simpy.events.Event, Any, TableStretch]:  # fmt: skip
+        """Up to ``rounds`` rounds at ``stake`` with ``chips_cents`` in hand (``buy_in`` of
+        them bought for cash at the table, into the drop box): the rounds stop when the
+        chips no longer cover a stake. The table's tray pays and takes the results."""
+        env = self.env
+        t.seated += 1
+        if buy_in:
+            if t.tray < buy_in:
+                self._fill(t, buy_in - t.tray + t.cfg.tray_cents)
+            t.drop += buy_in
+            t.card_drop += buy_in
+            t.tray -= buy_in
         nets = t.law.sample_net_cents(t.rng, np.full(rounds, stake, dtype=np.int64))
-        chips = buy_in + np.cumsum(nets)
+        chips = chips_cents + np.cumsum(nets)
         short = np.nonzero(chips[:-1] < stake)[0]
         played = int(short[0]) + 1 if short.size else rounds
-        net = int(chips[played - 1]) - buy_in
+        net = int(chips[played - 1]) - chips_cents
         yield env.timeout(quantize(played * 3600.0 / t.pace))
         if t.tray < net:
             self._fill(t, net - t.tray + t.cfg.tray_cents // 2)
         t.tray -= net
         handle = stake * played
         law = t.law
-        bus.emit(
+        rec: TableStretch = self.world.bus.emit(
             TableStretch, table=t.id, game=t.game.id, patron=patron, dealer=t.dealer,
             bet=law.name, stake_cents=stake, rounds=played, buy_in_cents=buy_in,
             handle_cents=handle, net_cents=net, theo_cents=round(handle * law.house_edge),
@@ -476,7 +488,7 @@ class Pit:
         )  # fmt: skip
         t.seated -= 1
         self._keep_tray(t)
-        return True
+        return rec
 
     def play_chips(
         self, patron: str, chips_cents: int, stake_cents: int, rounds: int, u: float
@@ -494,28 +506,7 @@ class Pit:
         rounds = min(rounds, int((t.closes_at - env.now) * t.pace / 3600.0))
         if rounds <= 0 or chips_cents < stake:
             return None
-        t.seated += 1
-        nets = t.law.sample_net_cents(t.rng, np.full(rounds, stake, dtype=np.int64))
-        chips = chips_cents + np.cumsum(nets)
-        short = np.nonzero(chips[:-1] < stake)[0]
-        played = int(short[0]) + 1 if short.size else rounds
-        net = int(chips[played - 1]) - chips_cents
-        yield env.timeout(quantize(played * 3600.0 / t.pace))
-        if t.tray < net:
-            self._fill(t, net - t.tray + t.cfg.tray_cents // 2)
-        t.tray -= net
-        handle = stake * played
-        law = t.law
-        rec: TableStretch = self.world.bus.emit(
-            TableStretch, table=t.id, game=t.game.id, patron=patron, dealer=t.dealer,
-            bet=law.name, stake_cents=stake, rounds=played, buy_in_cents=0,
-            handle_cents=handle, net_cents=net, theo_cents=round(handle * law.house_edge),
-            var_cents2=round(stake * stake * played * law.variance), chip_series=t.chips,
-            device="",
-        )  # fmt: skip
-        t.seated -= 1
-        self._keep_tray(t)
-        return rec
+        return (yield from self._stretch(t, patron, stake, rounds, chips_cents, 0, ""))
 
     # -- drop and count ---------------------------------------------------------------------
 
