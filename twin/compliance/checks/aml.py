@@ -450,9 +450,9 @@ class _Identified(Checker):
     test=INJ + "[R46.1]",
     checks={
         "every exchange of cash, a cheque or a card for chips or tokens above the threshold "
-        "(cage buy-ins for chips, cash at a table, notes or coins into a machine), compared "
-        "exactly with Lm 2,000 in the floor's cents, is identified in the same instant, "
-        "with a record of the particulars": INJ + "[R46.1]",
+        "(cage buy-ins for chips, cash at a table, notes or coins into a machine, front "
+        "money at the junket desk), compared exactly with Lm 2,000 in the floor's cents, is "
+        "identified in the same instant, with a record of the particulars": INJ + "[R46.1]",
         "'in excess of': the threshold itself needs no identification, a cent more does": T
         + "test_threshold_is_exclusive",
     },
@@ -509,6 +509,9 @@ class CashOutsIdentified(_Identified):
         "casino's gaming area to the next, or the gaming day (aml_session_is_gaming_day); "
         "buy-ins and cash-outs added separately or together "
         "(aml_aggregate_in_out_separately)": T + "test_aggregate_windows_exactly",
+        "a junket member's stay, from arrival to settlement, is one window (front money, "
+        "tokens bought for cash, junket chips redeemed)": "tests/test_launderers.py::"
+        "test_junket_front_money_is_identified_and_a_guest_is_known_by_passport",
         "on the floor, the gaming-day reading aggregates a structurer's visits of one day, "
         "the visit's does not": T + "test_windows_follow_the_ruleset_switches",
     },
