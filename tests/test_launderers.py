@@ -325,3 +325,27 @@ def test_cli_aml_compares_several_proposals_on_the_same_seeds(tmp_path: Path) ->
     assert [a["arm"] for a in doc["arms"]] == ["today", "proposed 1", "proposed 2"]
     assert doc["arms"][2]["rules"] == "malta-1998 with aml_id_threshold_cents = 100000"
     assert doc["seeds"] == [1, 2] and all(a["replications"] == 2 for a in doc["arms"])
+
+
+def test_whether_a_red_flag_is_noticed_depends_on_that_flag_alone() -> None:
+    """Common random numbers for studies: each red flag's chance of being noticed is drawn
+    for that person, window and flag alone, so whatever else a rule changes (other flags,
+    their order) the same flag in the same window is noticed, or missed, alike. Forty flags
+    seen in one order and in the reverse order are noticed alike (a shared stream would
+    hand each a different draw)."""
+    from twin.floor.aml import Window
+
+    def noticed(order: list[int]) -> set[str]:
+        d = data(hours=1.0)
+        d["aml"]["notice_trained"] = d["aml"]["notice_untrained"] = 0.5
+        casino = Casino(parse_scenario(d, source="test", base_dir=SCENARIOS), sinks=[])
+        desk = casino.aml
+        assert desk is not None
+        for k in order:
+            w = Window(f"P{k:06d}#1", "gaming session (visit 1)")
+            desk._notice("CSH-day-01", f"P{k:06d}", "minimal_play", (), w, "test")
+        return {k.patron for k in desk.cases.values()}
+
+    first = noticed(list(range(1, 41)))
+    assert 5 < len(first) < 35  # about half
+    assert noticed(list(range(40, 0, -1))) == first

@@ -52,6 +52,7 @@ from datetime import date, datetime, time, timedelta
 from fractions import Fraction
 from typing import Any, Protocol
 
+import numpy as np
 import simpy
 from dateutil.relativedelta import relativedelta
 
@@ -218,8 +219,6 @@ class AmlDesk:
         self.threshold: Fraction = rules.money("aml_id_threshold_cents")
         self.by_day = bool(rules.get("aml_session_is_gaming_day"))
         self.separately = bool(rules.get("aml_aggregate_in_out_separately"))
-        self.rng = world.streams.stream("aml", "notice")
-        self.timing = world.streams.stream("aml", "timing")
         self.armed = _Armed()
         self.views = views
         self.visit: dict[str, int] = {}  # person -> current visit number
@@ -254,8 +253,8 @@ class AmlDesk:
     def emit(self, cls: type[Record], **fields: Any) -> Any:
         return self.world.bus.emit(cls, **fields)
 
-    def _minutes(self, dist: Any) -> float:
-        return quantize(max(0.0, float(dist.sample(self.timing))) * 60.0)
+    def _minutes(self, dist: Any, rng: np.random.Generator) -> float:
+        return quantize(max(0.0, float(dist.sample(rng))) * 60.0)
 
     def _on(self, role: str) -> str:
         people = self.staff.on_duty(role)
@@ -533,7 +532,10 @@ class AmlDesk:
         """An employee may notice the red flag (a chance that depends on training)."""
         trained = staff in self.trained and staff not in self.untrained
         p = self.cfg.notice_trained if trained else self.cfg.notice_untrained
-        if self.rng.random() >= p:
+        # a draw of this flag in this window alone: the same under any rule that keeps the
+        # window (common random numbers between the arms of a study)
+        rng = self.world.streams.keyed(self._who(patron), f"notice:{w.key}:{flag}")
+        if rng.random() >= p:
             return
         self._raise(staff, patron, flag, seqs, w, detail)
 
@@ -573,9 +575,12 @@ class AmlDesk:
 
     def evaluate(self, case: Case) -> Proc:
         env, cfg = self.env, self.cfg
+        who = self._who(case.patron)
+        n = self.reports_on[who].index(case.report.seq) + 1
+        rng = self.world.streams.keyed(who, f"officer:{n}")  # the person's n-th report
         yield env.timeout(self._office_wait())
-        yield env.timeout(self._minutes(cfg.evaluation_minutes))
-        earlier = self.reports_on.get(self._who(case.patron), [])
+        yield env.timeout(self._minutes(cfg.evaluation_minutes, rng))
+        earlier = self.reports_on.get(who, [])
         strong = case.flag in STRONG_FLAGS
         suspicious = strong or len(earlier) >= cfg.reports_to_suspect
         if strong:
@@ -591,7 +596,7 @@ class AmlDesk:
                   considered=tuple(earlier))  # fmt: skip
         if not suspicious:
             return
-        yield env.timeout(self._minutes(cfg.report_minutes))
+        yield env.timeout(self._minutes(cfg.report_minutes, rng))
         if self.armed.late_report_hours:
             hours, self.armed.late_report_hours = self.armed.late_report_hours, 0
             yield env.timeout(hours * 3600.0)
