@@ -329,8 +329,9 @@ def test_cli_aml_compares_several_proposals_on_the_same_seeds(tmp_path: Path) ->
 
 def test_whether_a_red_flag_is_noticed_depends_on_that_flag_alone() -> None:
     """Common random numbers for studies: each red flag's chance of being noticed is drawn
-    for that person, window and flag alone, so whatever else a rule changes (other flags,
-    their order) the same flag in the same window is noticed, or missed, alike. Forty flags
+    for that person, visit and flag alone, so whatever else a rule changes (other flags,
+    their order, the window's reading) the same flag on the same visit is noticed, or
+    missed, alike. Forty flags
     seen in one order and in the reverse order are noticed alike (a shared stream would
     hand each a different draw)."""
     from twin.floor.aml import Window

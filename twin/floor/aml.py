@@ -532,9 +532,10 @@ class AmlDesk:
         """An employee may notice the red flag (a chance that depends on training)."""
         trained = staff in self.trained and staff not in self.untrained
         p = self.cfg.notice_trained if trained else self.cfg.notice_untrained
-        # a draw of this flag in this window alone: the same under any rule that keeps the
-        # window (common random numbers between the arms of a study)
-        rng = self.world.streams.keyed(self._who(patron), f"notice:{w.key}:{flag}")
+        # a draw of this flag on this visit (or stay) alone: the same under any rule, the
+        # reading of the window included (common random numbers between a study's arms)
+        where = w.key if patron in self.stays else f"visit {self.visit.get(patron, 0)}"
+        rng = self.world.streams.keyed(self._who(patron), f"notice:{where}:{flag}")
         if rng.random() >= p:
             return
         self._raise(staff, patron, flag, seqs, w, detail)
