@@ -269,6 +269,69 @@ def test_hopper_coins_missing_at_a_reading_are_found() -> None:
     assert desk.engine.findings[0].subjects == ("B-001", "TEC-1")
 
 
+def test_a_reading_before_a_delayed_cash_out_is_no_finding() -> None:
+    """Reg 36 and 4(d): a reading shows what the machine holds at that instant. 1000 credits
+    sit on a tilted machine when the day's reading is taken; hours later the cash-out runs the
+    hopper dry (300 of 400 coins), a fill, the short pay of 100, 600 by hand. Every figure
+    agrees with the records: no surplus paid out, no coins missing, no credits lost. (Found
+    on ``scenarios/aml.toml`` seed 4, machine D-006: the book took the reading for one made
+    while the coins dropped, and reported 3,983 credits paid from nowhere and missing.)"""
+    desk = Desk("MT98.R36", "MT98.S1.4d")
+    b = dict(machine="B-001", patron="P1")
+    meters = dict(registration="R", serial="S", asset_number="AN-B-001", program_signature="s")
+    desk.emit(CoinsAccepted, **b, coins=1000, to_hopper=0, to_drop=1000)
+    desk.emit(MetersRead, machine="B-001", meters=(("current_credits", 1000),),
+              hopper_level=300, **meters)  # fmt: skip
+    desk.emit(HopperPaid, **b, coins=300, requested=400, hopper_level=0)
+    desk.emit(MachineException, **b, code=int(ExceptionCode.HOPPER_EMPTY), name="hopper_empty")
+    desk.emit(HopperFilled, **b, reason="empty", coins=1000, certified_coins=1000,
+              hopper_level=1000, attendant="ATT-1", inspector="INS-1",
+              requested_t=0.0)  # fmt: skip
+    desk.emit(ShortPayCompleted, **b, coins=100, short_coins=100)
+    desk.emit(HandPaid, **hand_paid(reason="credit_payout", credits=600, cents=15000))
+    desk.emit(CashedOut, **b, credits=1000, hopper_coins=400, hand_paid=600, short_paid=100)
+    desk.emit(MetersRead, machine="B-001", meters=(("current_credits", 0),), hopper_level=900,
+              **meters)  # fmt: skip
+    assert desk.messages() == []
+    # the same figures one coin short are still found, at the reading that shows them
+    desk.emit(MetersRead, machine="B-001", meters=(("current_credits", 0),), hopper_level=899,
+              **meters)  # fmt: skip
+    assert desk.messages() == [
+        "1 coins are missing from B-001's hopper with no record of their removal; the "
+        "machine was opened by nobody recorded"
+    ]
+
+
+def test_a_reading_while_coins_drop_shows_them_on_the_machine() -> None:
+    """The meters and the hopper change when the coins have dropped (the ``hopper_paid``
+    record): a reading 5 s into a 12.5 s payout shows the 100 credits and the hopper's coins
+    still there, equal to the ledger's replay at that instant; the cash-out, the reading and
+    the closing reading are no finding."""
+    got: dict[str, Any] = {}
+
+    def script(casino: Casino) -> Generator[simpy.events.Event, Any, None]:
+        m = casino.machine("B-001")
+        m.insert_coins("P1", 100)
+        got["hopper"] = m.accounts.hopper_level
+        proc = casino.env.process(m.cash_out("P1"))
+        yield casino.env.timeout(5.0)
+        m.read_meters()
+        got["credits_then"] = m.accounts.credits
+        yield proc
+
+    casino, sink = _scripted(script)
+    reading = [r for r in sink.of(MetersRead) if r.t == 3605.0]
+    assert len(reading) == 1
+    shown = dict(reading[0].meters)
+    assert (shown["current_credits"], reading[0].hopper_level) == (100, got["hopper"])
+    assert got["credits_then"] == 100
+    state = replay(sink.records, "B-001", upto_seq=reading[0].seq)
+    assert state.meters == reading[0].meters and state.hopper_level == got["hopper"]
+    (paid,) = sink.of(HopperPaid)
+    assert (paid.t, paid.coins, paid.hopper_level) == (3612.5, 100, got["hopper"] - 100)
+    assert findings(casino) == []
+
+
 # -- floor runs -------------------------------------------------------------------------------
 
 

@@ -28,9 +28,10 @@ Record → accounting (as in :mod:`twin.machines.machine`):
 * ``machine_removed`` → down ``removed`` until ``machine_returned`` (First Schedule 20(c));
   ``machine_unreachable`` → down ``unreachable`` until ``machine_reachable``.
 
-A record counts when it is written: a hopper payout is written once its coins have dropped
-(``coins × coin_pay_seconds`` after the credits left the meter), so during those seconds the
-ledger, and this replay, still show the credits on the machine.
+A record counts when it is written, and the machine's own meters change at that instant
+too: a hopper payout's credits leave the meter (and its coins the hopper) when the coins have
+dropped, the instant ``hopper_paid`` is written, so a meter reading taken while they drop shows
+them still on the machine, as this replay does.
 
 The hopper's capacity is not in the ledger; it is learnt from the records (a
 ``coins_accepted`` that diverted coins to the drop gives it exactly). Every record that

@@ -666,7 +666,6 @@ class SlotMachine:
         credits = self.accounts.credits
         if credits == 0:
             return 0
-        env = self.env
         if self.take(Misconduct.UNDOCUMENTED_PAYOUT):
             # injected: the whole payout is made by hand off the books: the meter cancels
             # the credits as a hand pay, but no slip, no hand pay and no cash-out is recorded
@@ -674,8 +673,7 @@ class SlotMachine:
             return credits
         by_hopper = min(credits, self.spec.hopper_pay_limit_credits)
         by_hand = credits - by_hopper
-        paid = self.accounts.pay_from_hopper(by_hopper)
-        yield env.timeout(quantize(paid * self.spec.coin_pay_seconds))
+        paid = yield from self._pay_coins(by_hopper)
         self.emit(
             HopperPaid,
             patron=patron,
@@ -698,9 +696,8 @@ class SlotMachine:
             self.mark_down("hopper_empty")
             yield from self.fill_hopper("empty", patron)
             owed = min(owed, self.accounts.credits)  # no more than the meter holds now
-            got = self.accounts.pay_from_hopper(owed)
+            got = yield from self._pay_coins(owed)
             after_fill += got
-            yield env.timeout(quantize(got * self.spec.coin_pay_seconds))
             owed -= got
             if owed:
                 self.emit(
@@ -724,6 +721,21 @@ class SlotMachine:
             short_paid=short,
         )
         return credits
+
+    def _pay_coins(self, coins: int) -> Generator[simpy.events.Event, Any, int]:
+        """The hopper drops up to ``coins`` coins; returns how many it paid.
+
+        The meters and the hopper change when the coins have dropped, the instant the
+        ``hopper_paid`` (or ``short_pay_completed``) record is written: a meter reading taken
+        while they drop shows the credits still on the machine, as the ledger does, so every
+        reading agrees with the records before it (the money book and ``twin state`` rely on
+        that).
+        """
+        dropping = min(coins, self.accounts.hopper_level)
+        yield self.env.timeout(quantize(dropping * self.spec.coin_pay_seconds))
+        # no more than the meter and the hopper hold now (an injected removal or rollback
+        # may have taken some while the coins dropped)
+        return self.accounts.pay_from_hopper(min(coins, self.accounts.credits))
 
     def fill_hopper(self, reason: str, patron: str = "") -> Proc:
         """A hopper fill: an attendant brings the standard fill, an inspector certifies it."""

@@ -83,8 +83,6 @@ class Account:
     missing_coins: int = 0  # coins the hopper holds fewer than the book (0 when none)
     paid_out_surplus: int = 0  # surplus credits that left the machine with this cash-out
     shown_by: int = 0  # seq of the record whose figure showed ``lost`` / ``missing_coins``
-    #: a meter reading not yet compared: (credits shown or None, hopper shown, seq)
-    pending: tuple[int | None, int, int] | None = None
 
 
 class MoneyBook:
@@ -110,30 +108,23 @@ class MoneyBook:
             return a
         self.last_seq = rec.seq
         a.lost = a.missing_coins = a.paid_out_surplus = 0
-        paying = isinstance(rec, HopperPaid) or (
-            isinstance(rec, ShortPayCompleted) and rec.coins > 0
-        )
-        if a.pending is not None and not paying:
-            self._resolve(a)
         self._apply(a, rec)
-        if a.pending is not None and paying:
-            # the reading was taken while these coins were dropping: their credits had left
-            # the meter (and the coins the hopper), and the record of it comes after
-            self._resolve(a)
-        if isinstance(rec, MetersRead):
-            a.pending = (dict(rec.meters).get("current_credits"), rec.hopper_level, rec.seq)
         return a
 
-    def _resolve(self, a: Account) -> None:
-        assert a.pending is not None
-        credits, hopper, seq = a.pending
-        a.pending = None
+    def _reading(self, a: Account, rec: MetersRead) -> None:
+        """A meter reading states what the machine holds: compare, then follow the machine.
+
+        The machine's meters change only when a record says so (a hopper payout when its
+        coins have dropped), so a reading agrees with the records before it, whenever it is
+        taken, the closing reading of a run included.
+        """
+        credits = dict(rec.meters).get("current_credits")
         if credits is not None:
-            self._compare(a, credits, seq)
-        if hopper < a.hopper:
-            a.missing_coins = a.hopper - hopper
-            a.shown_by = seq
-        a.hopper = hopper
+            self._compare(a, credits, rec.seq)
+        if rec.hopper_level < a.hopper:
+            a.missing_coins = a.hopper - rec.hopper_level
+            a.shown_by = rec.seq
+        a.hopper = rec.hopper_level
 
     def _apply(self, a: Account, rec: Record) -> None:
         a.before = a.credits
@@ -185,7 +176,9 @@ class MoneyBook:
                 a.paid_out_surplus = min(a.surplus, rec.credits)
                 a.surplus = 0
             return
-        elif not isinstance(rec, MetersRead):
+        elif isinstance(rec, MetersRead):
+            self._reading(a, rec)
+        else:
             return
         a.session.append(rec.seq)
         del a.session[:-_EVIDENCE]
