@@ -99,6 +99,8 @@ class Job:
     requested_t: float
     members: dict[str, str] = field(default_factory=dict)
     started_t: float | None = None
+    #: members each role needs (a role named twice needs two), set when filed
+    need: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(eq=False)
@@ -130,6 +132,7 @@ class Dispatcher:
         self.operator_kinds = frozenset(operator)
         self.members: dict[str, Member] = {}
         self._idle: dict[str, dict[str, None]] = {r: {} for r in self.roles}  # FIFO by idle time
+        self._on: dict[str, set[str]] = {r: set() for r in self.roles}  # on duty, by role
         self.waiting: list[Job] = []  # sorted by Job.order
         self.open: dict[str, Job] = {}  # waiting or in service
         self._count = 0
@@ -143,7 +146,7 @@ class Dispatcher:
 
     def on_duty(self, role: str) -> list[str]:
         """Members of ``role`` on duty now (overtime included), sorted by id."""
-        return sorted(m.id for m in self.members.values() if m.on_duty and m.role == role)
+        return sorted(self._on.get(role, ()))
 
     def idle(self, role: str) -> list[str]:
         """Idle members of ``role`` on duty, in the order they became idle."""
@@ -155,6 +158,7 @@ class Dispatcher:
             m.shift_ended_t = None  # the next duty period began during overtime: stay on
             return
         m.on_duty = True
+        self._on[m.role].add(m.id)
         role = self.roles[m.role]
         self.world.bus.emit(
             ShiftStarted,
@@ -178,6 +182,7 @@ class Dispatcher:
     def _leave(self, m: Member) -> None:
         overtime = 0.0 if m.shift_ended_t is None else self.env.now - m.shift_ended_t
         m.on_duty = False
+        self._on[m.role].discard(m.id)
         m.shift_ended_t = None
         self._idle[m.role].pop(m.id, None)
         self.world.bus.emit(
@@ -226,6 +231,8 @@ class Dispatcher:
             operator=operator,
             requested_t=self.env.now,
         )
+        for r in spec.roles:
+            job.need[r] = job.need.get(r, 0) + 1
         self.open[job.id] = job
         bisect.insort(self.waiting, job, key=lambda j: j.order)
         self.world.bus.emit(
@@ -307,28 +314,34 @@ class Dispatcher:
         """Start every waiting job that can start under the queue discipline."""
         if not self.waiting:
             return
-        free = {r: len(ids) for r, ids in self._idle.items()}
+        # roles with somebody idle; a role leaves when its last idle member is taken or
+        # reserved, and the scan stops when none is left
+        free = {r: len(ids) for r, ids in self._idle.items() if ids}
         starting: list[tuple[Job, dict[str, str]]] = []
-        taken: dict[str, int] = {r: 0 for r in self._idle}
+        taken: dict[str, int] = {}
         for job in self.waiting:
-            if job.operator:
-                continue
-            roles = job.spec.roles
-            need: dict[str, int] = {}
-            for r in roles:
-                need[r] = need.get(r, 0) + 1
+            if not free:
+                break
+            need = job.need
+            if job.operator or free.keys().isdisjoint(need):
+                continue  # (nobody it could reserve either)
             if all(free.get(r, 0) >= n for r, n in need.items()):
                 picks = {}
+                roles = job.spec.roles
                 for place, r in zip(slot_names(roles), roles, strict=True):
-                    picks[place] = list(self._idle[r])[taken[r]]
-                    taken[r] += 1
+                    k = taken.get(r, 0)
+                    picks[place] = list(self._idle[r])[k]
+                    taken[r] = k + 1
                     free[r] -= 1
+                    if not free[r]:
+                        del free[r]
                 starting.append((job, picks))
             else:
                 for r, n in need.items():  # reserve: nobody behind this job takes them
-                    free[r] = free.get(r, 0) - min(n, free.get(r, 0))
-            if not any(free.values()):
-                break
+                    if free.get(r, 0) > n:
+                        free[r] -= n
+                    else:
+                        free.pop(r, None)
         for job, picks in starting:
             self._start(job, picks, by="dispatcher")
 
