@@ -127,3 +127,42 @@ def test_off_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert list(tmp_path.iterdir()) == []
     monkeypatch.delenv("TWIN_CACHE_DIR")
     assert diskcache.cache_dir() == tmp_path / "twin"
+
+
+def test_a_blackjack_solution_is_kept_on_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The basic-strategy solution (~1 s a process) is computed once per rules and code; a
+    later process (here: the in-process cache cleared) reads the same solution back."""
+    from twin.floor.tables import blackjack
+
+    monkeypatch.setenv("TWIN_CACHE_DIR", str(tmp_path))
+    calls: list[object] = []
+    real = blackjack._solve
+
+    def counting(rules: blackjack.Rules) -> blackjack.Solution:
+        calls.append(rules)
+        return real(rules)
+
+    monkeypatch.setattr(blackjack, "_solve", counting)
+    rules = blackjack.parse_rules({"shoe": "infinite"}, Path("bj.toml"))
+    blackjack.solve.cache_clear()
+    first = blackjack.solve(rules)
+    assert len(calls) == 1 and len(list(tmp_path.glob("blackjack-solution-*.pickle"))) == 1
+    blackjack.solve.cache_clear()
+    assert blackjack.solve(rules) == first and len(calls) == 1  # read back, not solved
+    other = blackjack.parse_rules({"shoe": "infinite", "blackjack_pays": "6:5"}, Path("b"))
+    blackjack.solve.cache_clear()
+    assert blackjack.solve(other) != first and len(calls) == 2  # other rules: a miss
+    blackjack.solve.cache_clear()
+
+
+def test_a_change_of_a_listed_source_is_a_miss(tmp_path: Path) -> None:
+    src = tmp_path / "module.py"
+    src.write_text("x = 1\n")
+    before = diskcache.key("w", ("rules",), (), (str(src),))
+    assert diskcache.key("w", ("rules",), (), (str(src),)) == before
+    diskcache._source.cache_clear()
+    src.write_text("x = 2\n")
+    assert diskcache.key("w", ("rules",), (), (str(src),)) != before
+    assert diskcache.key("w", ("rules",), ()) != before

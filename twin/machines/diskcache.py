@@ -1,7 +1,8 @@
 """A disk cache for the exact analyses of a program (issue 6; P8's cold workers).
 
 The exact PAR analysis, the law of the win (item 20(f)) and the law of the combination classes
-(item 1(b)) of the 5-reel video game take about half a minute together, and every process
+(item 1(b)) of the 5-reel video game take about half a minute together (and a blackjack
+game's basic-strategy solution about a second and a half), and every process
 that runs a floor with it computed them again: each ``twin run``, each Dask worker of a study,
 each test process. They depend only on the program, so they are kept on disk, keyed by
 
@@ -98,19 +99,41 @@ def _feed(h: Any, obj: object) -> None:
         h.update(f"{type(obj).__qualname__}:{obj!r};".encode())
 
 
-def key(what: str, game: object, params: tuple[object, ...] = ()) -> str:
+@cache
+def _source(path: str) -> bytes:
+    return Path(path).read_bytes()
+
+
+def key(
+    what: str, game: object, params: tuple[object, ...] = (), sources: tuple[str, ...] = ()
+) -> str:
     h = hashlib.sha256(f"{_code_version()}|{what}|".encode())
+    for src in sources:  # the other modules whose code decides this value
+        h.update(hashlib.sha256(_source(src)).digest())
     _feed(h, params)
     _feed(h, game)
     return h.hexdigest()
 
 
-def cached(what: str, game: Any, params: tuple[object, ...], compute: Callable[[], T]) -> T:
-    """``compute()``, kept on disk under the program's content and ``what``/``params``."""
+def cached(
+    what: str,
+    game: Any,
+    params: tuple[object, ...],
+    compute: Callable[[], T],
+    *,
+    sources: tuple[str, ...] = (),
+) -> T:
+    """``compute()``, kept on disk under the program's content and ``what``/``params``.
+
+    ``game``: any value the result depends on (a program, a table game's rules), digested
+    canonically; ``sources``: the files of the modules, besides the analysis', whose code
+    decides the result (a change of them is a miss).
+    """
     folder = cache_dir()
     if folder is None:
         return compute()
-    path = folder / f"{what}-{getattr(game, 'id', 'game')}-{key(what, game, params)[:40]}.pickle"
+    digest = key(what, game, params, sources)[:40]
+    path = folder / f"{what}-{getattr(game, 'id', 'game')}-{digest}.pickle"
     try:
         with path.open("rb") as fh:
             got: T = pickle.load(fh)

@@ -48,6 +48,7 @@ import numpy as np
 
 from twin.errors import InputError
 from twin.floor.tables.games import BetLaw, TableGame, kind, simulates
+from twin.machines.diskcache import cached
 
 #: card values 2..11 (11 is the ace) and their probabilities in an infinite shoe
 CARDS = tuple(range(2, 12))
@@ -351,6 +352,12 @@ class Solution:
 
 @cache
 def solve(rules: Rules) -> Solution:
+    """The exact law and basic strategy of ``rules`` (kept on disk: the same rules and the
+    same code give the same solution, :mod:`twin.machines.diskcache`)."""
+    return cached("blackjack-solution", rules, (), lambda: _solve(rules), sources=(__file__,))
+
+
+def _solve(rules: Rules) -> Solution:
     law: dict[Fraction, Fraction] = {}
 
     def put(n: Fraction, q: Fraction) -> None:
