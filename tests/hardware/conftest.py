@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,21 +17,19 @@ SMIBS = ("S-001", "S-002", "S-003", "X-999", *(f"R-{i:03d}" for i in range(1, 13
 
 
 @pytest.fixture(autouse=True)
-def _collect_the_sockets_paho_left() -> Iterator[None]:
-    """After each hardware test, collect what it left, ignoring only "unclosed socket"
-    ResourceWarnings. paho can leave a client's socket open when ``disconnect()`` and
-    ``loop_stop()`` race, or when its broker is killed mid-reconnect; the twin's link,
-    the emulator, the NetLoop and these tests' helpers now close what they can, but a
-    socket left in a reference cycle was collected, and warned about, in whatever later
-    test ran a collection (``test_record_json``'s hypothesis runs, a paced session's
-    ``gc.collect()``), failing a test that has nothing to do with it. The leak's last
-    source in these tests is not found yet (see the closing note of 2026-12-01)."""
+def _no_socket_left_open() -> Iterator[None]:
+    """After each hardware test, a collection: a socket the test left open in a reference
+    cycle warns here, and fails this test (warnings are errors), not whatever later test
+    happens to run the next collection.
+
+    The source of the "unclosed socket" warnings of earlier sessions was paho's wake-up
+    pair (two loopback sockets ``loop_start`` makes, closed by paho only in
+    ``Client.__del__``, which a cycle may finalize after the sockets themselves);
+    ``twin.hardware.link.close_socket`` now closes them with the connection, and
+    ``test_link.py::test_stopped_clients_hold_no_socket`` holds every stop path to it.
+    """
     yield
-    with warnings.catch_warnings():
-        warnings.filterwarnings(
-            "ignore", message=r"unclosed <socket\.socket", category=ResourceWarning
-        )
-        gc.collect()
+    gc.collect()
 
 
 @pytest.fixture

@@ -302,7 +302,7 @@ class SmibEmulator:
         if isinstance(sock, socket.socket):
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
-            sock.close()
+        close_socket(self.client)
 
     def _status(self, state: str) -> bytes:
         return p.encode({"v": p.VERSION, "smib": self.smib, "bd": self.memory.bd, "state": state})

@@ -49,13 +49,28 @@ log = logging.getLogger("twin.hardware.link")
 
 
 def close_socket(client: mqtt.Client) -> None:
-    """Close the client's socket if its network loop left one open: ``disconnect`` closes
-    it only through a loop that is still running and connected (not while reconnecting to
-    a broker that went away), and a socket left to the collector is a ResourceWarning."""
+    """Close every socket a stopped client still holds (call it after ``loop_stop``).
+
+    * The connection, if its network loop left it open: ``disconnect`` closes it only
+      through a loop that is still running and connected (not while reconnecting to a
+      broker that went away).
+    * The pair of loopback sockets ``loop_start`` makes to wake its thread: paho closes
+      them only in ``Client.__del__``. A client is usually in a reference cycle (its
+      callbacks are bound methods of an object holding it), and the collector finalizes a
+      cycle's objects in no set order: when a socket's finalizer runs before the client's
+      ``__del__`` it warns "unclosed socket" (ResourceWarning), in whatever code happened to
+      trigger the collection.
+    """
     sock = client.socket()
     if isinstance(sock, socket.socket):
         with contextlib.suppress(OSError):
             sock.close()
+    for name in ("_sockpairR", "_sockpairW"):  # paho 2.x: loop_start's wake-up pair
+        pair = getattr(client, name, None)
+        if isinstance(pair, socket.socket):
+            with contextlib.suppress(OSError):
+                pair.close()
+            setattr(client, name, None)
 
 
 @dataclass(frozen=True)
