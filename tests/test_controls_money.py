@@ -420,6 +420,40 @@ def _scripted(script: Any) -> tuple[Casino, MemorySink]:
     return casino, sink
 
 
+def test_credit_rollback_while_coins_drop_is_no_short_pay() -> None:
+    """Wound back to 100 credits while 400 coins drop: the hopper pays the 100 the meter
+    still holds and the cash-out ends there. The hopper did not run dry, so there is no
+    hopper-empty tilt, no fill and no short pay (nothing is owed: the credits are gone), and
+    the only finding is 4(d)'s credits lost, not 7(a)'s short pay without a fill."""
+
+    def script(casino: Casino) -> Generator[simpy.events.Event, Any, None]:
+        m = casino.machine("B-001")
+        m.insert_coins("P1", 1000)
+        proc = casino.env.process(m.cash_out("P1"))
+        yield casino.env.timeout(10.0)  # 400 coins take 50 s to drop
+        InjectViolation(
+            kind="meter_rollback", machine="B-001", meter="current_credits", amount=900
+        ).apply(casino)
+        yield proc
+
+    casino, sink = _scripted(script)
+    (paid,) = sink.of(HopperPaid)
+    assert (paid.t, paid.coins, paid.requested) == (3650.0, 100, 100)
+    assert not sink.of(ShortPayCompleted) and not sink.of(HopperFilled)[1:]
+    assert not [e for e in sink.of(MachineException) if e.code == ExceptionCode.HOPPER_EMPTY]
+    assert [(f.control, f.message) for f in findings(casino)] == [
+        (
+            "MT98.S1.4d",
+            "machine B-001's credit meter shows 900 credits fewer than the play and money in "
+            "recorded give: credits were lost",
+        )
+    ]
+    # nothing is owed to the patron (the wound-back credits are not in the ledger, which is
+    # what 4(d) reports: the replay still counts them)
+    state = replay(sink.records, "B-001")
+    assert (state.credits, state.hopper_owed) == (900, 0)
+
+
 def test_phantom_credits_are_money_from_nowhere() -> None:
     """A patron puts in EUR 26.50 (106 coins) and cashes out EUR 24,920.25 (99,681 credits):
     99,575 credits no game paid. Reg 36: money left the machine that was not a prize; 10(a):

@@ -674,14 +674,16 @@ class SlotMachine:
         by_hopper = min(credits, self.spec.hopper_pay_limit_credits)
         by_hand = credits - by_hopper
         paid = yield from self._pay_coins(by_hopper)
+        # still owed by the hopper: what it could not pay because it ran dry (a meter wound
+        # back while the coins dropped holds fewer credits: those are not owed)
+        short = min(by_hopper - paid, self.accounts.credits)
         self.emit(
             HopperPaid,
             patron=patron,
             coins=paid,
-            requested=by_hopper,
+            requested=paid + short,
             hopper_level=self.accounts.hopper_level,
         )
-        short = by_hopper - paid
         owed = short
         if owed and self.take(Misconduct.SHORT_PAY_WITHOUT_FILL):
             # injected: the short pay is settled by hand and the hopper is never filled
@@ -710,6 +712,7 @@ class SlotMachine:
         if short:
             self.emit(ShortPayCompleted, patron=patron, coins=after_fill, short_coins=short)
             self.mark_up("hopper_empty")
+        by_hand = min(by_hand, self.accounts.credits)  # (less if the meter was wound back)
         if by_hand:
             yield from self.pay_by_hand(patron, "credit_payout", by_hand)
         self.emit(
