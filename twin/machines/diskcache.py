@@ -2,7 +2,7 @@
 
 The exact PAR analysis, the law of the win (item 20(f)) and the law of the combination classes
 (item 1(b)) of the 5-reel video game take about half a minute together (and a blackjack
-game's basic-strategy solution about a second and a half), and every process
+game's basic-strategy solution under a second), and every process
 that runs a floor with it computed them again: each ``twin run``, each Dask worker of a study,
 each test process. They depend only on the program, so they are kept on disk, keyed by
 
