@@ -42,6 +42,7 @@ shift (start == end) comes on once and never goes off.
 from __future__ import annotations
 
 import bisect
+from collections import Counter
 from collections.abc import Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import time
@@ -99,8 +100,11 @@ class Job:
     requested_t: float
     members: dict[str, str] = field(default_factory=dict)
     started_t: float | None = None
-    #: members each role needs (a role named twice needs two), set when filed
-    need: dict[str, int] = field(default_factory=dict)
+    #: members each role needs (a role named twice needs two), derived from the spec
+    need: dict[str, int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.need = dict(Counter(self.spec.roles))
 
 
 @dataclass(eq=False)
@@ -231,8 +235,6 @@ class Dispatcher:
             operator=operator,
             requested_t=self.env.now,
         )
-        for r in spec.roles:
-            job.need[r] = job.need.get(r, 0) + 1
         self.open[job.id] = job
         bisect.insort(self.waiting, job, key=lambda j: j.order)
         self.world.bus.emit(
