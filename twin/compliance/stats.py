@@ -725,6 +725,57 @@ class WinLaw(Protocol):
     def spins(self) -> int: ...
 
 
+@dataclass(frozen=True, slots=True)
+class _LawParts:
+    """A law's supports split once by trigger/retrigger, as float64 (the generating
+    functions below evaluate them hundreds of times per machine tested)."""
+
+    base_values: npt.NDArray[np.float64]  # base outcomes that do not trigger the feature
+    base_probs: npt.NDArray[np.float64]
+    trigger_values: npt.NDArray[np.float64]  # base outcomes that trigger it
+    trigger_probs: npt.NDArray[np.float64]
+    any_base: bool
+    any_trigger: bool
+    top: float  # the largest and smallest base win
+    bottom: float
+    free_values: npt.NDArray[np.float64]  # free spins that do not retrigger
+    free_probs: npt.NDArray[np.float64]
+    retrigger_values: npt.NDArray[np.float64]
+    retrigger_probs: npt.NDArray[np.float64]
+
+
+_PARTS: dict[int, tuple[WinLaw, _LawParts]] = {}
+
+
+def _parts(law: WinLaw) -> _LawParts:
+    """``law`` split (cached per law object, which the cache keeps alive)."""
+    hit = _PARTS.get(id(law))
+    if hit is not None and hit[0] is law:
+        return hit[1]
+    bv = law.base_values.astype(np.float64)
+    trig = law.base_trigger
+    fv = law.free_values.astype(np.float64)
+    re = law.free_retrigger
+    parts = _LawParts(
+        base_values=bv[~trig],
+        base_probs=law.base_probs[~trig],
+        trigger_values=bv[trig],
+        trigger_probs=law.base_probs[trig],
+        any_base=bool(bv.size),
+        any_trigger=bool(trig.any()),
+        top=float(bv.max()) if bv.size else 0.0,
+        bottom=float(bv.min()) if bv.size else 0.0,
+        free_values=fv[~re],
+        free_probs=law.free_probs[~re],
+        retrigger_values=fv[re],
+        retrigger_probs=law.free_probs[re],
+    )
+    if len(_PARTS) >= 256:
+        _PARTS.clear()
+    _PARTS[id(law)] = (law, parts)
+    return parts
+
+
 def _moments(
     values: npt.NDArray[np.float64], probs: npt.NDArray[np.float64], t: float, shift: float
 ) -> tuple[float, float, float]:
@@ -741,12 +792,11 @@ def _feature_mgf(law: WinLaw, t: float) -> tuple[float, float, float] | None:
     ``spins`` Galton-Watson totals ``T``, ``M = E[e^{tT}]`` the smallest root of
     ``M = A + C M^S``); None where the moment generating function is infinite."""
     s = law.spins
-    fv = law.free_values.astype(np.float64)
-    re = law.free_retrigger
+    parts = _parts(law)
     with np.errstate(over="raise"):
         try:
-            a0, a1, a2 = _moments(fv[~re], law.free_probs[~re], t, 0.0)
-            c0, c1, c2 = _moments(fv[re], law.free_probs[re], t, 0.0)
+            a0, a1, a2 = _moments(parts.free_values, parts.free_probs, t, 0.0)
+            c0, c1, c2 = _moments(parts.retrigger_values, parts.retrigger_probs, t, 0.0)
         except FloatingPointError:
             return None
     if not all(math.isfinite(x) for x in (a0, a1, a2, c0, c1, c2)):
@@ -800,13 +850,12 @@ def win_cgf(law: WinLaw, t: float) -> tuple[float, float, float] | None:
     ``E[e^{tG}] = E[e^{tB} (1 - I)] + E[e^{tB} I] E[e^{tF}]`` (the feature is independent of
     the base spin given the trigger); ``E[e^{tF}]`` from the fixed point of the free spins'
     branching process (see :func:`_feature_mgf`). Exact up to floating point."""
-    bv = law.base_values.astype(np.float64)
-    trig = law.base_trigger
-    shift = float(t * (bv.max() if t > 0 else bv.min())) if bv.size else 0.0
-    p0, p1, p2 = _moments(bv[~trig], law.base_probs[~trig], t, shift)
-    q0, q1, q2 = _moments(bv[trig], law.base_probs[trig], t, shift)
+    parts = _parts(law)
+    shift = float(t * (parts.top if t > 0 else parts.bottom)) if parts.any_base else 0.0
+    p0, p1, p2 = _moments(parts.base_values, parts.base_probs, t, shift)
+    q0, q1, q2 = _moments(parts.trigger_values, parts.trigger_probs, t, shift)
     f0 = f1 = f2 = 0.0
-    if law.spins and bool(trig.any()):
+    if law.spins and parts.any_trigger:
         feat = _feature_mgf(law, t)
         if feat is None:
             return None

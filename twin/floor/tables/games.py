@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from math import lcm
 from pathlib import Path
@@ -48,6 +48,12 @@ class BetLaw:
     nets: tuple[Fraction, ...]
     probs: tuple[Fraction, ...]
     pays: str = ""  # how it pays, as a player reads it ("35 to 1", "1 to 1 less 5 %")
+    # derived once from nets and probs (a pit reads them for every stretch of play)
+    _mean: Fraction = field(init=False, repr=False, compare=False)
+    _variance: Fraction = field(init=False, repr=False, compare=False)
+    _denominator: int = field(init=False, repr=False, compare=False)
+    _cum: tuple[float, ...] = field(init=False, repr=False, compare=False)
+    _nums: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if len(self.nets) != len(self.probs) or not self.nets:
@@ -56,29 +62,40 @@ class BetLaw:
             raise ValueError(f"bet {self.name}: probabilities sum to {sum(self.probs)}, not 1")
         if any(p < 0 for p in self.probs):
             raise ValueError(f"bet {self.name}: a negative probability")
+        pairs = tuple(zip(self.nets, self.probs, strict=True))
+        m = sum((n * p for n, p in pairs), Fraction(0))
+        den = lcm(*(n.denominator for n in self.nets))
+        cum = np.cumsum(np.array([float(p) for p in self.probs]))
+        cum[-1] = 1.0
+        derived = {
+            "_mean": m,
+            "_variance": sum(((n - m) ** 2 * p for n, p in pairs), Fraction(0)),
+            "_denominator": den,
+            "_cum": tuple(cum.tolist()),
+            "_nums": tuple(int(n * den) for n in self.nets),
+        }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
 
     @property
     def mean(self) -> Fraction:
         """Expected net result per unit staked (negative: the house's edge)."""
-        return sum((n * p for n, p in zip(self.nets, self.probs, strict=True)), Fraction(0))
+        return self._mean
 
     @property
     def house_edge(self) -> Fraction:
         """The house's expected win per unit staked."""
-        return -self.mean
+        return -self._mean
 
     @property
     def variance(self) -> Fraction:
         """Variance of the net result per unit staked."""
-        m = self.mean
-        return sum(
-            ((n - m) ** 2 * p for n, p in zip(self.nets, self.probs, strict=True)), Fraction(0)
-        )
+        return self._variance
 
     @property
     def denominator(self) -> int:
         """The common denominator of the nets (a net in cents is ``stake * num // den``)."""
-        return lcm(*(n.denominator for n in self.nets))
+        return self._denominator
 
     def sample_net_cents(self, rng: np.random.Generator, stakes_cents: np.ndarray) -> np.ndarray:
         """The player's net result in cents of one round per stake (int64, one draw each).
@@ -87,14 +104,12 @@ class BetLaw:
         of [0, 1) (probabilities as float64 cumulative sums: exact to 2**-53).
         """
         stakes = np.asarray(stakes_cents, dtype=np.int64)
-        cum = np.cumsum(np.array([float(p) for p in self.probs]))
-        cum[-1] = 1.0
+        cum = np.array(self._cum)
         idx = np.minimum(
             np.searchsorted(cum, rng.random(stakes.shape[0]), side="right"), len(self.probs) - 1
         )
-        den = self.denominator
-        nums = np.array([int(n * den) for n in self.nets], dtype=np.int64)
-        return (stakes * nums[idx]) // den
+        nums = np.array(self._nums, dtype=np.int64)
+        return (stakes * nums[idx]) // self._denominator
 
 
 @dataclass(frozen=True, slots=True)
