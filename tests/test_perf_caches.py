@@ -91,3 +91,38 @@ def test_to_json_is_the_canonical_json_whatever_the_values() -> None:
         assert rec.to_json() == canonical(rec), values
     late = Mixed(seq=1, t=math.inf, n=1, x=1.0, s="", flag=True, ids=())
     assert late.to_json() == canonical(late)
+
+
+@pytest.mark.parametrize("threshold", [(700, 10, 10), (50_000, 5, 5), (0, 10, 10)])
+def test_young_collections_are_batched_while_the_model_runs(threshold: tuple[int, int, int]):
+    """While the model runs, Python collects young objects every 20,000 allocations (not
+    every 700); a higher setting, or collection turned off, is left alone; and whatever the
+    setting was, it is back once the run returns, after ``advance`` and after ``finish``."""
+    import gc
+
+    from conftest import SCENARIOS
+
+    from twin.casino import Casino
+    from twin.records import MemorySink
+    from twin.scenario import load_scenario
+
+    casino = Casino(load_scenario(SCENARIOS / "tiny.toml"), sinks=[MemorySink()])
+    casino.start()
+    seen: list[tuple[int, int, int]] = []
+
+    def probe() -> Any:
+        yield casino.env.timeout(60.0)
+        seen.append(gc.get_threshold())
+
+    casino.env.process(probe())
+    old = gc.get_threshold()
+    gc.set_threshold(*threshold)
+    try:
+        casino.advance(3600.0)
+        assert gc.get_threshold() == threshold
+        casino.finish()
+        assert gc.get_threshold() == threshold
+    finally:
+        gc.set_threshold(*old)
+    relaxed = threshold if threshold[0] in (0, 50_000) else (20_000, *threshold[1:])
+    assert seen == [relaxed]

@@ -162,3 +162,40 @@ def test_keyed_streams_differ_by_seed_entity_and_purpose(
 def test_negative_seed_is_refused() -> None:
     with pytest.raises(ValueError, match="non-negative"):
         Streams(-1)
+
+
+def _seeded(streams: Streams, entity: str, purpose: str) -> dict[str, object]:
+    gen = np.random.Generator(np.random.PCG64(streams.seed_sequence(entity, purpose)))
+    return gen.bit_generator.state
+
+
+def test_fresh_is_the_generator_of_the_seed_sequence() -> None:
+    """``fresh``/``stream`` seed from a packed spawn key: the very same PCG64 state as
+    ``PCG64(seed_sequence(...))``, for every name tried and for large root seeds."""
+    for root in (0, 7, 2**40 + 3):
+        streams = Streams(root)
+        for i in range(300):
+            entity = f"P-{i:05d}"
+            assert streams.fresh(entity, "visit").bit_generator.state == _seeded(
+                streams, entity, "visit"
+            )
+
+
+@pytest.mark.parametrize(
+    "words",
+    [(1, 2, 3, 0), (5, 0, 0, 0), (0, 0, 0, 9), (0, 4, 0, 1), (2**32 - 1,) * 4, (0, 0, 0, 0)],
+)
+def test_packed_key_keeps_every_word_of_any_digest(
+    monkeypatch: pytest.MonkeyPatch, words: tuple[int, int, int, int]
+) -> None:
+    """Digests whose last words are zero (once in 2**32 names) are where one packed int
+    would lose words: the packed key falls back to the four words, so the state is still
+    that of the seed sequence."""
+    import struct
+
+    import twin.streams as streams_module
+
+    monkeypatch.setattr(streams_module, "_digest", lambda e, p: struct.pack("<4I", *words))
+    streams = Streams(11)
+    assert streams.seed_sequence("x", "y").spawn_key == words
+    assert streams.fresh("x", "y").bit_generator.state == _seeded(streams, "x", "y")

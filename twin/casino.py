@@ -12,8 +12,10 @@ thread).
 
 from __future__ import annotations
 
+import gc
 import time as wall
-from collections.abc import Generator, Iterable
+from collections.abc import Generator, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import time
 from fractions import Fraction
@@ -68,6 +70,26 @@ class RunOutcome:
     records: int
     wall_seconds: float
     sim_seconds: float
+
+
+# Young objects collected per 20,000 allocations instead of Python's 700 while the model runs:
+# a simulation allocates short-lived events, records and tuples at a high rate, almost none of
+# them in reference cycles, and each collection also walks the survivors (measured: 6-10 % of a
+# default day). Older generations keep their usual thresholds; the setting is restored after.
+_YOUNG_THRESHOLD = 20_000
+
+
+@contextmanager
+def _fewer_collections() -> Iterator[None]:
+    young, middle, old = gc.get_threshold()
+    if young == 0 or young >= _YOUNG_THRESHOLD:  # collection off, or already relaxed
+        yield
+        return
+    gc.set_threshold(_YOUNG_THRESHOLD, middle, old)
+    try:
+        yield
+    finally:
+        gc.set_threshold(young, middle, old)
 
 
 class Casino:
@@ -514,7 +536,8 @@ class Casino:
         if until < self.env.now:
             raise ValueError(f"cannot go back in time: now {self.env.now}, asked for {until}")
         t0 = wall.perf_counter()
-        self.env.run(until=until)
+        with _fewer_collections():
+            self.env.run(until=until)
         self.wall_seconds += wall.perf_counter() - t0
 
     def finish(self) -> RunOutcome:
@@ -528,15 +551,16 @@ class Casino:
         self.inbox.deliver_pending()  # nothing that came in is lost
         if self.hardware is not None:
             self.hardware.finish()
-        for m in self.machines:
-            if m.present:  # one taken away cannot be read
-                m.read_meters()
-        for dept in self.departments:  # issue 10: closing counts, period-end tasks
-            dept.finish()
-        inject.report_idle(self)  # an injection that never took effect says so
-        self.verifier.verify_all("closing")
-        if self.compliance is not None:
-            self.compliance.finish()
+        with _fewer_collections():
+            for m in self.machines:
+                if m.present:  # one taken away cannot be read
+                    m.read_meters()
+            for dept in self.departments:  # issue 10: closing counts, period-end tasks
+                dept.finish()
+            inject.report_idle(self)  # an injection that never took effect says so
+            self.verifier.verify_all("closing")
+            if self.compliance is not None:
+                self.compliance.finish()
         self.wall_seconds += wall.perf_counter() - t0
         self._finished = RunOutcome(self.world.bus.count, self.wall_seconds, self.env.now)
         return self._finished

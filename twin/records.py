@@ -77,8 +77,25 @@ class Record:
 
 _FIELDS_CACHE: dict[type[Record], tuple[str, ...]] = {}
 _TO_JSON: dict[type[Record], Callable[[Record], str]] = {}
-_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+_encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 _encode_str: Callable[[str], str] = json.encoder.encode_basestring
+# the C encoder that JSONEncoder.encode builds on every call, built once (the same text: the
+# same separators, string encoder and NaN handling; no circular check, records are flat)
+_c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+_c_encode = (
+    None
+    if _c_make_encoder is None
+    else _c_make_encoder(None, _encoder.default, _encode_str, None, ":", ",", False, False, True)
+)
+
+
+def _encode(v: Any) -> str:
+    """``json.dumps(v)`` with the canonical options."""
+    if _c_encode is None:  # pragma: no cover - CPython has the C encoder
+        return _encoder.encode(v)
+    return "".join(_c_encode(v, 0))
+
+
 _NOT_FINITE = frozenset({"nan", "inf", "-inf"})
 
 

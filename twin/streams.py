@@ -15,6 +15,7 @@ increment) and about ten times cheaper to create, but it is a different sequence
 from __future__ import annotations
 
 import hashlib
+import struct
 from typing import Any, cast
 
 import numpy as np
@@ -22,9 +23,27 @@ import numpy.typing as npt
 from numpy.random.bit_generator import ISeedSequence
 
 
+def _digest(entity: str, purpose: str) -> bytes:
+    return hashlib.blake2b(f"{entity}\x1f{purpose}".encode(), digest_size=16).digest()
+
+
 def _key(entity: str, purpose: str) -> tuple[int, ...]:
-    digest = hashlib.blake2b(f"{entity}\x1f{purpose}".encode(), digest_size=16).digest()
-    return tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
+    """The spawn key: the digest's four little-endian 32-bit words."""
+    return struct.unpack("<4I", _digest(entity, purpose))
+
+
+def _packed_key(entity: str, purpose: str) -> tuple[int, ...]:
+    """A spawn key that SeedSequence reads as the same four words, in one int.
+
+    SeedSequence turns each item of a spawn key into 32-bit words, least significant first,
+    without leading zero words; the digest read as one little-endian int gives back exactly
+    the four words of :func:`_key` when the last is not zero (so the same pool, the same
+    state), and costs one conversion instead of four (about 40 % of making the sequence).
+    """
+    n = int.from_bytes(_digest(entity, purpose), "little")
+    if n >> 96 == 0:  # the last word is zero: it would be dropped, so keep the four words
+        return _key(entity, purpose)
+    return (n,)
 
 
 class _Digest(ISeedSequence):
@@ -64,13 +83,17 @@ class Streams:
         k = (entity, purpose)
         gen = self._cache.get(k)
         if gen is None:
-            gen = np.random.Generator(np.random.PCG64(self.seed_sequence(entity, purpose)))
+            gen = self.fresh(entity, purpose)
             self._cache[k] = gen
         return gen
 
     def fresh(self, entity: str, purpose: str) -> np.random.Generator:
-        """A new generator at the start of (entity, purpose), independent of the cached one."""
-        return np.random.Generator(np.random.PCG64(self.seed_sequence(entity, purpose)))
+        """A new generator at the start of (entity, purpose), independent of the cached one.
+
+        The same generator as ``PCG64(seed_sequence(entity, purpose))``, seeded from the
+        equivalent packed spawn key (a test holds the two equal)."""
+        seq = np.random.SeedSequence(entropy=self.root_seed, spawn_key=_packed_key(entity, purpose))
+        return np.random.Generator(np.random.PCG64(seq))
 
     def keyed(self, entity: str, purpose: str) -> np.random.Generator:
         """A new generator for (entity, purpose), seeded straight from a hash (cheap).

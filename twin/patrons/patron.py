@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 import simpy
@@ -35,7 +35,7 @@ Proc = Generator[simpy.events.Event, Any, Any]
 _HALLS: dict[type, bool] = {}
 
 
-def _is_hall(venue: Venue) -> bool:
+def _is_hall(venue: Venue) -> TypeGuard[Hall]:
     """``isinstance(venue, Hall)``, answered once per class: a runtime protocol check
     inspects every member each time (it cost ~3 % of a default day, one per visit)."""
     cls = type(venue)
