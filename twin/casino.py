@@ -12,10 +12,8 @@ thread).
 
 from __future__ import annotations
 
-import gc
 import time as wall
-from collections.abc import Generator, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Generator, Iterable
 from dataclasses import dataclass
 from datetime import time
 from fractions import Fraction
@@ -30,7 +28,7 @@ from twin.commands import Command, CommandAccepted, CommandRejected
 from twin.compliance.engine import ComplianceEngine, FloorFacts
 from twin.compliance.ruleset import load_ruleset
 from twin.departments import Department
-from twin.drivers import Driver, FastDriver, Progress
+from twin.drivers import Driver, FastDriver, Progress, fewer_collections
 from twin.floor.floor import SlotFloor
 from twin.inbox import Envelope, Inbox
 from twin.machines.identity import ManufacturerCertificate, certificate
@@ -70,26 +68,6 @@ class RunOutcome:
     records: int
     wall_seconds: float
     sim_seconds: float
-
-
-# Young objects collected per 20,000 allocations instead of Python's 700 while the model runs:
-# a simulation allocates short-lived events, records and tuples at a high rate, almost none of
-# them in reference cycles, and each collection also walks the survivors (measured: 6-10 % of a
-# default day). Older generations keep their usual thresholds; the setting is restored after.
-_YOUNG_THRESHOLD = 20_000
-
-
-@contextmanager
-def _fewer_collections() -> Iterator[None]:
-    young, middle, old = gc.get_threshold()
-    if young == 0 or young >= _YOUNG_THRESHOLD:  # collection off, or already relaxed
-        yield
-        return
-    gc.set_threshold(_YOUNG_THRESHOLD, middle, old)
-    try:
-        yield
-    finally:
-        gc.set_threshold(young, middle, old)
 
 
 class Casino:
@@ -536,7 +514,7 @@ class Casino:
         if until < self.env.now:
             raise ValueError(f"cannot go back in time: now {self.env.now}, asked for {until}")
         t0 = wall.perf_counter()
-        with _fewer_collections():
+        with fewer_collections():
             self.env.run(until=until)
         self.wall_seconds += wall.perf_counter() - t0
 
@@ -551,7 +529,7 @@ class Casino:
         self.inbox.deliver_pending()  # nothing that came in is lost
         if self.hardware is not None:
             self.hardware.finish()
-        with _fewer_collections():
+        with fewer_collections():
             for m in self.machines:
                 if m.present:  # one taken away cannot be read
                     m.read_meters()

@@ -14,9 +14,11 @@ so commands from other threads enter at the current simulation time.
 
 from __future__ import annotations
 
+import gc
 import threading
 import time as wall
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -52,6 +54,29 @@ class Driver(Protocol):
 Progress = Callable[[float], None]
 
 
+# Young objects collected per 20,000 allocations instead of Python's 700 while the model runs:
+# a simulation allocates short-lived events, records and tuples at a high rate, almost none of
+# them in reference cycles, and each collection also walks the survivors (measured: 6-10 % of a
+# default day). Older generations keep their usual thresholds; the setting is restored after.
+# ``Casino.advance`` and ``finish`` run under it; the fast driver around its whole loop, since
+# restoring Python's threshold after each of its one-minute advances collects every time.
+YOUNG_THRESHOLD = 20_000
+
+
+@contextmanager
+def fewer_collections() -> Iterator[None]:
+    """Young objects collected per ``YOUNG_THRESHOLD`` allocations inside the block."""
+    young, middle, old = gc.get_threshold()
+    if young == 0 or young >= YOUNG_THRESHOLD:  # collection off, or already relaxed
+        yield
+        return
+    gc.set_threshold(YOUNG_THRESHOLD, middle, old)
+    try:
+        yield
+    finally:
+        gc.set_threshold(young, middle, old)
+
+
 class FastDriver:
     """As fast as possible, polling the inbox every ``poll_seconds`` of simulated time."""
 
@@ -65,14 +90,15 @@ class FastDriver:
         env = world.env
         inbox = world.inbox
         shown = wall.perf_counter()
-        while env.now < until:
-            inbox.poll()
-            world.advance(min(until, env.now + self.poll_seconds))
-            if self.progress is not None:
-                now = wall.perf_counter()
-                if now - shown >= 0.1 or env.now >= until:
-                    shown = now
-                    self.progress(env.now)
+        with fewer_collections():
+            while env.now < until:
+                inbox.poll()
+                world.advance(min(until, env.now + self.poll_seconds))
+                if self.progress is not None:
+                    now = wall.perf_counter()
+                    if now - shown >= 0.1 or env.now >= until:
+                        shown = now
+                        self.progress(env.now)
 
 
 class StepDriver:
