@@ -110,11 +110,11 @@ def test_young_collections_are_batched_while_the_model_runs(threshold: tuple[int
     casino.start()
     seen: list[tuple[int, int, int]] = []
 
-    def probe() -> Any:
-        yield casino.env.timeout(60.0)
+    def probe(env: Any) -> Any:
+        yield env.timeout(60.0)
         seen.append(gc.get_threshold())
 
-    casino.env.process(probe())
+    casino.env.process(probe(casino.env))
     old = gc.get_threshold()
     gc.set_threshold(*threshold)
     try:
@@ -124,7 +124,7 @@ def test_young_collections_are_batched_while_the_model_runs(threshold: tuple[int
         assert gc.get_threshold() == threshold
         again = Casino(load_scenario(SCENARIOS / "tiny.toml"), sinks=[MemorySink()])
         again.start()
-        again.env.process(probe())
+        again.env.process(probe(again.env))
         again.run(until=3600.0)  # the fast driver, around its whole loop
         assert gc.get_threshold() == threshold
     finally:
