@@ -249,6 +249,27 @@ def test_out_that_cannot_be_written_is_one_line_and_exit_2(tmp_path: Path) -> No
     assert blocker.read_text() == "not a folder"
 
 
+def test_a_file_where_the_side_folder_goes_is_one_line_and_kept(tmp_path: Path) -> None:
+    """``<out>.incomplete`` is where a run writes; a file of the user's there is not ours to
+    delete: one line naming the folder asked for and that file, exit 2, the file kept."""
+    side = tmp_path / "run.incomplete"
+    side.write_text("mine")
+    p = twin("run", SCENARIOS / "tiny.toml", "--hours", "0.1", "--out", tmp_path / "run")
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.count("\n") == 1 and "Traceback" not in p.stderr
+    assert f"{tmp_path / 'run'}: --out:" in p.stderr and str(side) in p.stderr
+    assert side.read_text() == "mine" and not (tmp_path / "run").exists()
+
+
+def test_an_unwritable_out_is_named_as_asked_not_by_its_side_folder(tmp_path: Path) -> None:
+    """Where the side folder cannot be made (``/proc`` takes no new folders, even from
+    root), the message names the ``--out`` the user gave."""
+    p = twin("run", SCENARIOS / "tiny.toml", "--hours", "0.1", "--out", "/proc/twin-run")
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.count("\n") == 1 and "Traceback" not in p.stderr
+    assert p.stderr.startswith("twin: error: /proc/twin-run: --out:"), p.stderr
+
+
 def test_a_broken_scenario_touches_no_output(tmp_path: Path) -> None:
     out = tmp_path / "run"
     p = twin("run", SCENARIOS / "tiny.toml", "--out", out, "--set", "floor.banks[0].count=0")

@@ -49,18 +49,26 @@ class RunFolder:
 
     def open(self) -> Path:
         """Create the side folder with its marker; returns it (an old one is cleared)."""
-        if self.work.exists():
-            shutil.rmtree(self.work)
+        work = self.work
+        if work.is_symlink() or (work.exists() and not work.is_dir()):
+            # not a side folder this tool left: the user's, so it is not ours to delete
+            raise InputError(self.out, "--out",
+                             f"nothing but a run's side folder at {work}",
+                             "a file" if work.is_file() else "something else")  # fmt: skip
         try:
-            self.work.mkdir()
-            (self.work / MARKER).write_text(
+            if work.exists():
+                shutil.rmtree(work)
+            work.mkdir()
+            (work / MARKER).write_text(
                 "This run has not finished: it is running, or it was interrupted or killed.\n"
                 "Nothing in this folder is a complete result.\n"
             )
         except OSError as exc:
-            raise InputError(self.work, "--out", "a writable folder",
+            # named by the folder asked for; the side folder is how it is written
+            raise InputError(self.out, "--out",
+                             f"a folder whose side folder {work.name} can be written",
                              exc.strerror or str(exc)) from None  # fmt: skip
-        return self.work
+        return work
 
     def interrupted(self, why: str) -> None:
         """Say in the marker how the run ended."""
