@@ -32,7 +32,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
 import numpy as np
@@ -742,6 +742,8 @@ class _LawParts:
     free_probs: npt.NDArray[np.float64]
     retrigger_values: npt.NDArray[np.float64]
     retrigger_probs: npt.NDArray[np.float64]
+    # win_cgf at t = 0 once computed (a list, so the frozen parts can hold it)
+    at_zero: list[tuple[float, float, float] | None] = field(default_factory=list)
 
 
 _PARTS: dict[int, tuple[WinLaw, _LawParts]] = {}
@@ -851,6 +853,15 @@ def win_cgf(law: WinLaw, t: float) -> tuple[float, float, float] | None:
     the base spin given the trigger); ``E[e^{tF}]`` from the fixed point of the free spins'
     branching process (see :func:`_feature_mgf`). Exact up to floating point."""
     parts = _parts(law)
+    if t == 0.0:  # the mean and variance: asked for by every test of the law, the same
+        if parts.at_zero:
+            return parts.at_zero[0]
+        parts.at_zero.append(_win_cgf(law, parts, 0.0))
+        return parts.at_zero[0]
+    return _win_cgf(law, parts, t)
+
+
+def _win_cgf(law: WinLaw, parts: _LawParts, t: float) -> tuple[float, float, float] | None:
     shift = float(t * (parts.top if t > 0 else parts.bottom)) if parts.any_base else 0.0
     p0, p1, p2 = _moments(parts.base_values, parts.base_probs, t, shift)
     q0, q1, q2 = _moments(parts.trigger_values, parts.trigger_probs, t, shift)
@@ -896,10 +907,11 @@ def _lattice_span(law: WinLaw, levels: Sequence[tuple[int, int]]) -> int:
 
 def _solve_saddle(
     law: WinLaw, levels: Sequence[tuple[int, int]], x: float, mean: float, sd: float
-) -> float | None:
+) -> tuple[float, tuple[float, float, float]] | None:
     """``t`` with ``K_S'(t) = x`` (None when ``x`` is beyond the support's reach): Newton's
     method (``K_S'`` increases, ``K_S''`` is its slope), kept inside a bracket that is
-    bisected whenever a step leaves it or the domain of the generating function."""
+    bisected whenever a step leaves it or the domain of the generating function. Returns ``t``
+    with ``K_S`` and its derivatives there."""
     sign = 1.0 if x > mean else -1.0
     lo, hi = (0.0, math.inf) if sign > 0 else (-math.inf, 0.0)
     t = 0.0
@@ -909,7 +921,7 @@ def _solve_saddle(
         assert c is not None
         f = c[1] - x
         if abs(f) <= 1e-10 * max(sd, 1.0):
-            return t
+            return t, c
         if f < 0:
             lo = t
         else:
@@ -930,11 +942,12 @@ def _solve_saddle(
                 return None
             nc = _sum_cgf(law, levels, nt)
         if abs(nt - t) <= 1e-14 * max(abs(nt), 1e-300):
-            return nt
+            return nt, nc
         t, c = nt, nc
         if abs(t) > 1e6:
             return None  # x lies beyond what the games can produce
-    return t
+    assert c is not None
+    return t, c
 
 
 def win_tails(law: WinLaw, levels: Sequence[tuple[int, int]], won: float) -> tuple[float, float]:
@@ -972,12 +985,10 @@ def _lr_tail(
     z = (x - mean) / sd
     if abs(z) < 1e-3:  # at the mean Lugannani-Rice is 0/0: the normal tail is exact enough
         return float(sps.norm.cdf(z) if lower else sps.norm.sf(z))
-    t = _solve_saddle(law, levels, x, mean, sd)
-    if t is None:  # x lies beyond what the games can produce on that side
+    solved = _solve_saddle(law, levels, x, mean, sd)
+    if solved is None:  # x lies beyond what the games can produce on that side
         return 0.0
-    c = _sum_cgf(law, levels, t)
-    assert c is not None
-    k0, _, k2 = c
+    t, (k0, _, k2) = solved
     w = math.copysign(math.sqrt(max(2.0 * (t * x - k0), 0.0)), t)
     u = t * math.sqrt(k2)
     if w == 0.0 or u == 0.0:

@@ -325,54 +325,68 @@ class AmlDesk:
 
     # -- what the staff see -------------------------------------------------------------------
     def accept(self, rec: Record) -> None:
-        if isinstance(rec, EntryAdmitted):
-            if rec.casino == self.home and rec.purpose == "play":
-                self.visit[rec.person] = rec.visit
-        elif isinstance(rec, IdChecked):
+        see = _SEES.get(rec.kind)
+        if see is None:
+            self._through_views(rec)
+        else:
+            see(self, rec)
+
+    def _through_views(self, rec: Record) -> None:
+        for view in self.views:
+            seen = view(rec)
+            if seen is not None:
+                self._seen(rec, seen)
+
+    def _see_admitted(self, rec: EntryAdmitted) -> None:
+        if rec.casino == self.home and rec.purpose == "play":
+            self.visit[rec.person] = rec.visit
+
+    def _see_nothing(self, rec: Record) -> None:
+        pass
+
+    def _see_cage(self, rec: CageTransaction) -> None:
+        if rec.txn_kind == "buy_in" and rec.chips_out_cents > 0:
+            self._money_in(rec.patron, rec, rec.amount_cents, rec.cashier)
+        elif rec.txn_kind == "redemption":
+            self._money_out(rec.patron, rec, rec.amount_cents, rec.cashier)
+
+    def _see_table(self, rec: TableStretch) -> None:
+        w = self._window(rec.patron, rec.t)
+        if w is None:
             return
-        elif isinstance(rec, ShiftStarted):
-            self._first_sight(rec)
-        elif isinstance(rec, CageTransaction):
-            if rec.txn_kind == "buy_in" and rec.chips_out_cents > 0:
-                self._money_in(rec.patron, rec, rec.amount_cents, rec.cashier)
-            elif rec.txn_kind == "redemption":
-                self._money_out(rec.patron, rec, rec.amount_cents, rec.cashier)
-        elif isinstance(rec, TableStretch):
-            w = self._window(rec.patron, rec.t)
-            if w is None:
-                return
-            if rec.buy_in_cents > 0:
-                self._money_in(rec.patron, rec, rec.buy_in_cents, rec.dealer)
-            w.wagered += rec.handle_cents
-            w.won += rec.net_cents
-        elif isinstance(rec, BillAccepted):
-            self._money_in(rec.patron, rec, rec.bill_cents, self._on("attendant"))
-        elif isinstance(rec, CoinsAccepted):
-            cents = rec.coins * self.denominations.get(rec.machine, 0)
-            if cents > 0:
-                self._money_in(rec.patron, rec, cents, self._on("attendant"))
-        elif isinstance(rec, GamesPlayed):
-            w = self._window(rec.patron, rec.t)
-            if w is not None:
-                denom = self.denominations.get(rec.machine, 0)
-                w.wagered += rec.wagered * denom
-                w.won += (rec.won - rec.wagered) * denom
-        elif isinstance(rec, CashedOut):
-            cents = rec.credits * self.denominations.get(rec.machine, 0)
-            if cents > 0:
-                self._money_out(rec.patron, rec, cents, self._on("attendant"))
-        elif (
-            isinstance(rec, HandPaid) and rec.reason in ("jackpot", "progressive") and rec.cents > 0
-        ):
+        if rec.buy_in_cents > 0:
+            self._money_in(rec.patron, rec, rec.buy_in_cents, rec.dealer)
+        w.wagered += rec.handle_cents
+        w.won += rec.net_cents
+
+    def _see_bill(self, rec: BillAccepted) -> None:
+        self._money_in(rec.patron, rec, rec.bill_cents, self._on("attendant"))
+
+    def _see_coins(self, rec: CoinsAccepted) -> None:
+        cents = rec.coins * self.denominations.get(rec.machine, 0)
+        if cents > 0:
+            self._money_in(rec.patron, rec, cents, self._on("attendant"))
+
+    def _see_played(self, rec: GamesPlayed) -> None:
+        w = self._window(rec.patron, rec.t)
+        if w is not None:
+            denom = self.denominations.get(rec.machine, 0)
+            w.wagered += rec.wagered * denom
+            w.won += (rec.won - rec.wagered) * denom
+
+    def _see_cashed_out(self, rec: CashedOut) -> None:
+        cents = rec.credits * self.denominations.get(rec.machine, 0)
+        if cents > 0:
+            self._money_out(rec.patron, rec, cents, self._on("attendant"))
+
+    def _see_hand_paid(self, rec: HandPaid) -> None:
+        if rec.reason in ("jackpot", "progressive") and rec.cents > 0:
             w = self._window(rec.patron, rec.t)
             if w is not None:
                 w.won += rec.cents
             self._money_out(rec.patron, rec, rec.cents, rec.attendant)
-        else:
-            for view in self.views:
-                seen = view(rec)
-                if seen is not None:
-                    self._seen(rec, seen)
+        else:  # any other hand pay is for the views to read
+            self._through_views(rec)
 
     def _seen(self, rec: Record, seen: Seen) -> None:
         staff = self._on("chief_cashier") or self._on("cashier")
@@ -673,6 +687,22 @@ class AmlDesk:
             yield env.timeout(max(0.0, at - env.now))
             self._trained(who, self._today())
             due = self._today() + relativedelta(months=months) - timedelta(days=14)
+
+
+# what the desk does with each kind of record it reads itself; any other kind goes through
+# the views (junkets, premium accounts...) that the departments registered
+_SEES: dict[str, Callable[[AmlDesk, Any], None]] = {
+    EntryAdmitted.kind: AmlDesk._see_admitted,
+    IdChecked.kind: AmlDesk._see_nothing,
+    ShiftStarted.kind: AmlDesk._first_sight,
+    CageTransaction.kind: AmlDesk._see_cage,
+    TableStretch.kind: AmlDesk._see_table,
+    BillAccepted.kind: AmlDesk._see_bill,
+    CoinsAccepted.kind: AmlDesk._see_coins,
+    GamesPlayed.kind: AmlDesk._see_played,
+    CashedOut.kind: AmlDesk._see_cashed_out,
+    HandPaid.kind: AmlDesk._see_hand_paid,
+}
 
 
 __all__ = ["PARAMS", "AmlDesk", "Particulars", "Window"]

@@ -28,11 +28,12 @@ The record kinds are in ``twin.floor.aml_events``; the checkers never read the t
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from fractions import Fraction
 from functools import partial
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from dateutil.relativedelta import relativedelta
 
@@ -249,58 +250,79 @@ class MoneyTrail:
         return 0 if inst is None else inst.denomination_cents
 
     def _read(self, rec: Record) -> Txn | None:
-        if rec.kind in FUNCTION:
-            self.aml = True
-        elif isinstance(rec, CasinoLicensed):
-            if rec.home:
-                self.home = rec.casino
-        elif isinstance(rec, EntryAdmitted):
-            if rec.casino == self.home and rec.purpose == "play":
-                self.visit[rec.person] = rec.visit
-        elif isinstance(rec, JunketMemberArrived):
-            self.stays.add(rec.member)  # the stay, from arrival to settlement, is one window
-        elif isinstance(rec, JunketDepositLodged):
+        read = _READERS.get(rec.kind)
+        return None if read is None else read(self, rec)
+
+    def _function(self, rec: Record) -> None:
+        self.aml = True
+
+    def _licensed(self, rec: CasinoLicensed) -> None:
+        if rec.home:
+            self.home = rec.casino
+
+    def _admitted(self, rec: EntryAdmitted) -> None:
+        if rec.casino == self.home and rec.purpose == "play":
+            self.visit[rec.person] = rec.visit
+
+    def _junket_arrived(self, rec: JunketMemberArrived) -> None:
+        self.stays.add(rec.member)  # the stay, from arrival to settlement, is one window
+
+    def _junket_deposit(self, rec: JunketDepositLodged) -> Txn | None:
+        return self._money(rec, rec.member, rec.amount_cents, out=False)
+
+    def _junket_tokens(self, rec: JunketTokensBought) -> Txn | None:
+        if rec.paid_with == "cash":
             return self._money(rec, rec.member, rec.amount_cents, out=False)
-        elif isinstance(rec, JunketTokensBought):
-            if rec.paid_with == "cash":
-                return self._money(rec, rec.member, rec.amount_cents, out=False)
-        elif isinstance(rec, JunketTablePlayed):
-            _, w = self._window(rec.player, rec.t)
-            if w is not None:
-                w.won += rec.net_cents
-        elif isinstance(rec, JunketChipsRedeemed):
-            if rec.chips_cents > 0:
-                return self._money(rec, rec.member, rec.chips_cents, out=True)
-        elif isinstance(rec, CageTransaction):
-            if rec.txn_kind == "buy_in" and rec.chips_out_cents > 0:
-                return self._money(rec, rec.patron, rec.amount_cents, out=False)
-            if rec.txn_kind == "redemption":
-                return self._money(rec, rec.patron, rec.amount_cents, out=True)
-        elif isinstance(rec, TableStretch):
-            _, w = self._window(rec.patron, rec.t)
-            txn = None
-            if rec.buy_in_cents > 0:
-                txn = self._money(rec, rec.patron, rec.buy_in_cents, out=False)
-            if w is not None:
-                w.won += rec.net_cents
-            return txn
-        elif isinstance(rec, BillAccepted):
-            return self._money(rec, rec.patron, rec.bill_cents, out=False)
-        elif isinstance(rec, CoinsAccepted):
-            cents = rec.coins * self._denomination(rec.machine)
-            if cents > 0:
-                return self._money(rec, rec.patron, cents, out=False)
-        elif isinstance(rec, GamesPlayed):
-            _, w = self._window(rec.patron, rec.t)
-            if w is not None:
-                w.won += (rec.won - rec.wagered) * self._denomination(rec.machine)
-        elif isinstance(rec, CashedOut):
-            cents = rec.credits * self._denomination(rec.machine)
-            if cents > 0:
-                return self._money(rec, rec.patron, cents, out=True)
-        elif (
-            isinstance(rec, HandPaid) and rec.reason in ("jackpot", "progressive") and rec.cents > 0
-        ):
+        return None
+
+    def _junket_play(self, rec: JunketTablePlayed) -> None:
+        _, w = self._window(rec.player, rec.t)
+        if w is not None:
+            w.won += rec.net_cents
+
+    def _junket_redeemed(self, rec: JunketChipsRedeemed) -> Txn | None:
+        if rec.chips_cents > 0:
+            return self._money(rec, rec.member, rec.chips_cents, out=True)
+        return None
+
+    def _cage(self, rec: CageTransaction) -> Txn | None:
+        if rec.txn_kind == "buy_in" and rec.chips_out_cents > 0:
+            return self._money(rec, rec.patron, rec.amount_cents, out=False)
+        if rec.txn_kind == "redemption":
+            return self._money(rec, rec.patron, rec.amount_cents, out=True)
+        return None
+
+    def _table(self, rec: TableStretch) -> Txn | None:
+        _, w = self._window(rec.patron, rec.t)
+        txn = None
+        if rec.buy_in_cents > 0:
+            txn = self._money(rec, rec.patron, rec.buy_in_cents, out=False)
+        if w is not None:
+            w.won += rec.net_cents
+        return txn
+
+    def _bill(self, rec: BillAccepted) -> Txn | None:
+        return self._money(rec, rec.patron, rec.bill_cents, out=False)
+
+    def _coins(self, rec: CoinsAccepted) -> Txn | None:
+        cents = rec.coins * self._denomination(rec.machine)
+        if cents > 0:
+            return self._money(rec, rec.patron, cents, out=False)
+        return None
+
+    def _played(self, rec: GamesPlayed) -> None:
+        _, w = self._window(rec.patron, rec.t)
+        if w is not None:
+            w.won += (rec.won - rec.wagered) * self._denomination(rec.machine)
+
+    def _cashed_out(self, rec: CashedOut) -> Txn | None:
+        cents = rec.credits * self._denomination(rec.machine)
+        if cents > 0:
+            return self._money(rec, rec.patron, cents, out=True)
+        return None
+
+    def _hand_paid(self, rec: HandPaid) -> Txn | None:
+        if rec.reason in ("jackpot", "progressive") and rec.cents > 0:
             _, w = self._window(rec.patron, rec.t)
             if w is not None:
                 w.won += rec.cents  # a jackpot is won by play, then paid out
@@ -333,6 +355,26 @@ class MoneyTrail:
             w.won,
             w.cashed,
         )
+
+
+# what each kind of record is to the money trail (one lookup per record, not a chain of tests)
+_READERS: dict[str, Callable[[MoneyTrail, Any], Txn | None]] = {
+    **{kind: MoneyTrail._function for kind in FUNCTION},
+    CasinoLicensed.kind: MoneyTrail._licensed,
+    EntryAdmitted.kind: MoneyTrail._admitted,
+    JunketMemberArrived.kind: MoneyTrail._junket_arrived,
+    JunketDepositLodged.kind: MoneyTrail._junket_deposit,
+    JunketTokensBought.kind: MoneyTrail._junket_tokens,
+    JunketTablePlayed.kind: MoneyTrail._junket_play,
+    JunketChipsRedeemed.kind: MoneyTrail._junket_redeemed,
+    CageTransaction.kind: MoneyTrail._cage,
+    TableStretch.kind: MoneyTrail._table,
+    BillAccepted.kind: MoneyTrail._bill,
+    CoinsAccepted.kind: MoneyTrail._coins,
+    GamesPlayed.kind: MoneyTrail._played,
+    CashedOut.kind: MoneyTrail._cashed_out,
+    HandPaid.kind: MoneyTrail._hand_paid,
+}
 
 
 # --- reg 45 ----------------------------------------------------------------------------------
