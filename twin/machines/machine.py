@@ -1023,8 +1023,9 @@ class SlotMachine:
         """Faults and routine door checks, each kind from its own stream, fired at LOW priority."""
         env = self.env
         streams = self.world.streams
-        rngs = {d.name: streams.stream(self.id, f"fault:{d.name}") for d in kinds}
         active = [d for d in kinds if d.mtbf_hours > 0]
+        # a kind that never occurs draws nothing: its stream is not made
+        rngs = {d.name: streams.stream(self.id, f"fault:{d.name}") for d in active}
         door_rng = streams.stream(self.id, "door_checks")
         next_at: dict[str, float] = {
             d.name: env.now + quantize(rngs[d.name].exponential(d.mtbf_hours * 3600))

@@ -101,6 +101,7 @@ class Population:
         self._visits = [0] * self.size
         self._outside_drawable = int(np.count_nonzero(propensity > 0))
         self.inside_count = 0
+        self._members: dict[int, Member] = {}
 
     @classmethod
     def build(cls, config: PatronsConfig, streams: Streams) -> Population:
@@ -138,8 +139,14 @@ class Population:
 
     # -- reading ---------------------------------------------------------------------------
     def member(self, index: int) -> Member:
-        """The member at 0-based ``index`` (ids are ``member_id(index)``)."""
-        return Member(
+        """The member at 0-based ``index`` (ids are ``member_id(index)``); made once, on the
+        first ask (the door, the visit and the desks ask several times a visit)."""
+        known = self._members.get(index)
+        if known is not None:
+            return known
+        if not 0 <= index < self.size:
+            raise IndexError(f"no member at index {index} (the population has {self.size})")
+        made = self._members[index] = Member(
             id=member_id(index),
             age=self._age[index],
             residency=self._residency_names[self._residency[index]],
@@ -149,6 +156,7 @@ class Population:
             self_excluded=self._self_excluded[index],
             barred=self._barred[index],
         )
+        return made
 
     def segment_of(self, index: int) -> Segment:
         return self.segments[self._segment[index]]
