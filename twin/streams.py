@@ -36,9 +36,10 @@ def _packed_key(entity: str, purpose: str) -> tuple[int, ...]:
     """A spawn key that SeedSequence reads as the same four words, in one int.
 
     SeedSequence turns each item of a spawn key into 32-bit words, least significant first,
-    without leading zero words; the digest read as one little-endian int gives back exactly
-    the four words of :func:`_key` when the last is not zero (so the same pool, the same
-    state), and costs one conversion instead of four (about 40 % of making the sequence).
+    dropping zero words above the highest non-zero one; the digest read as one little-endian
+    int gives back exactly the four words of :func:`_key` when the last is not zero (so the
+    same pool, the same state), and costs one conversion instead of four (about 40 % of
+    making the sequence).
     """
     n = int.from_bytes(_digest(entity, purpose), "little")
     if n >> 96 == 0:  # the last word is zero: it would be dropped, so keep the four words
