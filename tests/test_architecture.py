@@ -138,6 +138,7 @@ KERNEL = {
     "twin.inbox",
     "twin.jobs",
     "twin.ledger",
+    "twin.memo",
     "twin.monitor",
     "twin.outputs",
     "twin.overrides",

@@ -131,3 +131,29 @@ def test_young_collections_are_batched_while_the_model_runs(threshold: tuple[int
         gc.set_threshold(*old)
     relaxed = threshold if threshold[0] in (0, 50_000) else (20_000, *threshold[1:])
     assert seen == [relaxed, relaxed]
+
+
+def test_per_object_cache_derives_once_per_object_and_stays_bounded() -> None:
+    """``twin.memo.PerObject``: one derivation per object (by identity: an equal object is
+    another entry), the object kept with its value (so a recycled id cannot return another
+    object's value), and at most ``size`` entries."""
+    import gc
+
+    from twin.memo import PerObject
+
+    made: list[object] = []
+
+    def derive(obj: list[int]) -> int:
+        made.append(obj)
+        return sum(obj)
+
+    cache: PerObject[list[int], int] = PerObject(derive, size=3)
+    a, b = [1, 2], [1, 2]
+    assert cache.get(a) == 3 and cache.get(a) == 3 and cache.get(b) == 3
+    assert made == [a, b] and made[0] is a and made[1] is b
+    for i in range(10):  # short-lived objects: their ids may be reused, never their values
+        x = [i]
+        assert cache.get(x) == i
+        del x
+        gc.collect()
+    assert len(cache._hits) <= 3

@@ -40,6 +40,8 @@ import numpy.typing as npt
 from scipy import stats as sps
 from scipy.optimize import brentq
 
+from twin.memo import PerObject
+
 __all__ = [
     "TestResult",
     "WinLaw",
@@ -746,19 +748,17 @@ class _LawParts:
     at_zero: list[tuple[float, float, float] | None] = field(default_factory=list)
 
 
-_PARTS: dict[int, tuple[WinLaw, _LawParts]] = {}
-
-
 def _parts(law: WinLaw) -> _LawParts:
-    """``law`` split (cached per law object, which the cache keeps alive)."""
-    hit = _PARTS.get(id(law))
-    if hit is not None and hit[0] is law:
-        return hit[1]
+    """``law`` split (once per law object)."""
+    return _PARTS.get(law)
+
+
+def _split(law: WinLaw) -> _LawParts:
     bv = law.base_values.astype(np.float64)
     trig = law.base_trigger
     fv = law.free_values.astype(np.float64)
     re = law.free_retrigger
-    parts = _LawParts(
+    return _LawParts(
         base_values=bv[~trig],
         base_probs=law.base_probs[~trig],
         trigger_values=bv[trig],
@@ -772,10 +772,9 @@ def _parts(law: WinLaw) -> _LawParts:
         retrigger_values=fv[re],
         retrigger_probs=law.free_probs[re],
     )
-    if len(_PARTS) >= 256:
-        _PARTS.clear()
-    _PARTS[id(law)] = (law, parts)
-    return parts
+
+
+_PARTS: PerObject[WinLaw, _LawParts] = PerObject(_split, size=256)
 
 
 def _moments(

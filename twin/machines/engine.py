@@ -40,6 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from twin.machines.par import Game, ReelSet
+from twin.memo import PerObject
 
 F64 = npt.NDArray[np.float64]
 
@@ -286,7 +287,6 @@ def _realign(
 
 _Spans = tuple[tuple[int, int], ...]
 _Layout = tuple[_Spans, npt.NDArray[np.int64], _Spans, npt.NDArray[np.int64], tuple[int, ...]]
-_LAYOUTS: dict[int, tuple[Game, _Layout]] = {}
 
 
 def _spans(weights: tuple[tuple[int, ...], ...]) -> tuple[_Spans, npt.NDArray[np.int64]]:
@@ -304,15 +304,16 @@ def _tally_layout(game: Game) -> _Layout:
     """Where each draw's stop counts lie in one array: (start, end) and the starts as numpy,
     for the base draws, then for the feature reels (none when the game has no feature); then
     the pay of each pay class."""
-    hit = _LAYOUTS.get(id(game))
-    if hit is None or hit[0] is not game:
-        if len(_LAYOUTS) >= 64:
-            _LAYOUTS.clear()
-        feature = game.feature_reels.weights if game.free_spins is not None else ()
-        pays = tuple(game.line_pay_classes.tolist())
-        hit = (game, (*_spans(game.stop_weights), *_spans(feature), pays))
-        _LAYOUTS[id(game)] = hit
-    return hit[1]
+    return _LAYOUTS.get(game)
+
+
+def _derive_layout(game: Game) -> _Layout:
+    feature = game.feature_reels.weights if game.free_spins is not None else ()
+    pays = tuple(game.line_pay_classes.tolist())
+    return (*_spans(game.stop_weights), *_spans(feature), pays)
+
+
+_LAYOUTS: PerObject[Game, _Layout] = PerObject(_derive_layout)
 
 
 @dataclass(frozen=True, slots=True)
@@ -589,19 +590,17 @@ class _Classes:
         return out
 
 
-_KERNELS: dict[int, tuple[Game, _Kernel, _Kernel | None]] = {}
-
-
 def _kernels(game: Game) -> tuple[_Kernel, _Kernel | None]:
     """The base and feature kernels of ``game`` (built once per game object)."""
-    hit = _KERNELS.get(id(game))
-    if hit is None or hit[0] is not game:
-        if len(_KERNELS) >= 64:
-            _KERNELS.clear()
-        feature = _Kernel(game, free=True) if game.free_spins is not None else None
-        hit = (game, _Kernel(game, free=False), feature)
-        _KERNELS[id(game)] = hit
-    return hit[1], hit[2]
+    return _KERNELS.get(game)
+
+
+def _build_kernels(game: Game) -> tuple[_Kernel, _Kernel | None]:
+    feature = _Kernel(game, free=True) if game.free_spins is not None else None
+    return _Kernel(game, free=False), feature
+
+
+_KERNELS: PerObject[Game, tuple[_Kernel, _Kernel | None]] = PerObject(_build_kernels)
 
 
 class BatchedEngine:
