@@ -170,9 +170,11 @@ def _seeded(streams: Streams, entity: str, purpose: str) -> dict[str, object]:
 
 
 def test_fresh_is_the_generator_of_the_seed_sequence() -> None:
-    """``fresh``/``stream`` seed from a packed spawn key: the very same PCG64 state as
-    ``PCG64(seed_sequence(...))``, for every name tried and for large root seeds."""
-    for root in (0, 7, 2**40 + 3):
+    """``fresh``/``stream`` compute the seed words themselves (``_SpawnMixer``): the very
+    same PCG64 state as ``PCG64(seed_sequence(...))``, for every name tried and for roots
+    of one, two, four and five 32-bit words (a root past four words is hashed in after the
+    pool is mixed, like the key)."""
+    for root in (0, 7, 2**32 - 1, 2**40 + 3, 2**128 - 1, 2**130 + 5):
         streams = Streams(root)
         for i in range(300):
             entity = f"P-{i:05d}"
@@ -185,12 +187,11 @@ def test_fresh_is_the_generator_of_the_seed_sequence() -> None:
     "words",
     [(1, 2, 3, 0), (5, 0, 0, 0), (0, 0, 0, 9), (0, 4, 0, 1), (2**32 - 1,) * 4, (0, 0, 0, 0)],
 )
-def test_packed_key_keeps_every_word_of_any_digest(
+def test_fresh_keeps_every_word_of_any_digest(
     monkeypatch: pytest.MonkeyPatch, words: tuple[int, int, int, int]
 ) -> None:
-    """Digests whose last words are zero (once in 2**32 names) are where one packed int
-    would lose words: the packed key falls back to the four words, so the state is still
-    that of the seed sequence."""
+    """Digests with zero words (a zero last word once in 2**32 names): the key is always
+    hashed as its four words, as the seed sequence of the four-word spawn key does."""
     import struct
 
     import twin.streams as streams_module

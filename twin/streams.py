@@ -32,19 +32,108 @@ def _key(entity: str, purpose: str) -> tuple[int, ...]:
     return struct.unpack("<4I", _digest(entity, purpose))
 
 
-def _packed_key(entity: str, purpose: str) -> tuple[int, ...]:
-    """A spawn key that SeedSequence reads as the same four words, in one int.
+# numpy's SeedSequence (after M. E. O'Neill's seed_seq_fe): its hash and mix constants
+_M32 = 0xFFFFFFFF
+_INIT_A, _MULT_A = 0x43B0D7E5, 0x931E8875
+_INIT_B, _MULT_B = 0x8B51F9DD, 0x58F38DED
+_MIX_L, _MIX_R = 0xCA01F9DD, 0x4973F715
 
-    SeedSequence turns each item of a spawn key into 32-bit words, least significant first,
-    dropping zero words above the highest non-zero one; the digest read as one little-endian
-    int gives back exactly the four words of :func:`_key` when the last is not zero (so the
-    same pool, the same state), and costs one conversion instead of four (about 40 % of
-    making the sequence).
-    """
-    n = int.from_bytes(_digest(entity, purpose), "little")
-    if n >> 96 == 0:  # the last word is zero: it would be dropped, so keep the four words
-        return _key(entity, purpose)
-    return (n,)
+
+def _words32(n: int) -> list[int]:
+    """``n`` as SeedSequence reads an int: 32-bit words, least significant first (0: [0])."""
+    out = [n & _M32]
+    n >>= 32
+    while n:
+        out.append(n & _M32)
+        n >>= 32
+    return out
+
+
+class _SpawnMixer:
+    """The PCG64 seed words of ``SeedSequence(entropy=root, spawn_key=k)`` for a four-word
+    key ``k``, computed without building the sequence (about half the cost).
+
+    SeedSequence hashes its entropy words (the root's words padded with zeros to the pool
+    size of 4, then the key's words) into a pool of four 32-bit words, each hash with the
+    next of a fixed sequence of multipliers, and PCG64 asks the pool for 4 64-bit words.
+    Everything up to the key's words depends only on the root, so it is done once here;
+    per key, 16 hashes and mixes and the 8 output words are left. A test holds the result
+    equal to numpy's for many keys and roots (zero words included)."""
+
+    __slots__ = ("_key_consts", "_out_consts", "_pool")
+
+    def __init__(self, root: int) -> None:
+        hc = _INIT_A
+
+        def hashmix(value: int) -> int:
+            nonlocal hc
+            value ^= hc
+            hc = (hc * _MULT_A) & _M32
+            value = (value * hc) & _M32
+            return value ^ (value >> 16)
+
+        run = _words32(root)
+        run += [0] * (4 - len(run))
+        pool = [hashmix(w) for w in run[:4]]
+        for src in range(4):
+            for dst in range(4):
+                if src != dst:
+                    pool[dst] = _mix(pool[dst], hashmix(pool[src]))
+        for w in run[4:]:
+            for dst in range(4):
+                pool[dst] = _mix(pool[dst], hashmix(w))
+        self._pool = tuple(pool)
+        consts = []
+        for _ in range(16):  # the key's 4 words, each hashed once per pool word
+            before = hc
+            hc = (hc * _MULT_A) & _M32
+            consts.append((before, hc))
+        self._key_consts = tuple(consts)
+        out = []
+        hb = _INIT_B
+        for _ in range(8):  # generate_state(4, uint64): 8 words, cycling over the pool
+            before = hb
+            hb = (hb * _MULT_B) & _M32
+            out.append((before, hb))
+        self._out_consts = tuple(out)
+
+    def seed_bytes(self, key: tuple[int, ...]) -> bytes:
+        """The 32 bytes of ``generate_state(4, uint64)`` (little-endian) for ``key``."""
+        p0, p1, p2, p3 = self._pool
+        c = self._key_consts
+        k = 0
+        for w in key:
+            a, b = c[k]
+            v = ((w ^ a) * b) & _M32
+            r = (_MIX_L * p0 - _MIX_R * (v ^ (v >> 16))) & _M32
+            p0 = r ^ (r >> 16)
+            a, b = c[k + 1]
+            v = ((w ^ a) * b) & _M32
+            r = (_MIX_L * p1 - _MIX_R * (v ^ (v >> 16))) & _M32
+            p1 = r ^ (r >> 16)
+            a, b = c[k + 2]
+            v = ((w ^ a) * b) & _M32
+            r = (_MIX_L * p2 - _MIX_R * (v ^ (v >> 16))) & _M32
+            p2 = r ^ (r >> 16)
+            a, b = c[k + 3]
+            v = ((w ^ a) * b) & _M32
+            r = (_MIX_L * p3 - _MIX_R * (v ^ (v >> 16))) & _M32
+            p3 = r ^ (r >> 16)
+            k += 4
+        pool = (p0, p1, p2, p3, p0, p1, p2, p3)
+        words = []
+        for p, (a, b) in zip(pool, self._out_consts, strict=True):
+            v = ((p ^ a) * b) & _M32
+            words.append(v ^ (v >> 16))
+        return _PACK8(*words)
+
+
+def _mix(x: int, y: int) -> int:
+    r = (_MIX_L * x - _MIX_R * y) & _M32
+    return r ^ (r >> 16)
+
+
+_PACK8 = struct.Struct("<8I").pack
 
 
 class _Digest(ISeedSequence):
@@ -75,6 +164,7 @@ class Streams:
             raise ValueError("root seed must be a non-negative integer")
         self.root_seed = root_seed
         self._cache: dict[tuple[str, str], np.random.Generator] = {}
+        self._mixer = _SpawnMixer(root_seed)
 
     def seed_sequence(self, entity: str, purpose: str) -> np.random.SeedSequence:
         return np.random.SeedSequence(entropy=self.root_seed, spawn_key=_key(entity, purpose))
@@ -91,10 +181,10 @@ class Streams:
     def fresh(self, entity: str, purpose: str) -> np.random.Generator:
         """A new generator at the start of (entity, purpose), independent of the cached one.
 
-        The same generator as ``PCG64(seed_sequence(entity, purpose))``, seeded from the
-        equivalent packed spawn key (a test holds the two equal)."""
-        seq = np.random.SeedSequence(entropy=self.root_seed, spawn_key=_packed_key(entity, purpose))
-        return np.random.Generator(np.random.PCG64(seq))
+        The same generator as ``PCG64(seed_sequence(entity, purpose))``: its seed words are
+        computed by :class:`_SpawnMixer` (a test holds the two equal)."""
+        seed = _Digest(self._mixer.seed_bytes(_key(entity, purpose)))
+        return np.random.Generator(np.random.PCG64(cast(np.random.SeedSequence, seed)))
 
     def keyed(self, entity: str, purpose: str) -> np.random.Generator:
         """A new generator for (entity, purpose), seeded straight from a hash (cheap).
