@@ -42,6 +42,7 @@ shift (start == end) comes on once and never goes off.
 from __future__ import annotations
 
 import bisect
+import heapq
 from collections import Counter
 from collections.abc import Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -81,6 +82,10 @@ def slot_names(roles: Sequence[str]) -> tuple[str, ...]:
         seen[r] = seen.get(r, 0) + 1
         out.append(r if seen[r] == 1 else f"{r}#{seen[r]}")
     return tuple(out)
+
+
+def _order(job: Job) -> tuple[int, int]:
+    return job.order
 
 
 def slot_role(slot: str) -> str:
@@ -138,6 +143,9 @@ class Dispatcher:
         self._idle: dict[str, dict[str, None]] = {r: {} for r in self.roles}  # FIFO by idle time
         self._on: dict[str, set[str]] = {r: set() for r in self.roles}  # on duty, by role
         self.waiting: list[Job] = []  # sorted by Job.order
+        # the automatic jobs of ``waiting`` that need each role, in the same order: a pass
+        # walks only the jobs that need a role with somebody idle (see _dispatch)
+        self._waiting_for: dict[str, list[Job]] = {}
         self.open: dict[str, Job] = {}  # waiting or in service
         self._count = 0
 
@@ -236,7 +244,10 @@ class Dispatcher:
             requested_t=self.env.now,
         )
         self.open[job.id] = job
-        bisect.insort(self.waiting, job, key=lambda j: j.order)
+        bisect.insort(self.waiting, job, key=_order)
+        if not operator:
+            for r in job.need:
+                bisect.insort(self._waiting_for.setdefault(r, []), job, key=_order)
         self.world.bus.emit(
             JobRequested,
             job_id=job.id,
@@ -313,20 +324,40 @@ class Dispatcher:
         return None
 
     def _dispatch(self) -> None:
-        """Start every waiting job that can start under the queue discipline."""
+        """Start every waiting job that can start under the queue discipline.
+
+        The pass walks the waiting jobs in order, but only those that need a role with an
+        idle member not yet taken or reserved: a job needing none of them neither starts nor
+        reserves anybody, so skipping it changes nothing. The jobs are merged in order from
+        the per-role lists of the roles still free; a role's list is dropped as soon as the
+        role is not (a drop run of hundreds of jobs waiting for two inspectors is not walked
+        on every completion)."""
         if not self.waiting:
             return
         # roles with somebody idle; a role leaves when its last idle member is taken or
-        # reserved, and the scan stops when none is left
+        # reserved, and the pass stops when none is left
         free = {r: len(ids) for r, ids in self._idle.items() if ids}
+        waiting_for = self._waiting_for
+        heads = [(jobs[0].order, r, 0) for r in free if (jobs := waiting_for.get(r))]
+        heapq.heapify(heads)
         starting: list[tuple[Job, dict[str, str]]] = []
         taken: dict[str, int] = {}
-        for job in self.waiting:
-            if not free:
-                break
+        last: Job | None = None
+        while heads and free:
+            _, role, i = heads[0]
+            if role not in free:
+                heapq.heappop(heads)  # its jobs matter now only through their other roles
+                continue
+            jobs = waiting_for[role]
+            job = jobs[i]
+            if i + 1 < len(jobs):
+                heapq.heapreplace(heads, (jobs[i + 1].order, role, i + 1))
+            else:
+                heapq.heappop(heads)
+            if job is last:
+                continue  # the same job reached through a second role it needs
+            last = job
             need = job.need
-            if job.operator or free.keys().isdisjoint(need):
-                continue  # (nobody it could reserve either)
             if all(free.get(r, 0) >= n for r, n in need.items()):
                 picks = {}
                 roles = job.spec.roles
@@ -349,6 +380,9 @@ class Dispatcher:
 
     def _start(self, job: Job, picks: dict[str, str], by: str) -> None:
         self.waiting.remove(job)
+        if not job.operator:
+            for r in job.need:
+                self._waiting_for[r].remove(job)
         job.members = picks
         job.started_t = self.env.now
         for mid in picks.values():
