@@ -46,6 +46,7 @@ knows only what the staff see.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
@@ -217,6 +218,10 @@ class AmlDesk:
         self.particulars = particulars
         self.home = home
         self.threshold: Fraction = rules.money("aml_id_threshold_cents")
+        # whole cents: above the threshold iff above its floor; "just below" it from the
+        # ceiling of its share up to its floor (the same answers as comparing with fractions)
+        self._over = math.floor(self.threshold)
+        self._near_low = math.ceil(config.near_threshold_share * self.threshold)
         self.by_day = bool(rules.get("aml_session_is_gaming_day"))
         self.separately = bool(rules.get("aml_aggregate_in_out_separately"))
         self.armed = _Armed()
@@ -433,9 +438,9 @@ class AmlDesk:
             return
         w.ins.append((rec.seq, cents))
         total = w.bought if self.separately else w.bought + w.cashed
-        if cents > self.threshold:
+        if cents > self._over:
             self._identify(patron, "buy_in", (rec.seq,), cents, w, staff)
-        elif total > self.threshold:
+        elif total > self._over:
             seqs = tuple(s for s, _ in w.ins) if self.separately else self._all(w)
             self._identify(patron, "aggregate_buy_in", seqs, total, w, staff)
         self._near_threshold(patron, w, w.ins, "buy-ins", staff)
@@ -533,8 +538,8 @@ class AmlDesk:
         flag = "near_threshold"
         if flag in w.flagged:
             return
-        low = self.cfg.near_threshold_share * self.threshold
-        near = [s for s, c in txns if low <= c <= self.threshold]
+        low, high = self._near_low, self._over
+        near = [s for s, c in txns if low <= c <= high]
         if len(near) >= self.cfg.near_threshold_count:
             self._notice(staff, patron, flag, tuple(near), w,
                          f"{len(near)} {what} in the {w.label}, each just below the "

@@ -146,25 +146,29 @@ class StretchTally:
         "_counts",
         "_feature_counts",
         "_feature_offsets",
+        "_fspans",
         "_offsets",
+        "_spans",
+        "_views",
         "classes",
         "credits",
         "feature_classes",
-        "feature_stop_counts",
         "first_won",
         "last_won",
         "pays",
-        "stop_counts",
         "transitions",
         "won",
     )
 
     def __init__(self, game: Game) -> None:
         spans, self._offsets, fspans, self._feature_offsets, self.pays = _tally_layout(game)
+        self._spans, self._fspans = spans, fspans
         self._counts = np.zeros(spans[-1][1], np.int64)  # every draw's counts, end to end
-        self.stop_counts = [self._counts[a:b] for a, b in spans]
         self._feature_counts = np.zeros(fspans[-1][1] if fspans else 0, np.int64)
-        self.feature_stop_counts = [self._feature_counts[a:b] for a, b in fspans]
+        # the per-draw views of the two, made on the first ask (a stretch's tally is only
+        # added to its machine's, which never asks)
+        self._views: tuple[list[npt.NDArray[np.int64]], list[npt.NDArray[np.int64]]] | None
+        self._views = None
         n_classes = len(game.line_pay_classes) + game.scatter_classes
         self.classes = np.zeros(n_classes, np.int64)
         self.feature_classes = np.zeros(n_classes if fspans else 0, np.int64)
@@ -173,6 +177,33 @@ class StretchTally:
         self.last_won = -1
         self.won = 0  # games whose selected outcome won
         self.credits = 0  # credits the selected outcomes won (progressive prizes apart)
+
+    @property
+    def stop_counts(self) -> list[npt.NDArray[np.int64]]:
+        """``stop_counts[d][s]`` (views: adding to one adds to the tally)."""
+        return self._draw_views()[0]
+
+    @property
+    def feature_stop_counts(self) -> list[npt.NDArray[np.int64]]:
+        """``feature_stop_counts[d][s]`` (views, as ``stop_counts``)."""
+        return self._draw_views()[1]
+
+    def _draw_views(self) -> tuple[list[npt.NDArray[np.int64]], list[npt.NDArray[np.int64]]]:
+        views = self._views
+        if views is None:
+            views = self._views = (
+                [self._counts[a:b] for a, b in self._spans],
+                [self._feature_counts[a:b] for a, b in self._fspans],
+            )
+        return views
+
+    def add_stop_counts(self, other: StretchTally) -> None:
+        """Add ``other``'s stop counts (base and feature) to these: the same draws and
+        stops, so one addition per array."""
+        if other._spans != self._spans or other._fspans != self._fspans:
+            raise ValueError("stop counts of games with other reels cannot be added")
+        self._counts += other._counts
+        self._feature_counts += other._feature_counts
 
     def add_games(
         self,

@@ -551,10 +551,7 @@ class SlotMachine:
 
     def _merge_tally(self, st: StretchTally) -> None:
         t = self.tally
-        for mine, theirs in zip(t.stop_counts, st.stop_counts, strict=True):
-            mine += theirs
-        for mine, theirs in zip(t.feature_stop_counts, st.feature_stop_counts, strict=True):
-            mine += theirs
+        t.add_stop_counts(st)
         t.add_classes(st)
         t.transitions += st.transitions
         t.won += st.won

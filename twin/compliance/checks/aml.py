@@ -27,6 +27,7 @@ The record kinds are in ``twin.floor.aml_events``; the checkers never read the t
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -187,6 +188,7 @@ class MoneyTrail:
     def __init__(self, ctx: CheckContext) -> None:
         self.ctx = ctx
         self.threshold: Fraction = ctx.money("aml_id_threshold_cents")
+        self._over = math.floor(self.threshold)  # whole cents: above it iff above its floor
         self.by_day = bool(ctx.param("aml_session_is_gaming_day"))
         self.separately = bool(ctx.param("aml_aggregate_in_out_separately"))
         self.aml = False  # the run has an AML function (see FUNCTION)
@@ -332,13 +334,13 @@ class MoneyTrail:
     def _money(self, rec: Record, patron: str, cents: int, *, out: bool) -> Txn:
         self.amounts[rec.seq] = (patron, cents)
         key, w = self._window(patron, rec.t)
-        need = ("cash_out" if out else "buy_in") if cents > self.threshold else ""
+        need = ("cash_out" if out else "buy_in") if cents > self._over else ""
         if w is None:
             return Txn(rec.seq, rec.t, patron, out, cents, key, need)
         (w.outs if out else w.ins).append((rec.seq, cents))
         mine = w.cashed if out else w.bought
         total = mine if self.separately else w.bought + w.cashed
-        if not need and total > self.threshold:
+        if not need and total > self._over:
             need = "aggregate_cash_out" if out else "aggregate_buy_in"
         if not (out and need):
             return Txn(rec.seq, rec.t, patron, out, cents, key, need)
