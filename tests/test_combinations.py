@@ -270,3 +270,27 @@ def test_tallies_of_two_pay_tables_add_up_by_pay() -> None:
     )
     got = dict(zip(mine.pays, mine.classes.tolist(), strict=True))
     assert {v: n for v, n in got.items() if n} == {20: 1, 10: 1, 8: 1}
+
+
+def test_stop_counts_of_a_stretch_add_to_the_machine_per_draw() -> None:
+    """A stretch's stop counts (base and feature reels) add to its machine's draw by draw,
+    the views seeing the sums; a stretch of a game on other reels is refused."""
+    from twin.machines.engine import StretchTally
+
+    game = _game("video-5reel")
+    mine, theirs = StretchTally(game), StretchTally(game)
+    mine.add_game([0, 1, 2, 3, 4], False)
+    theirs.add_game([0, 5, 2, 3, 9], True)
+    theirs.add_free_game([1, 1, 1, 1, 1], [])
+    mine.add_stop_counts(theirs)
+    assert [c[:10].tolist() for c in mine.stop_counts] == [
+        [2, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+        [0, 1, 0, 0, 0, 1, 0, 0, 0, 0],
+        [0, 0, 2, 0, 0, 0, 0, 0, 0, 0],
+        [0, 0, 0, 2, 0, 0, 0, 0, 0, 0],
+        [0, 0, 0, 0, 1, 0, 0, 0, 0, 1],
+    ]
+    assert [int(c.sum()) for c in mine.feature_stop_counts] == [1] * 5
+    assert [int(c[1]) for c in mine.feature_stop_counts] == [1] * 5
+    with pytest.raises(ValueError, match="other reels"):
+        mine.add_stop_counts(StretchTally(_game("classic-3reel")))
