@@ -194,3 +194,26 @@ def test_equality_and_hash_ignore_sampling_cache() -> None:
     assert a == b
     assert hash(a) == hash(b)
     assert a != Choice(values=(1, 2, 4), weights=(1, 1, 2))
+
+
+def test_a_choice_draw_is_the_value_searchsorted_finds_for_the_same_uniform() -> None:
+    """One draw bisects the cumulative probabilities as Python floats: the same value
+    ``searchsorted(side="right")`` picks for the same uniform, on the boundaries too."""
+    ch = Choice(values=(5, 1, 7, 3), weights=(1, 2, 3, 4))
+    cum = np.cumsum(np.asarray(ch.probabilities))
+    cum[-1] = 1.0
+    values = np.asarray(ch.values, np.float64)
+
+    class Fixed:
+        def __init__(self, u: float) -> None:
+            self.u = u
+
+        def random(self) -> float:
+            return self.u
+
+    us = [0.0, 0.1, 0.3, 0.6, float(np.nextafter(0.1, 0.0)), float(np.nextafter(0.3, 1.0))]
+    us += np.random.default_rng(3).random(2000).tolist()
+    for u in us:
+        want = float(values[int(np.searchsorted(cum, u, side="right"))])
+        assert ch.sample(Fixed(u)) == want, u  # type: ignore[arg-type]
+    assert ch.sample(Fixed(0.1)) == 1.0 and ch.sample(Fixed(0.0)) == 5.0

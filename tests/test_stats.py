@@ -512,3 +512,18 @@ def test_select_then_test_both_settings_change_the_outcome() -> None:
     # 99.9 % machine 1 (selected by the floor) has no failing test and is not reported
     assert select_then_test(fams, q=0.05, alpha=0.01)[0].tolist() == [True, False, False, False]
     assert not select_then_test(fams, q=0.05, alpha=0.001)[1].any()
+
+
+def test_the_normal_helpers_give_scipys_numbers_to_the_last_bit() -> None:
+    """The tail tests' normal cdf, survival function and density are the very floats of
+    ``sps.norm`` (so p-values, and the findings that print them, do not move), on values
+    from the centre to far in both tails."""
+    from twin.compliance.stats import _norm_cdf, _norm_pdf, _norm_sf
+
+    rng = np.random.default_rng(2026)
+    xs = [0.0, -0.0, 1e-300, 8.3, -8.3, 37.5, -37.5, 40.0]
+    xs += rng.normal(0.0, 3.0, 4500).tolist() + rng.uniform(-39.0, 39.0, 1500).tolist()
+    for x in xs:
+        assert _norm_cdf(x) == float(sps.norm.cdf(x)), x
+        assert _norm_sf(x) == float(sps.norm.sf(x)), x
+        assert _norm_pdf(x) == float(sps.norm.pdf(x)), x

@@ -20,6 +20,7 @@ involving several parameters, ``ctx["key"]`` naming the offending parameter, so 
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeAlias
@@ -393,9 +394,11 @@ class Choice(_Base):
         return (min(self.values), max(self.values))
 
     def sample(self, rng: np.random.Generator) -> float:
-        t = self._table
-        i = int(np.searchsorted(t.cumulative, rng.random(), side="right"))
-        return float(t.values[i])
+        # the table straight from pydantic's private values (``self._table`` goes through
+        # BaseModel.__getattr__), and a bisection of the same floats: the index
+        # ``searchsorted(..., side="right")`` gives, without a numpy call per draw
+        t: _Table = self.__pydantic_private__["_table"]  # type: ignore[index]
+        return t.value_list[bisect.bisect_right(t.cumulative_list, rng.random())]
 
     def sample_many(self, rng: np.random.Generator, n: int) -> np.ndarray:
         t = self._table
@@ -406,13 +409,15 @@ class Choice(_Base):
 class _Table:
     """Sampling cache of a Choice, derived from its fields (so it never affects equality)."""
 
-    __slots__ = ("cumulative", "values")
+    __slots__ = ("cumulative", "cumulative_list", "value_list", "values")
 
     def __init__(self, values: tuple[float, ...], probabilities: tuple[float, ...]) -> None:
         self.values = np.asarray(values, dtype=np.float64)
         cum = np.cumsum(np.asarray(probabilities, dtype=np.float64))
         cum[-1] = 1.0
         self.cumulative = cum
+        self.cumulative_list: list[float] = cum.tolist()  # the same floats, for one draw
+        self.value_list: list[float] = self.values.tolist()
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _Table)
