@@ -235,6 +235,56 @@ def _tally_of(r: PlayResult) -> tuple[object, ...]:
     )
 
 
+def test_free_spins_evaluated_ahead_serve_the_next_stretches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The free spins a stretch evaluated ahead and did not play are the next stretch's: on
+    one machine's tapes, 400 stretches evaluate the feature reels far fewer times than they
+    play a feature, and play exactly what the per-spin engine plays (tallies included); a
+    stretch given back and played again plays the same spins."""
+    from twin.machines import engine as engine_module
+
+    game = load("video-5reel")
+    engine = BatchedEngine(game)
+    kernel = engine._feature_kernel
+    assert kernel is not None
+    calls: list[int] = []
+    evaluate = engine_module._Kernel.evaluate
+
+    def counted(self: engine_module._Kernel, u: np.ndarray) -> object:
+        if self is kernel:
+            calls.append(u.shape[0])
+        return evaluate(self, u)
+
+    monkeypatch.setattr(engine_module._Kernel, "evaluate", counted)
+    base, feature = UniformTape(np.random.default_rng(41)), UniformTape(np.random.default_rng(42))
+    base_rng, feature_rng = np.random.default_rng(41), np.random.default_rng(42)
+    per_spin = PerSpinEngine(game)
+    with_features = 0
+    for _ in range(400):
+        req = PlayRequest(credits=2000, bet_units=1, max_games=60)
+        got = engine.play(req, base, feature)
+        want = per_spin.play(req, base_rng, feature_rng)
+        assert got == want and _tally_of(got) == _tally_of(want)
+        with_features += got.free_games > 0
+    assert with_features > 60
+    assert len(calls) < with_features / 3
+    # a stretch with a feature given back (as an interrupted one is) and played again
+    req = PlayRequest(credits=2000, bet_units=1, max_games=400)
+    while True:
+        base.mark()
+        feature.mark()
+        first = engine.play(req, base, feature)
+        if first.free_games:
+            break
+        base.commit()
+        feature.commit()
+    base.rewind()
+    feature.rewind()
+    again = engine.play(req, base, feature)
+    assert again == first and _tally_of(again) == _tally_of(first)
+
+
 def test_every_stop_reason_is_reached_on_the_library() -> None:
     """Across the library, each of the five stops occurs (the equivalence test is not vacuous)."""
     seen: Counter[Stop] = Counter()

@@ -650,6 +650,8 @@ class BatchedEngine:
         self.first_chunk = min(first_chunk, chunk)  # the smallest first chunk
         self.first_games = first_games
         self._kernel, self._feature_kernel = _kernels(game)
+        # free spins evaluated ahead, kept from one stretch to the next (see _FeatureCursor)
+        self._features = _FeatureCursor(game, self._feature_kernel)
 
     def play(self, req: PlayRequest, base: UniformTape, feature: UniformTape) -> PlayResult:
         game = self.game
@@ -664,7 +666,8 @@ class BatchedEngine:
         games = won = games_won = free_games = 0
         threshold = req.floor_credits + wager
         tally = StretchTally(game)
-        features = _FeatureCursor(game, feature, self._feature_kernel, tally)
+        features = self._features
+        features.begin(feature, tally)
         lasts = (credits - threshold) // wager + 1  # games played if none wins
         size = min(max(self.first_chunk, self.first_games * lasts), self.chunk)
         while games < max_games:
@@ -765,13 +768,22 @@ class _FeatureCursor:
     Every free spin takes the next ``draws_per_spin`` uniforms of the feature tape whatever
     feature it belongs to, so a block of upcoming free spins can be evaluated in one call and
     handed out as features are played; ``close`` consumes exactly the spins handed out.
+
+    The spins evaluated ahead and not handed out are kept for the next stretch (``begin``):
+    the uniform at a place of a tape never changes once drawn into its buffer, so a spin
+    evaluated at a place is that place's spin whenever the tape comes back to it. They are
+    used again only on the same tape at or after the first of them, on a spin's boundary
+    (after a rewind to before them, they are evaluated anew).
     """
 
     __slots__ = (
+        "_blocks",
         "_classes",
+        "_first",
         "_game",
         "_kernel",
         "_spins",
+        "_start",
         "_stops",
         "_tally",
         "_tape",
@@ -779,27 +791,43 @@ class _FeatureCursor:
         "_win",
     )
 
-    def __init__(
-        self, game: Game, tape: UniformTape, kernel: _Kernel | None, tally: StretchTally
-    ) -> None:
+    def __init__(self, game: Game, kernel: _Kernel | None) -> None:
         self._game = game
         self._kernel = kernel
-        self._tape = tape
-        self._tally = tally  # where the free spins handed out are tallied on close
-        self._win: list[int] = []
+        self._tape: UniformTape | None = None
+        self._tally: StretchTally | None = None  # where the spins handed out are tallied
+        self._start = 0  # the tape's ``drawn`` at the first spin kept
+        self._win: list[int] = []  # per spin kept, from _start on
         self._spins: list[int] = []
-        self._stops: list[npt.NDArray[np.int64]] = []  # the blocks evaluated ahead
-        self._classes: list[_Classes] = []
-        self._used = 0
+        self._blocks: list[int] = []  # spins per block evaluated, in order
+        self._stops: list[npt.NDArray[np.int64]] = []  # per block
+        self._classes: list[_Classes] = []  # per block (none for a table game)
+        self._first = 0  # the stretch's first spin (index into _win)
+        self._used = 0  # the next spin to hand out
+
+    def begin(self, tape: UniformTape, tally: StretchTally) -> None:
+        """Start a stretch at ``tape``'s position, tallying into ``tally``."""
+        r = self._game.draws_per_spin
+        at = tape.drawn - self._start
+        if tape is self._tape and at >= 0 and at % r == 0 and at // r <= len(self._win):
+            self._first = self._used = at // r
+        else:
+            self._drop(len(self._win))
+            self._start = tape.drawn
+            self._first = self._used = 0
+        self._tape = tape
+        self._tally = tally
 
     def _extend(self, need: int) -> None:
+        assert self._tape is not None
         r = self._game.draws_per_spin
-        have = len(self._win)
-        n = max(need - have, have, 64)
+        have = len(self._win) - self._first  # evaluated from the tape's position on
+        n = max(need - len(self._win), have, 64)
         u = self._tape.peek((have + n) * r)[have * r :]
         if self._kernel is None:
             raise ValueError(f"game {self._game.id} has no free spins")
         wins, spins, _, stops, classes = self._kernel.evaluate(u.reshape(n, r))
+        self._blocks.append(n)
         self._stops.append(stops)
         if classes is not None:
             self._classes.append(classes)
@@ -824,26 +852,52 @@ class _FeatureCursor:
         return total, played
 
     def close(self) -> None:
-        used = self._used
-        self._tape.advance(used * self._game.draws_per_spin)
-        if used:
-            stops = self._stops[0] if len(self._stops) == 1 else np.concatenate(self._stops)
-            classes = None
-            if self._classes:
-                parts = []
-                left = used
-                for block, c in zip(self._stops, self._classes, strict=True):
-                    if left <= 0:
-                        break
-                    parts.append(c.upto(min(left, block.shape[0])))
-                    left -= block.shape[0]
-                classes = parts[0] if len(parts) == 1 else np.concatenate(parts)
-            self._tally.add_free_games(stops[:used], classes)
-        self._used = 0
-        self._win.clear()
-        self._spins.clear()
-        self._stops.clear()
-        self._classes.clear()
+        """End the stretch: consume and tally the spins handed out; keep the rest."""
+        assert self._tape is not None and self._tally is not None
+        first, used = self._first, self._used
+        self._tape.advance((used - first) * self._game.draws_per_spin)
+        if used > first:
+            stops: list[npt.NDArray[np.int64]] = []
+            classes: list[npt.NDArray[np.int64]] = []
+            lo = 0  # the block's first spin
+            for b, size in enumerate(self._blocks):
+                a, z = max(first - lo, 0), min(used - lo, size)
+                if a < z:
+                    stops.append(self._stops[b][a:z])
+                    if self._classes:
+                        classes.append(self._classes[b].upto(z)[a:])
+                lo += size
+                if lo >= used:
+                    break
+            self._tally.add_free_games(
+                stops[0] if len(stops) == 1 else np.concatenate(stops),
+                None
+                if not classes
+                else classes[0]
+                if len(classes) == 1
+                else np.concatenate(classes),
+            )
+        self._tally = None
+        self._first = used
+        self._drop(used)
+
+    def _drop(self, upto: int) -> None:
+        """Forget the whole blocks before spin ``upto`` (consumed)."""
+        gone = 0
+        k = 0
+        for size in self._blocks:
+            if gone + size > upto:
+                break
+            gone += size
+            k += 1
+        if not k:
+            return
+        del self._blocks[:k], self._stops[:k], self._win[:gone], self._spins[:gone]
+        if self._classes:
+            del self._classes[:k]
+        self._start += gone * self._game.draws_per_spin
+        self._first -= gone
+        self._used -= gone
 
 
 class PerSpinEngine:
