@@ -212,7 +212,8 @@ def test_a_job_mix_needing_different_role_sets_never_holds_idle_and_never_deadlo
 
 class WalkingDispatcher(Dispatcher):
     """The queue discipline as the module docstring states it: walk every waiting job in
-    order (the reference for the indexed pass of ``Dispatcher._dispatch``)."""
+    order (the reference for the indexed pass of ``Dispatcher._dispatch``; each job's step,
+    take or reserve, is the dispatcher's own)."""
 
     def _dispatch(self) -> None:
         free = {r: len(ids) for r, ids in self._idle.items() if ids}
@@ -223,22 +224,7 @@ class WalkingDispatcher(Dispatcher):
                 break
             if job.operator or free.keys().isdisjoint(job.need):
                 continue
-            if all(free.get(r, 0) >= n for r, n in job.need.items()):
-                picks = {}
-                for place, r in zip(slot_names(job.spec.roles), job.spec.roles, strict=True):
-                    k = taken.get(r, 0)
-                    picks[place] = list(self._idle[r])[k]
-                    taken[r] = k + 1
-                    free[r] -= 1
-                    if not free[r]:
-                        del free[r]
-                starting.append((job, picks))
-            else:
-                for r, n in job.need.items():
-                    if free.get(r, 0) > n:
-                        free[r] -= n
-                    else:
-                        free.pop(r, None)
+            self._take_or_reserve(job, free, taken, starting)
         for job, picks in starting:
             self._start(job, picks, by="dispatcher")
 

@@ -357,26 +357,40 @@ class Dispatcher:
             if job is last:
                 continue  # the same job reached through a second role it needs
             last = job
-            need = job.need
-            if all(free.get(r, 0) >= n for r, n in need.items()):
-                picks = {}
-                roles = job.spec.roles
-                for place, r in zip(slot_names(roles), roles, strict=True):
-                    k = taken.get(r, 0)
-                    picks[place] = list(self._idle[r])[k]
-                    taken[r] = k + 1
-                    free[r] -= 1
-                    if not free[r]:
-                        del free[r]
-                starting.append((job, picks))
-            else:
-                for r, n in need.items():  # reserve: nobody behind this job takes them
-                    if free.get(r, 0) > n:
-                        free[r] -= n
-                    else:
-                        free.pop(r, None)
+            self._take_or_reserve(job, free, taken, starting)
         for job, picks in starting:
             self._start(job, picks, by="dispatcher")
+
+    def _take_or_reserve(
+        self,
+        job: Job,
+        free: dict[str, int],
+        taken: dict[str, int],
+        starting: list[tuple[Job, dict[str, str]]],
+    ) -> None:
+        """One step of a pass: ``job`` takes an idle member for each of its places (to start
+        after the pass) if every role it needs has enough left in ``free``; otherwise it
+        reserves them, so that nobody behind it takes them. ``free``: idle members per role
+        not yet taken or reserved (a role leaves when none is left); ``taken``: members
+        taken per role so far, in idle order."""
+        need = job.need
+        if all(free.get(r, 0) >= n for r, n in need.items()):
+            picks = {}
+            roles = job.spec.roles
+            for place, r in zip(slot_names(roles), roles, strict=True):
+                k = taken.get(r, 0)
+                picks[place] = list(self._idle[r])[k]
+                taken[r] = k + 1
+                free[r] -= 1
+                if not free[r]:
+                    del free[r]
+            starting.append((job, picks))
+        else:
+            for r, n in need.items():  # reserve: nobody behind this job takes them
+                if free.get(r, 0) > n:
+                    free[r] -= n
+                else:
+                    free.pop(r, None)
 
     def _start(self, job: Job, picks: dict[str, str], by: str) -> None:
         self.waiting.remove(job)
