@@ -601,23 +601,24 @@ class _Classes:
         self._code = code
         self._wins = wins  # a game that won nothing has no line pay: class 0 (pay 0)
 
-    def upto(self, end: int) -> npt.NDArray[np.int64]:
-        """``(end, 1 or 2)``: the classes of the first ``end`` games."""
+    def upto(self, end: int, start: int = 0) -> npt.NDArray[np.int64]:
+        """``(end - start, 1 or 2)``: the classes of games ``start`` to ``end`` (the first
+        ``end`` by default)."""
         k = self._kernel
         lines = k._lines
-        out = np.zeros((end, 1 if k._scatter is None else 2), np.int64)
-        paid = self._paid
+        out = np.zeros((end - start, 1 if k._scatter is None else 2), np.int64)
+        paid = self._paid[start:end]
         if lines == 1:
-            out[:, 0] = np.searchsorted(k._classes, paid[:end, 0])
+            out[:, 0] = np.searchsorted(k._classes, paid[:, 0])
         else:
             # only games with a win can have a paying line (pays are never negative)
-            won = np.flatnonzero(self._wins[:end])
+            won = np.flatnonzero(self._wins[start:end])
             if won.size:
                 best = paid[won, :lines].max(axis=1)
                 out[won, 0] = np.searchsorted(k._classes, best)
         if k._scatter is not None:
             col, add = k._scatter
-            np.add(self._code[:end, col], add, out=out[:, 1])
+            np.add(self._code[start:end, col], add, out=out[:, 1])
         return out
 
 
@@ -777,7 +778,6 @@ class _FeatureCursor:
     """
 
     __slots__ = (
-        "_blocks",
         "_classes",
         "_first",
         "_game",
@@ -799,8 +799,7 @@ class _FeatureCursor:
         self._start = 0  # the tape's ``drawn`` at the first spin kept
         self._win: list[int] = []  # per spin kept, from _start on
         self._spins: list[int] = []
-        self._blocks: list[int] = []  # spins per block evaluated, in order
-        self._stops: list[npt.NDArray[np.int64]] = []  # per block
+        self._stops: list[npt.NDArray[np.int64]] = []  # per block evaluated, in order
         self._classes: list[_Classes] = []  # per block (none for a table game)
         self._first = 0  # the stretch's first spin (index into _win)
         self._used = 0  # the next spin to hand out
@@ -827,7 +826,6 @@ class _FeatureCursor:
         if self._kernel is None:
             raise ValueError(f"game {self._game.id} has no free spins")
         wins, spins, _, stops, classes = self._kernel.evaluate(u.reshape(n, r))
-        self._blocks.append(n)
         self._stops.append(stops)
         if classes is not None:
             self._classes.append(classes)
@@ -860,22 +858,21 @@ class _FeatureCursor:
             stops: list[npt.NDArray[np.int64]] = []
             classes: list[npt.NDArray[np.int64]] = []
             lo = 0  # the block's first spin
-            for b, size in enumerate(self._blocks):
+            for b, block in enumerate(self._stops):
+                size = block.shape[0]
                 a, z = max(first - lo, 0), min(used - lo, size)
                 if a < z:
-                    stops.append(self._stops[b][a:z])
+                    stops.append(block[a:z])
                     if self._classes:
-                        classes.append(self._classes[b].upto(z)[a:])
+                        classes.append(self._classes[b].upto(z, a))
                 lo += size
                 if lo >= used:
                     break
+            tallied = None
+            if classes:
+                tallied = classes[0] if len(classes) == 1 else np.concatenate(classes)
             self._tally.add_free_games(
-                stops[0] if len(stops) == 1 else np.concatenate(stops),
-                None
-                if not classes
-                else classes[0]
-                if len(classes) == 1
-                else np.concatenate(classes),
+                stops[0] if len(stops) == 1 else np.concatenate(stops), tallied
             )
         self._tally = None
         self._first = used
@@ -885,14 +882,14 @@ class _FeatureCursor:
         """Forget the whole blocks before spin ``upto`` (consumed)."""
         gone = 0
         k = 0
-        for size in self._blocks:
-            if gone + size > upto:
+        for block in self._stops:
+            if gone + block.shape[0] > upto:
                 break
-            gone += size
+            gone += block.shape[0]
             k += 1
         if not k:
             return
-        del self._blocks[:k], self._stops[:k], self._win[:gone], self._spins[:gone]
+        del self._stops[:k], self._win[:gone], self._spins[:gone]
         if self._classes:
             del self._classes[:k]
         self._start += gone * self._game.draws_per_spin
