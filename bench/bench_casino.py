@@ -2,7 +2,7 @@
 
 Run as ``python bench/bench_casino.py`` (``--quick`` for a smoke run, ``--reps N``,
 ``--no-large`` to skip the 2,500-machine floor, ``--profile`` to add a cProfile of one
-default-scenario day).
+default-scenario day, ``--parts`` for the cost of each part instead, see below).
 
 Per repetition, in this order:
 
@@ -27,6 +27,16 @@ per second of the same repetition (target >= 1.0: a slot game counts as the even
 be in a per-spin kernel). The ``µs/machine-h`` column (wall per machine and simulated hour)
 shows how the cost grows with the floor and the run length. Every repetition of a case must
 give the same record count and ledger head, or the script stops with an error.
+
+``--parts`` runs, instead of the cases above, the default and the large floor for a day,
+each repetition one full run (as above) whose wall time is split by clocks inside that same
+run (a drifting machine cannot skew the split): the slot engine (``BatchedEngine.play``), the
+compliance engine's checkers (per record and at the end), the ledger (``accept`` and
+``close``) and the rest, "the floor" (arrivals, the door, patrons' visits, staff, tables, the
+cage, the AML desk, the records and their bus, SimPy). ``budget`` is the wall time the
+target allows (simulated seconds ÷ target; ``scaled``: on this machine's speed, × 715 k ÷
+bare SimPy events/s around the run). The floor's own ratio, scaled, is the most P3/P4 could
+be if the slot engine, every control and the ledger cost nothing.
 """
 
 from __future__ import annotations
@@ -39,15 +49,19 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import simpy
 from _util import Verdict, environment, fmt, median, spread, table, verdict_table
 
 from twin.casino import Casino
 from twin.ledger import Ledger
+from twin.machines.engine import BatchedEngine
 from twin.machines.sas import MeterCode
+from twin.records import Record
 from twin.scenario import Scenario, load_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -142,6 +156,177 @@ class Case:
         return [(r.records + r.spins) / r.wall for r in self.runs]
 
 
+class EngineClock:
+    """Wall seconds spent in ``BatchedEngine.play`` while active (a wrapper installed on the
+    class for the run and removed after it; ~1 µs per session against ~400 µs of play)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+
+    def __enter__(self) -> EngineClock:
+        original = BatchedEngine.play
+        clock = time.perf_counter
+
+        def play(engine: BatchedEngine, *args: Any, **kwargs: Any) -> Any:
+            t0 = clock()
+            try:
+                return original(engine, *args, **kwargs)
+            finally:
+                self.seconds += clock() - t0
+
+        self._original = original
+        BatchedEngine.play = play  # type: ignore[method-assign]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        BatchedEngine.play = self._original  # type: ignore[method-assign]
+
+
+class TimedLedger(Ledger):
+    """A ``Ledger`` that adds up the wall seconds of its ``accept`` and ``close``."""
+
+    seconds = 0.0
+
+    def accept(self, rec: Record) -> None:
+        t0 = time.perf_counter()
+        super().accept(rec)
+        self.seconds += time.perf_counter() - t0
+
+    def close(self) -> None:
+        t0 = time.perf_counter()
+        super().close()
+        self.seconds += time.perf_counter() - t0
+
+
+@dataclass
+class PartsRun:
+    full: float  # run + ledger close, everything on
+    engine: float  # in the slot engine (BatchedEngine.play)
+    compliance: float  # in the compliance engine's checkers (per record and at the end)
+    ledger: float  # in the ledger (accept and close)
+    sim: float
+    records: int
+    games: int  # slot games played (the P5g count: records + games)
+    bare: float = 0.0  # bare SimPy events/s around the run
+
+    @property
+    def floor(self) -> float:
+        """Everything else: arrivals, door, patrons, staff, tables, cage, AML desk, records."""
+        return self.full - self.engine - self.compliance - self.ledger
+
+
+def run_parts(scenario: Scenario, workdir: Path, tag: str) -> PartsRun:
+    """One full run (as ``run_casino``), its wall time split by clocks inside the same run:
+    robust against a machine whose speed drifts between runs."""
+    ledger = TimedLedger(workdir / f"{tag}.ledger", meta={"scenario": scenario.scenario.name})
+    casino = Casino(scenario, sinks=[ledger])
+    assert casino.compliance is not None
+    with EngineClock() as engine:
+        t0 = time.perf_counter()
+        out = casino.run()
+        ledger.close()
+        full = time.perf_counter() - t0
+    return PartsRun(
+        full,
+        engine.seconds,
+        casino.compliance.wall_seconds,
+        ledger.seconds,
+        out.sim_seconds,
+        out.records,
+        sum(m.accounts.meters[MeterCode.GAMES_PLAYED] for m in casino.machines),
+    )
+
+
+PARTS = (("default", 24.0), ("large", 24.0))
+QUICK_PARTS = (("default", 6.0), ("large", 3.0))
+
+
+def parts_main(reps: int, quick: bool, no_large: bool, say: Callable[[str], None]) -> int:
+    plan = [c for c in (QUICK_PARTS if quick else PARTS) if not (no_large and c[0] == "large")]
+    bare_until = BARE_UNTIL / 5 if quick else BARE_UNTIL
+    runs: dict[tuple[str, float], list[PartsRun]] = {c: [] for c in plan}
+    scenarios = {
+        (n, h): load_scenario(ROOT / "scenarios" / f"{n}.toml").with_overrides(duration_hours=h)
+        for n, h in plan
+    }
+    with tempfile.TemporaryDirectory(prefix="bench-parts-") as tmp:
+        for rep in range(reps):
+            dt, events = bare_simpy(BARE_PROCESSES, bare_until, seed=rep + 1)
+            before = events / dt
+            for i, key in enumerate(plan):
+                run = run_parts(scenarios[key], Path(tmp), f"{rep}-{i}")
+                dt, events = bare_simpy(BARE_PROCESSES, bare_until, seed=rep + 1)
+                run.bare = (before + events / dt) / 2.0
+                before = events / dt
+                runs[key].append(run)
+                say(
+                    f"rep {rep + 1}/{reps}: {key[0]} {key[1]:g} h: {run.full:.2f} s = engine "
+                    f"{run.engine:.2f} + compliance {run.compliance:.2f} + ledger "
+                    f"{run.ledger:.2f} + floor {run.floor:.2f}; bare SimPy {fmt(run.bare)} events/s"
+                )
+    rows = []
+    notes = []
+    for (name, hours), rs in runs.items():
+        target = TARGET[FIGURE[name]]
+        sim = rs[0].sim
+        bare = median([r.bare for r in rs])
+
+        def share(part: Callable[[PartsRun], float], rs: list[PartsRun] = rs) -> str:
+            seconds = median([part(r) for r in rs])
+            return f"{seconds:.2f} ({median([part(r) / r.full for r in rs]):.0%})"
+
+        rows.append(
+            [
+                f"{name} {hours:g} h",
+                str(rs[0].records),
+                f"{median([r.full for r in rs]):.2f}",
+                share(lambda r: r.engine),
+                share(lambda r: r.compliance),
+                share(lambda r: r.ledger),
+                share(lambda r: r.floor),
+                f"{sim / target:.2f}",
+                f"{sim / target * REFERENCE_BARE / bare:.2f}",
+            ]
+        )
+        best = [sim / r.floor * REFERENCE_BARE / r.bare for r in rs]
+        notes.append(
+            f"  {name} {hours:g} h ({FIGURE[name]} >= {fmt(target)}): at most {fmt(median(best))} "
+            f"scaled (reps {spread(best)}); the floor alone is "
+            f"{median([r.floor / (sim / target * REFERENCE_BARE / r.bare) for r in rs]):.2f}x "
+            "its scaled budget"
+        )
+        if name == "default":
+            p5g = [(r.records + r.games) / r.floor / r.bare for r in rs]
+            notes.append(
+                f"  {name} {hours:g} h (P5g >= {P5G_TARGET:g}): at most {median(p5g):.3f} "
+                f"(reps {spread(p5g)})"
+            )
+    headers = [
+        "case",
+        "records",
+        "full s",
+        "slot engine s",
+        "compliance s",
+        "ledger s",
+        "floor s",
+        "budget s",
+        "budget scaled s",
+    ]
+    print()
+    print(table(headers, rows, "Where a day's wall time goes (medians, seconds)"))
+    print()
+    print(
+        "budget: the wall time the target allows (simulated ÷ target); scaled: the same on "
+        f"this machine's speed (× {fmt(REFERENCE_BARE)} ÷ bare SimPy events/s around the runs)"
+    )
+    print(
+        "the most sim/wall could be if the slot engine, every control and the ledger cost "
+        "nothing (only the floor), scaled to the reference machine:"
+    )
+    print("\n".join(notes))
+    return 0
+
+
 def profile_default(scenario: Scenario, workdir: Path, top: int) -> str:
     """cProfile one run of ``scenario`` (ledger on); the top functions by own time."""
     prof = cProfile.Profile()
@@ -165,6 +350,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-large", action="store_true", help="skip the 2,500-machine floor")
     ap.add_argument("--profile", action="store_true", help="also cProfile a default-scenario run")
     ap.add_argument("--top", type=int, default=25, help="functions listed by --profile")
+    ap.add_argument(
+        "--parts", action="store_true", help="the cost of floor, engine, controls and ledger"
+    )
     args = ap.parse_args(argv)
     reps = args.reps or (1 if args.quick else 3)
     plan = QUICK_CASES if args.quick else CASES
@@ -176,6 +364,8 @@ def main(argv: list[str] | None = None) -> int:
         print(msg, file=sys.stderr, flush=True)
 
     print(f"bench_casino: {environment()}; {reps} repetitions")
+    if args.parts:
+        return parts_main(reps, args.quick, args.no_large, say)
     loaded = {n: load_scenario(ROOT / "scenarios" / f"{n}.toml") for n, _ in plan}
     cases = [Case(n, h, loaded[n].with_overrides(duration_hours=h)) for n, h in plan]
     bare: list[tuple[float, int]] = []
