@@ -207,6 +207,7 @@ class PartsRun:
     sim: float
     records: int
     games: int  # slot games played (the P5g count: records + games)
+    head: str  # the ledger's head: the same in every repetition
     bare: float = 0.0  # bare SimPy events/s around the run
 
     @property
@@ -234,6 +235,7 @@ def run_parts(scenario: Scenario, workdir: Path, tag: str) -> PartsRun:
         out.sim_seconds,
         out.records,
         sum(m.accounts.meters[MeterCode.GAMES_PLAYED] for m in casino.machines),
+        ledger.head,
     )
 
 
@@ -258,6 +260,12 @@ def parts_main(reps: int, quick: bool, no_large: bool, say: Callable[[str], None
                 dt, events = bare_simpy(BARE_PROCESSES, bare_until, seed=rep + 1)
                 run.bare = (before + events / dt) / 2.0
                 before = events / dt
+                first = runs[key][0] if runs[key] else run
+                if (run.records, run.head) != (first.records, first.head):
+                    raise SystemExit(
+                        f"{key[0]} {key[1]:g} h: not reproducible: {run.records} records / head "
+                        f"{run.head[:12]} after {first.records} / {first.head[:12]}"
+                    )
                 runs[key].append(run)
                 say(
                     f"rep {rep + 1}/{reps}: {key[0]} {key[1]:g} h: {run.full:.2f} s = engine "
