@@ -28,8 +28,9 @@ be in a per-spin kernel). The ``µs/machine-h`` column (wall per machine and sim
 shows how the cost grows with the floor and the run length. Every repetition of a case must
 give the same record count and ledger head, or the script stops with an error.
 
-``--parts`` runs, instead of the cases above, the default and the large floor for a day,
-each repetition one full run (as above) whose wall time is split by clocks inside that same
+``--parts`` runs, instead of the cases above, the default floor for a day (as it is, and as a
+slot floor only: without its door, tables, cage, junkets, premium players and AML desk) and
+the large floor for a day, each repetition one full run (as above) whose wall time is split by clocks inside that same
 run (a drifting machine cannot skew the split): the slot engine (``BatchedEngine.play``), the
 compliance engine's checkers (per record and at the end), the ledger (``accept`` and
 ``close``) and the rest, "the floor" (arrivals, the door, patrons' visits, staff, tables, the
@@ -239,18 +240,33 @@ def run_parts(scenario: Scenario, workdir: Path, tag: str) -> PartsRun:
     )
 
 
-PARTS = (("default", 24.0), ("large", 24.0))
-QUICK_PARTS = (("default", 6.0), ("large", 3.0))
+PARTS = (("default", 24.0, False), ("default", 24.0, True), ("large", 24.0, False))
+QUICK_PARTS = (("default", 6.0, False), ("default", 6.0, True), ("large", 3.0, False))
+# the sections that make the scenario more than a slot floor (issues 10 and 11)
+NOT_SLOTS = ("entrance", "tables", "cage", "junkets", "premium", "aml")
+
+
+def slots_only(scenario: Scenario) -> Scenario:
+    """``scenario`` without its door, tables, cage, junkets, premium players and AML desk:
+    the slot floor with its staff, faults and every control (each section is optional)."""
+    return scenario.model_copy(update=dict.fromkeys(NOT_SLOTS))
 
 
 def parts_main(reps: int, quick: bool, no_large: bool, say: Callable[[str], None]) -> int:
     plan = [c for c in (QUICK_PARTS if quick else PARTS) if not (no_large and c[0] == "large")]
     bare_until = BARE_UNTIL / 5 if quick else BARE_UNTIL
-    runs: dict[tuple[str, float], list[PartsRun]] = {c: [] for c in plan}
+    runs: dict[tuple[str, float, bool], list[PartsRun]] = {c: [] for c in plan}
+    loaded = {n: load_scenario(ROOT / "scenarios" / f"{n}.toml") for n, _, _ in plan}
     scenarios = {
-        (n, h): load_scenario(ROOT / "scenarios" / f"{n}.toml").with_overrides(duration_hours=h)
-        for n, h in plan
+        (n, h, slots): (slots_only(loaded[n]) if slots else loaded[n]).with_overrides(
+            duration_hours=h
+        )
+        for n, h, slots in plan
     }
+
+    def label(key: tuple[str, float, bool]) -> str:
+        return f"{key[0]} {key[1]:g} h{', slots only' if key[2] else ''}"
+
     with tempfile.TemporaryDirectory(prefix="bench-parts-") as tmp:
         for rep in range(reps):
             dt, events = bare_simpy(BARE_PROCESSES, bare_until, seed=rep + 1)
@@ -263,18 +279,19 @@ def parts_main(reps: int, quick: bool, no_large: bool, say: Callable[[str], None
                 first = runs[key][0] if runs[key] else run
                 if (run.records, run.head) != (first.records, first.head):
                     raise SystemExit(
-                        f"{key[0]} {key[1]:g} h: not reproducible: {run.records} records / head "
+                        f"{label(key)}: not reproducible: {run.records} records / head "
                         f"{run.head[:12]} after {first.records} / {first.head[:12]}"
                     )
                 runs[key].append(run)
                 say(
-                    f"rep {rep + 1}/{reps}: {key[0]} {key[1]:g} h: {run.full:.2f} s = engine "
+                    f"rep {rep + 1}/{reps}: {label(key)}: {run.full:.2f} s = engine "
                     f"{run.engine:.2f} + compliance {run.compliance:.2f} + ledger "
                     f"{run.ledger:.2f} + floor {run.floor:.2f}; bare SimPy {fmt(run.bare)} events/s"
                 )
     rows = []
     notes = []
-    for (name, hours), rs in runs.items():
+    for key, rs in runs.items():
+        name = key[0]
         target = TARGET[FIGURE[name]]
         sim = rs[0].sim
         bare = median([r.bare for r in rs])
@@ -285,7 +302,7 @@ def parts_main(reps: int, quick: bool, no_large: bool, say: Callable[[str], None
 
         rows.append(
             [
-                f"{name} {hours:g} h",
+                label(key),
                 str(rs[0].records),
                 f"{median([r.full for r in rs]):.2f}",
                 share(lambda r: r.engine),
@@ -298,7 +315,7 @@ def parts_main(reps: int, quick: bool, no_large: bool, say: Callable[[str], None
         )
         best = [sim / r.floor * REFERENCE_BARE / r.bare for r in rs]
         notes.append(
-            f"  {name} {hours:g} h ({FIGURE[name]} >= {fmt(target)}): at most {fmt(median(best))} "
+            f"  {label(key)} ({FIGURE[name]} >= {fmt(target)}): at most {fmt(median(best))} "
             f"scaled (reps {spread(best)}); the floor alone is "
             f"{median([r.floor / (sim / target * REFERENCE_BARE / r.bare) for r in rs]):.2f}x "
             "its scaled budget"
@@ -306,7 +323,7 @@ def parts_main(reps: int, quick: bool, no_large: bool, say: Callable[[str], None
         if name == "default":
             p5g = [(r.records + r.games) / r.floor / r.bare for r in rs]
             notes.append(
-                f"  {name} {hours:g} h (P5g >= {P5G_TARGET:g}): at most {median(p5g):.3f} "
+                f"  {label(key)} (P5g >= {P5G_TARGET:g}): at most {median(p5g):.3f} "
                 f"(reps {spread(p5g)})"
             )
     headers = [
