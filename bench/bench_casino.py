@@ -30,14 +30,15 @@ give the same record count and ledger head, or the script stops with an error.
 
 ``--parts`` runs, instead of the cases above, the default floor for a day (as it is, and as a
 slot floor only: without its door, tables, cage, junkets, premium players and AML desk) and
-the large floor for a day, each repetition one full run (as above) whose wall time is split by clocks inside that same
-run (a drifting machine cannot skew the split): the slot engine (``BatchedEngine.play``), the
-compliance engine's checkers (per record and at the end), the ledger (``accept`` and
-``close``) and the rest, "the floor" (arrivals, the door, patrons' visits, staff, tables, the
-cage, the AML desk, the records and their bus, SimPy). ``budget`` is the wall time the
-target allows (simulated seconds ÷ target; ``scaled``: on this machine's speed, × 715 k ÷
-bare SimPy events/s around the run). The floor's own ratio, scaled, is the most P3/P4 could
-be if the slot engine, every control and the ledger cost nothing.
+the large floor for a day, each repetition one full run (as above) whose wall time is split
+by clocks inside that same run (a drifting machine cannot skew the split): the slot engine
+(``BatchedEngine.play``), the compliance engine's checkers (per record and at the end), the
+ledger (``accept`` and ``close``) and the rest, "the floor" (arrivals, the door, patrons'
+visits, staff, tables, the cage, the AML desk, the records and their bus, SimPy).
+``budget`` is the wall time the target allows (simulated seconds ÷ target; ``scaled``: on
+this machine's speed, × 715 k ÷ bare SimPy events/s around the run). The floor's own ratio,
+scaled, is the most P3/P4 could be if the slot engine, every control and the ledger cost
+nothing.
 """
 
 from __future__ import annotations
