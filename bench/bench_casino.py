@@ -109,18 +109,34 @@ class Run:
     records: int
     head: str
     spins: int
+    checks: float = 0.0  # of wall: in the compliance engine's checkers (per record and at the end)
+    ledger: float = 0.0  # of wall: in the ledger's accept and close (a TimedLedger only)
+    engine: float = 0.0  # of wall: in the slot engine (under an EngineClock only)
+
+    @property
+    def floor(self) -> float:
+        """The rest of wall: arrivals, door, patrons, staff, tables, cage, AML desk, records."""
+        return self.wall - self.engine - self.checks - self.ledger
 
 
-def run_casino(scenario: Scenario, workdir: Path, tag: str, compliance: bool = True) -> Run:
+def run_casino(
+    scenario: Scenario,
+    workdir: Path,
+    tag: str,
+    compliance: bool = True,
+    ledger_type: type[Ledger] = Ledger,
+) -> Run:
     t0 = time.perf_counter()
-    ledger = Ledger(workdir / f"{tag}.ledger", meta={"scenario": scenario.scenario.name})
+    ledger = ledger_type(workdir / f"{tag}.ledger", meta={"scenario": scenario.scenario.name})
     casino = Casino(scenario, sinks=[ledger], compliance=compliance)
     t1 = time.perf_counter()
     out = casino.run()
     ledger.close()
     t2 = time.perf_counter()
     spins = sum(m.accounts.meters[MeterCode.GAMES_PLAYED] for m in casino.machines)
-    return Run(t1 - t0, t2 - t1, out.sim_seconds, out.records, ledger.head, spins)
+    checks = casino.compliance.wall_seconds if casino.compliance is not None else 0.0
+    own = ledger.seconds if isinstance(ledger, TimedLedger) else 0.0
+    return Run(t1 - t0, t2 - t1, out.sim_seconds, out.records, ledger.head, spins, checks, own)
 
 
 @dataclass
@@ -131,10 +147,11 @@ class Case:
     runs: list[Run] = field(default_factory=list)
     # per run, bare SimPy's events/s around it: the mean of the runs just before and after
     bare: list[float] = field(default_factory=list)
+    variant: str = ""  # how the scenario differs from its file ("slots only"), if it does
 
     @property
     def label(self) -> str:
-        return f"{self.name} {self.hours:g} h"
+        return f"{self.name} {self.hours:g} h" + (f", {self.variant}" if self.variant else "")
 
     def add(self, run: Run) -> None:
         if self.runs and (run.records, run.head) != (self.runs[0].records, self.runs[0].head):
@@ -200,45 +217,13 @@ class TimedLedger(Ledger):
         self.seconds += time.perf_counter() - t0
 
 
-@dataclass
-class PartsRun:
-    full: float  # run + ledger close, everything on
-    engine: float  # in the slot engine (BatchedEngine.play)
-    compliance: float  # in the compliance engine's checkers (per record and at the end)
-    ledger: float  # in the ledger (accept and close)
-    sim: float
-    records: int
-    games: int  # slot games played (the P5g count: records + games)
-    head: str  # the ledger's head: the same in every repetition
-    bare: float = 0.0  # bare SimPy events/s around the run
-
-    @property
-    def floor(self) -> float:
-        """Everything else: arrivals, door, patrons, staff, tables, cage, AML desk, records."""
-        return self.full - self.engine - self.compliance - self.ledger
-
-
-def run_parts(scenario: Scenario, workdir: Path, tag: str) -> PartsRun:
-    """One full run (as ``run_casino``), its wall time split by clocks inside the same run:
+def run_parts(scenario: Scenario, workdir: Path, tag: str) -> Run:
+    """One full run (``run_casino``) with its wall time split by clocks inside that run:
     robust against a machine whose speed drifts between runs."""
-    ledger = TimedLedger(workdir / f"{tag}.ledger", meta={"scenario": scenario.scenario.name})
-    casino = Casino(scenario, sinks=[ledger])
-    assert casino.compliance is not None
     with EngineClock() as engine:
-        t0 = time.perf_counter()
-        out = casino.run()
-        ledger.close()
-        full = time.perf_counter() - t0
-    return PartsRun(
-        full,
-        engine.seconds,
-        casino.compliance.wall_seconds,
-        ledger.seconds,
-        out.sim_seconds,
-        out.records,
-        sum(m.accounts.meters[MeterCode.GAMES_PLAYED] for m in casino.machines),
-        ledger.head,
-    )
+        run = run_casino(scenario, workdir, tag, ledger_type=TimedLedger)
+    run.engine = engine.seconds
+    return run
 
 
 PARTS = (("default", 24.0, False), ("default", 24.0, True), ("large", 24.0, False))
@@ -256,75 +241,69 @@ def slots_only(scenario: Scenario) -> Scenario:
 def parts_main(reps: int, quick: bool, no_large: bool, say: Callable[[str], None]) -> int:
     plan = [c for c in (QUICK_PARTS if quick else PARTS) if not (no_large and c[0] == "large")]
     bare_until = BARE_UNTIL / 5 if quick else BARE_UNTIL
-    runs: dict[tuple[str, float, bool], list[PartsRun]] = {c: [] for c in plan}
     loaded = {n: load_scenario(ROOT / "scenarios" / f"{n}.toml") for n, _, _ in plan}
-    scenarios = {
-        (n, h, slots): (slots_only(loaded[n]) if slots else loaded[n]).with_overrides(
-            duration_hours=h
+    cases = [
+        Case(
+            n,
+            h,
+            (slots_only(loaded[n]) if slots else loaded[n]).with_overrides(duration_hours=h),
+            variant="slots only" if slots else "",
         )
         for n, h, slots in plan
-    }
-
-    def label(key: tuple[str, float, bool]) -> str:
-        return f"{key[0]} {key[1]:g} h{', slots only' if key[2] else ''}"
-
+    ]
     with tempfile.TemporaryDirectory(prefix="bench-parts-") as tmp:
         for rep in range(reps):
             dt, events = bare_simpy(BARE_PROCESSES, bare_until, seed=rep + 1)
             before = events / dt
-            for i, key in enumerate(plan):
-                run = run_parts(scenarios[key], Path(tmp), f"{rep}-{i}")
+            for i, case in enumerate(cases):
+                run = run_parts(case.scenario, Path(tmp), f"{rep}-{i}")
+                case.add(run)
                 dt, events = bare_simpy(BARE_PROCESSES, bare_until, seed=rep + 1)
-                run.bare = (before + events / dt) / 2.0
+                case.bare.append((before + events / dt) / 2.0)
                 before = events / dt
-                first = runs[key][0] if runs[key] else run
-                if (run.records, run.head) != (first.records, first.head):
-                    raise SystemExit(
-                        f"{label(key)}: not reproducible: {run.records} records / head "
-                        f"{run.head[:12]} after {first.records} / {first.head[:12]}"
-                    )
-                runs[key].append(run)
                 say(
-                    f"rep {rep + 1}/{reps}: {label(key)}: {run.full:.2f} s = engine "
-                    f"{run.engine:.2f} + compliance {run.compliance:.2f} + ledger "
-                    f"{run.ledger:.2f} + floor {run.floor:.2f}; bare SimPy {fmt(run.bare)} events/s"
+                    f"rep {rep + 1}/{reps}: {case.label}: {run.wall:.2f} s = engine "
+                    f"{run.engine:.2f} + compliance {run.checks:.2f} + ledger {run.ledger:.2f} "
+                    f"+ floor {run.floor:.2f}; bare SimPy {fmt(case.bare[-1])} events/s"
                 )
     rows = []
     notes = []
-    for key, rs in runs.items():
-        name = key[0]
-        target = TARGET[FIGURE[name]]
+    for case in cases:
+        rs = case.runs
+        figure = FIGURE[case.name]
+        target = TARGET[figure]
         sim = rs[0].sim
-        bare = median([r.bare for r in rs])
+        # the target's wall budget at this machine's speed, per run
+        budgets = [sim / target * REFERENCE_BARE / bare for bare in case.bare]
 
-        def share(part: Callable[[PartsRun], float], rs: list[PartsRun] = rs) -> str:
+        def share(part: Callable[[Run], float], rs: list[Run] = rs) -> str:
             seconds = median([part(r) for r in rs])
-            return f"{seconds:.2f} ({median([part(r) / r.full for r in rs]):.0%})"
+            return f"{seconds:.2f} ({median([part(r) / r.wall for r in rs]):.0%})"
 
         rows.append(
             [
-                label(key),
+                case.label,
                 str(rs[0].records),
-                f"{median([r.full for r in rs]):.2f}",
+                f"{median(case.walls()):.2f}",
                 share(lambda r: r.engine),
-                share(lambda r: r.compliance),
+                share(lambda r: r.checks),
                 share(lambda r: r.ledger),
                 share(lambda r: r.floor),
                 f"{sim / target:.2f}",
-                f"{sim / target * REFERENCE_BARE / bare:.2f}",
+                f"{median(budgets):.2f}",
             ]
         )
-        best = [sim / r.floor * REFERENCE_BARE / r.bare for r in rs]
+        best = [target * b / r.floor for r, b in zip(rs, budgets, strict=True)]
         notes.append(
-            f"  {label(key)} ({FIGURE[name]} >= {fmt(target)}): at most {fmt(median(best))} "
+            f"  {case.label} ({figure} >= {fmt(target)}): at most {fmt(median(best))} "
             f"scaled (reps {spread(best)}); the floor alone is "
-            f"{median([r.floor / (sim / target * REFERENCE_BARE / r.bare) for r in rs]):.2f}x "
+            f"{median([r.floor / b for r, b in zip(rs, budgets, strict=True)]):.2f}x "
             "its scaled budget"
         )
-        if name == "default":
-            p5g = [(r.records + r.games) / r.floor / r.bare for r in rs]
+        if case.name == "default":
+            p5g = [(r.records + r.spins) / r.floor / b for r, b in zip(rs, case.bare, strict=True)]
             notes.append(
-                f"  {label(key)} (P5g >= {P5G_TARGET:g}): at most {median(p5g):.3f} "
+                f"  {case.label} (P5g >= {P5G_TARGET:g}): at most {median(p5g):.3f} "
                 f"(reps {spread(p5g)})"
             )
     headers = [
