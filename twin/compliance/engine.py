@@ -20,6 +20,7 @@ from twin.clock import Clock
 from twin.compliance.findings import Finding, Severity
 from twin.compliance.registry import Checker, registry
 from twin.compliance.ruleset import Ruleset
+from twin.compliance.verdicts import Verdict, verdict
 from twin.machines.analysis import Analysis, CombinationLaw, analyse, combination_law
 from twin.machines.events import MachineInstalled
 from twin.machines.par import Game
@@ -215,6 +216,9 @@ class ComplianceEngine:
         self.findings: list[Finding] = []
         self.wall_seconds = 0.0
         self._finished = False
+        #: records dispatched to a checker, by kind (a control's observations are the sum
+        #: over the kinds it observes, plus what its checker counted itself)
+        self._seen: dict[str, int] = dict.fromkeys(self._by_kind, 0)
 
     def accept(self, rec: Record) -> None:
         kind = rec.kind
@@ -233,6 +237,7 @@ class ComplianceEngine:
                 ctx.on_duty.discard(rec.member)
         checkers = self._by_kind.get(kind)
         if checkers:
+            self._seen[kind] += 1
             t0 = wall.perf_counter()
             for c in checkers:
                 c.on_record(rec)
@@ -262,6 +267,45 @@ class ComplianceEngine:
         """Findings per control, with every checked control listed (zero included)."""
         got = Counter(f.control for f in self.findings)
         return {c.spec.id: got.get(c.spec.id, 0) for c in self.checkers}
+
+    def observations(self, checker: Checker) -> int:
+        """How often ``checker`` observed its clause: the records of the kinds it observes,
+        plus what it counted itself (audits, tests, deadlines)."""
+        return checker.observations + sum(self._seen.get(k, 0) for k in checker.spec.observes)
+
+    def verdicts(self) -> list[Verdict]:
+        """One verdict for every catalogued control of this run's regulation, in catalogue
+        order (see :mod:`twin.compliance.verdicts`); the five kinds add up to the catalogue."""
+        from twin.compliance.catalog import load_catalog, load_status
+
+        found = Counter(f.control for f in self.findings)
+        mine = {c.spec.id: c for c in self.checkers}
+        specs = registry()
+        status = load_status()
+        out: list[Verdict] = []
+        for cid in load_catalog().controls:
+            if cid.split(".")[0] != self.regulation:
+                continue
+            c = mine.get(cid)
+            if c is not None:
+                out.append(
+                    verdict(
+                        cid,
+                        findings=found.get(cid, 0),
+                        observations=self.observations(c),
+                        not_applicable=c.not_applicable(),
+                        needed=c.spec.needed,
+                    )
+                )
+            elif cid in specs:  # implemented, but this run asked for a subset of controls
+                out.append(Verdict(cid, "not_exercised", 0, 0, "left out of this run's checks"))
+            elif cid in status.out_of_scope:
+                out.append(Verdict(cid, "not_implemented", why=status.out_of_scope[cid]))
+            else:
+                p = status.planned.get(cid)
+                why = f"planned: {p.issue}" if p is not None else "not implemented"
+                out.append(Verdict(cid, "not_implemented", why=why))
+        return out
 
     def findings_json(self) -> list[Mapping[str, Any]]:
         return [

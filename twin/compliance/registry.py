@@ -41,6 +41,19 @@ class ControlSpec:
     checks: tuple[tuple[str, str], ...] = ()
     #: the parts of the clause it does not test, each saying why (or where it will be)
     unchecked: tuple[str, ...] = ()
+    #: the record kinds each of which is one observation of the clause (default: ``reads``
+    #: less the kinds that only tell a checker who is who, :data:`CONTEXT_KINDS`)
+    observes: tuple[str, ...] = ()
+    #: what must happen for the control to be exercised, in words (default: one of the
+    #: record kinds it observes)
+    needs: str = ""
+
+    @property
+    def needed(self) -> str:
+        """What the control needed to observe, for a verdict of "not exercised"."""
+        if self.needs:
+            return self.needs
+        return "a record of " + (", ".join(self.observes) or "its own end-of-run audit")
 
     @property
     def extent(self) -> str:
@@ -48,15 +61,47 @@ class ControlSpec:
         return "partial" if self.unchecked or not self.checks else "full"
 
 
+#: Record kinds that tell a checker who is who or what stands where (the casino's licence,
+#: the Board's lists, shifts, installed machines): context for a clause, never on their own an
+#: observation of it. A checker whose clause is about them names them in ``observes``.
+CONTEXT_KINDS = frozenset(
+    {
+        "casino_licensed",
+        "gaming_area_declared",
+        "person_listed",
+        "staff_registered",
+        "shift_started",
+        "shift_ended",
+        "machine_installed",
+    }
+)
+
+
 class Checker:
-    """Base of every checker. Subclasses override ``on_record`` and/or ``finish``."""
+    """Base of every checker. Subclasses override ``on_record`` and/or ``finish``.
+
+    Each record of a kind in ``spec.observes`` counts as one observation of the clause (the
+    engine counts them); a checker that tests something else (an end-of-run audit, a
+    statistical test, a deadline) counts it with :meth:`observed`. A control with no
+    observation was not exercised, whatever it found: it never reports "checked".
+    """
 
     spec: ClassVar[ControlSpec]
 
     def __init__(self, ctx: CheckContext) -> None:
         self.ctx = ctx
         self._reported: set[Hashable] = set()
+        self.observations = 0  # observations counted by the checker itself
         self.setup()
+
+    def observed(self, n: int = 1) -> None:
+        """Count ``n`` observations of the clause that are not records of ``spec.observes``
+        (an audit, a statistical test, a deadline that passed)."""
+        self.observations += n
+
+    def not_applicable(self) -> str | None:
+        """Why the ruleset makes this clause inapplicable to the run (None: it applies)."""
+        return None
 
     def setup(self) -> None:
         """Initialise the checker's own state (override instead of ``__init__``)."""
@@ -109,19 +154,29 @@ def control(
     test: str,
     checks: Mapping[str, str] | None = None,
     unchecked: tuple[str, ...] = (),
+    observes: tuple[str, ...] | None = None,
+    needs: str = "",
 ) -> Callable[[type[C]], type[C]]:
     """Register the decorated checker class as the proof of catalogue control ``id``.
 
     ``checks`` maps each part of the clause the checker tests to the pytest node id of the
     test that proves that part; ``unchecked`` names the parts it does not test, and why.
     ``twin controls`` prints both, so "implemented" never claims more than is true.
+    ``observes`` (default: ``reads`` less :data:`CONTEXT_KINDS`) are the record kinds each of
+    which is one observation of the clause; ``needs`` says in words what must happen for the
+    control to be exercised.
     """
+    seen = tuple(k for k in reads if k not in CONTEXT_KINDS) if observes is None else observes
+    if not set(seen) <= set(reads):
+        raise ValueError(f"control {id}: observes {sorted(set(seen) - set(reads))}, not read")
 
     def wrap(cls: type[C]) -> type[C]:
         if id in REGISTRY:
             raise ValueError(f"control {id} is registered twice")
         parts = tuple((checks or {}).items())
-        spec = ControlSpec(id, kind, title, reads, params, test, cls, parts, tuple(unchecked))
+        spec = ControlSpec(
+            id, kind, title, reads, params, test, cls, parts, tuple(unchecked), seen, needs
+        )
         cls.spec = spec
         REGISTRY[id] = spec
         return cls
