@@ -26,6 +26,7 @@ from typing import Any, ClassVar, Protocol, TypeVar, dataclass_transform
 R = TypeVar("R", bound="Record")
 
 _KINDS: dict[str, type[Record]] = {}
+_TRUTH: set[str] = set()  # kinds of the twin's ground truth (never read by a checker)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -166,11 +167,16 @@ def _payload_fields(cls: type[Record]) -> tuple[str, ...]:
 
 
 @dataclass_transform(frozen_default=True, kw_only_default=True)
-def record(kind: str, *, roles: tuple[str, ...] = ()) -> Callable[[type[R]], type[R]]:
+def record(
+    kind: str, *, roles: tuple[str, ...] = (), truth: bool = False
+) -> Callable[[type[R]], type[R]]:
     """Class decorator: make a frozen, slotted record dataclass registered under ``kind``.
 
     ``roles`` names the fields that refer to entities (each a ``str`` id, ``""`` for none,
-    or a tuple of ids).
+    or a tuple of ids). ``truth`` marks a record of the twin's ground truth, which neither
+    the casino nor the Board could see (who a launderer is, a person's true age or identity,
+    a device surveillance missed): the KPIs that measure detection read it, a compliance
+    checker never does (:func:`truth_kinds`; the control registry refuses it).
     """
 
     def wrap(cls: type[R]) -> type[R]:
@@ -187,9 +193,21 @@ def record(kind: str, *, roles: tuple[str, ...] = ()) -> Callable[[type[R]], typ
         if missing:
             raise TypeError(f"record {kind!r}: roles {missing} are not fields")
         _KINDS[kind] = made
+        if truth:
+            _TRUTH.add(kind)
         return made
 
     return wrap
+
+
+def truth_kinds() -> frozenset[str]:
+    """The record kinds of the twin's ground truth (registered with ``truth=True``)."""
+    return frozenset(_TRUTH)
+
+
+def is_truth(kind: str) -> bool:
+    """Whether records of ``kind`` carry the twin's ground truth."""
+    return kind in _TRUTH
 
 
 def kinds() -> dict[str, type[Record]]:

@@ -180,7 +180,7 @@ class SuspicionReported(Record):
 # --- the twin's truth ------------------------------------------------------------------------
 
 
-@record("laundering_act", roles=("launderer",))
+@record("laundering_act", roles=("launderer",), truth=True)
 class LaunderingAct(Record):
     """What happened (unseen by the licensee): ``launderer`` made an act of ``strategy``
     ("structuring", "minimal_play", "chip_passing", "junket_abuse", "slot_bill_route");
