@@ -86,7 +86,7 @@ def test_entrance_floor_runs_clean(clean: tuple[Casino, MemorySink]) -> None:
 def test_every_entrant_is_identified_and_listed_ones_refused(
     clean: tuple[Casino, MemorySink],
 ) -> None:
-    _, sink = clean
+    casino, sink = clean
     listed = {r.person: r.category for r in of(sink, PersonListed)}
     assert listed  # the population has barred and self-excluded members
     arrived = of(sink, PatronArrived)
@@ -98,7 +98,10 @@ def test_every_entrant_is_identified_and_listed_ones_refused(
     for a in arrived:
         key = (a.patron, a.visit)
         idc = checks[key]
-        assert idc.t == a.t and idc.document == a.patron and idc.age == a.age
+        # the age the door read is the member's own (the arrival no longer carries the
+        # twin's true age, issue 25)
+        assert idc.t == a.t and idc.document == a.patron
+        assert idc.age == casino.population.member(int(a.patron[1:]) - 1).age
         assert idc.checked == ("document_age", "board_list", "exclusion_list", "staff_register")
         assert (key in refused) != (key in admitted)
         if a.patron in listed:
@@ -161,7 +164,8 @@ def test_admission_age_is_a_ruleset_reading() -> None:
     """A stricter reading (30 years) refuses the younger members as under age, no finding."""
     casino, sink = run(scenario_data(hours=3.0, admission_min_age_years=30))
     assert casino.compliance is not None and casino.compliance.findings == []
-    young = {r.patron for r in of(sink, PatronArrived) if r.age < 30}
+    age = casino.population.member  # the twin's truth (the arrival no longer carries it)
+    young = {r.patron for r in of(sink, PatronArrived) if age(int(r.patron[1:]) - 1).age < 30}
     refused = {
         r.person for r in of(sink, EntryRefused) if r.reason == "under_age" and r.casino == "home"
     }
@@ -304,3 +308,26 @@ def test_no_entrance_admits_without_waiting() -> None:
     with pytest.raises(StopIteration) as stop:
         next(gen)
     assert stop.value.value is True
+
+
+def test_a_borrowed_document_is_found_by_recognition_not_by_the_truth() -> None:
+    """Issue 25: the door's records name the document's holder; the twin's truth
+    (``document_borrowed``) says who stood there. R20.1 finds the listed person only from the
+    surveillance's recognition, ten minutes after admission, citing it."""
+    from twin.floor.entrance import RECOGNISED_AFTER
+    from twin.floor.entrance_events import DocumentBorrowed, PersonRecognised
+
+    inj = {"kind": "entrance_borrowed_id", "at_hours": 1.0}
+    data = scenario_data(hours=2.0)
+    data["inject"] = [inj]
+    casino, sink = run(data)
+    (borrowed,) = of(sink, DocumentBorrowed)
+    (seen,) = of(sink, PersonRecognised)
+    (idc,) = [r for r in of(sink, IdChecked) if r.t == borrowed.t and r.casino == "home"]
+    assert idc.person == idc.document == borrowed.document != borrowed.person
+    assert (seen.person, seen.entered_as) == (borrowed.person, borrowed.document)
+    assert seen.t == borrowed.t + RECOGNISED_AFTER == 3600.0 + 600.0
+    assert casino.compliance is not None
+    (finding,) = casino.compliance.findings
+    assert finding.control == "MT98.R20.1" and finding.t == seen.t
+    assert seen.seq in finding.evidence and borrowed.seq not in finding.evidence

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from twin.casino import Casino
 from twin.commands import CommandAccepted, CommandRejected, parse_command
+from twin.compliance.verdicts import totals
 from twin.drivers import Driver, PacedDriver
 from twin.errors import InputError
 from twin.inject import InjectionLog
@@ -48,6 +49,10 @@ class ComplianceSummary:
     by_control: Mapping[str, int]
     wall_seconds: float
     share_of_run: float | None
+    #: how many of the regulation's catalogued controls have each verdict (the five add up
+    #: to ``controls_catalogued``), and each control's verdict (twin.compliance.verdicts)
+    verdict_counts: Mapping[str, int] = field(default_factory=dict)
+    verdicts: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +120,8 @@ class RunResult:
                 "findings": c.findings,
                 "warnings": c.warnings,
                 "by_control": dict(c.by_control),
+                "verdict_counts": dict(c.verdict_counts),
+                "verdicts": {k: dict(v) for k, v in c.verdicts.items()},
                 "wall_seconds": round(c.wall_seconds, 3),
                 "share_of_run": c.share_of_run,
             }
@@ -345,10 +352,13 @@ def _result(
         checked = eng.counts()
         counts = _by_control(casino, checked, [f.control for f in eng.findings])
         catalogued, implemented = eng.coverage()
+        verdicts = eng.verdicts()
+        tally = totals(verdicts)
         compliance = ComplianceSummary(
             ruleset=casino.ruleset.name,
             overridden={k: casino.ruleset.get(k) for k in sorted(casino.ruleset.overridden)},
-            controls_checked=len(checked),
+            # a control with no observation was not checked, whatever it is (issue 25)
+            controls_checked=tally["breached"] + tally["checked"],
             controls_catalogued=catalogued,
             controls_implemented=implemented,
             findings=len(eng.findings),
@@ -358,6 +368,8 @@ def _result(
             share_of_run=round(eng.wall_seconds / casino.wall_seconds, 4)
             if casino.wall_seconds
             else None,
+            verdict_counts={str(k): n for k, n in tally.items()},
+            verdicts={v.control: v.to_dict() for v in verdicts},
         )
         findings = tuple(eng.findings_json())
     return RunResult(

@@ -239,6 +239,9 @@ def run(
         if failures:
             click.echo(f"twin: --strict: {'; '.join(failures)}", err=True)
             sys.exit(1)
+        idle = strict_not_exercised(summary)
+        if idle:
+            click.echo(f"twin: --strict: passed; {idle}", err=True)
 
 
 def _status_lines() -> Any:
@@ -270,10 +273,16 @@ def run_warnings(summary: dict[str, Any]) -> list[str]:
     c = summary.get("compliance")
     if c is None:
         out.append("compliance was off: this run checked no control")
-    elif c["controls_checked"] == 0:
+    elif c["controls_implemented"] == 0:
         out.append(
             f"ruleset {c['ruleset']}: none of its {c['controls_catalogued']} catalogued controls "
             "is implemented yet, so this run checked nothing (see `twin controls`)"
+        )
+    elif c["controls_checked"] == 0:
+        out.append(
+            f"ruleset {c['ruleset']}: none of its {c['controls_implemented']} implemented "
+            "controls was exercised (what they needed never happened), so this run checked "
+            "nothing (see `twin controls --run`)"
         )
     for section in summary.get("kpis", {}).get("sections", {}).values():  # issue 10
         out.extend(section.get("warnings", ()))
@@ -294,11 +303,26 @@ def strict_failures(summary: dict[str, Any]) -> list[str]:
     if c is None or c["controls_checked"] == 0:
         out.append("no control was checked")
     elif c["findings"]:
-        out.append(f"{c['findings']} finding(s)")
+        breached = c.get("verdict_counts", {}).get("breached")
+        out.append(
+            f"{c['findings']} finding(s)"
+            + (f" ({breached} control(s) breached)" if breached else "")
+            + (f"; {quiet}" if (quiet := strict_not_exercised(summary)) else "")
+        )
     idle = sum(1 for i in summary.get("injections", []) if i["status"] != "applied")
     if idle:
         out.append(f"{idle} injection(s) did not take effect")
     return out
+
+
+def strict_not_exercised(summary: dict[str, Any]) -> str:
+    """What ``--strict`` says of the controls a run did not exercise ("" when none): they do
+    not fail it, since nothing they needed happened, but a clean run must not hide them."""
+    c = summary.get("compliance") or {}
+    n = c.get("verdict_counts", {}).get("not_exercised", 0)
+    if not n:
+        return ""
+    return f"{n} control(s) not exercised (what they needed never happened)"
 
 
 @cli.command()
@@ -384,13 +408,24 @@ def account(file: Path, as_json: bool, until_text: str | None) -> None:
 @click.option(
     "--parts", is_flag=True, help="Under each implemented control, the parts checked and not."
 )
-def controls(as_json: bool, parts: bool) -> None:
+@click.option(
+    "--run",
+    "run_dir",
+    type=click.Path(path_type=Path),
+    help="A run's folder (or its summary.json): each control's verdict in that run "
+    "(breached, checked with N observations, not exercised and what it needed, not "
+    "applicable, not implemented).",
+)
+def controls(as_json: bool, parts: bool, run_dir: Path | None) -> None:
     """Every catalogued control: implemented (in full or in part), out of scope (why), or not
-    yet."""
+    yet; with --run, what one run says of each."""
     from twin.compliance.catalog import controls_json, coverage, render_controls_text
     from twin.compliance.registry import registry
     from twin.hardware.findings import CATALOG as HARDWARE  # no MQTT: only what they say
 
+    if run_dir is not None:
+        _run_verdicts(run_dir, as_json)
+        return
     rows = coverage(registry())
     if as_json:
         doc = controls_json(rows)
@@ -412,6 +447,47 @@ def controls(as_json: bool, parts: bool) -> None:
         for b in behaviour_params():
             click.echo(f"  {b['ruleset']}  {b['param']} = {b['value']}  ({b['cite']})")
             click.echo(f"      {b['behaviour']}")
+
+
+def _run_verdicts(run_dir: Path, as_json: bool) -> None:
+    """``twin controls --run``: the verdicts a run's summary.json holds, one line each."""
+    from twin.compliance.catalog import load_catalog
+    from twin.compliance.verdicts import STATUS_WORDS, VERDICTS, totals_line
+
+    path = run_dir / "summary.json" if run_dir.is_dir() else run_dir
+    if not path.is_file():
+        found = "no such folder" if not run_dir.exists() else "no summary.json in it"
+        raise InputError(str(run_dir), "--run", "a run's folder or its summary.json", found)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        c = doc["compliance"]
+        verdicts: dict[str, dict[str, Any]] = c["verdicts"] if c else {}
+    except (json.JSONDecodeError, KeyError, TypeError, UnicodeDecodeError):
+        raise InputError(str(path), "compliance.verdicts", "a run summary with verdicts "
+                         "(written by this version of twin run)", "none") from None  # fmt: skip
+    if not verdicts:
+        raise InputError(str(path), "compliance", "a run with compliance on", "compliance off")
+    if as_json:
+        click.echo(json.dumps({"ruleset": c["ruleset"], "verdict_counts": c["verdict_counts"],
+                               "verdicts": verdicts}, indent=2))  # fmt: skip
+        return
+    titles = {k: v.title for k, v in load_catalog().controls.items()}
+    width = max(len(k) for k in verdicts)
+    for status in VERDICTS:
+        rows = [(k, v) for k, v in verdicts.items() if v["status"] == status]
+        if not rows:
+            continue
+        click.echo(f"{STATUS_WORDS[status]} ({len(rows)}):")
+        for k, v in rows:
+            detail = {
+                "breached": f"{v['findings']} finding(s), {v['observations']:,} observation(s)",
+                "checked": f"{v['observations']:,} observation(s)",
+            }.get(status, v["why"])
+            click.echo(f"  {k:<{width}}  {titles.get(k, '')}: {detail}")
+    click.echo(
+        f"{doc.get('scenario', '?')} (seed {doc.get('seed', '?')}, ruleset {c['ruleset']}): "
+        f"{c['controls_catalogued']} catalogued controls: {totals_line(c['verdict_counts'])}"
+    )
 
 
 def behaviour_params() -> list[dict[str, Any]]:

@@ -68,7 +68,8 @@ def _admit_listed(casino: Casino, inj: InjectViolation) -> None:
 @injection(
     "entrance_borrowed_id",
     "a listed member (target, default the first barred or self-excluded member) shows another "
-    "member's identity document, passes the door and plays in the gaming area (MT98.R20.1)",
+    "member's identity document, passes the door as that member and plays in the gaming area; "
+    "surveillance recognises them 10 minutes later (MT98.R20.1)",
     needs=(),
 )
 def _borrowed_id(casino: Casino, inj: InjectViolation) -> None:
@@ -77,7 +78,7 @@ def _borrowed_id(casino: Casino, inj: InjectViolation) -> None:
         return
     person = inj.target or _listed(door)
     assert person is not None
-    door.borrowed_document(person, _unlisted(door, "document"))
+    casino.env.process(door.borrowed_document(person, _unlisted(door, "document")))
 
 
 @injection(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from twin.compliance.verdicts import totals_line
+
 #: the roles the dispatcher staffs jobs with (a quiet one shows 0 %, not "not dispatched")
 _DISPATCHED = frozenset({"attendant", "technician", "inspector"})
 
@@ -62,13 +64,7 @@ def render_summary(s: dict[str, Any]) -> str:
     ]
     c = s.get("compliance")
     if c is not None:
-        flagged = {k: v for k, v in c["by_control"].items() if v}
-        lines.append(
-            f"  compliance ({c['ruleset']}): {c['controls_checked']} of "
-            f"{c['controls_catalogued']} catalogued controls checked "
-            f"({c['controls_implemented']} implemented), {c['findings']} finding(s)"
-            + (": " + ", ".join(f"{k} x{v}" for k, v in sorted(flagged.items())) if flagged else "")
-        )
+        lines.extend(compliance_lines(c))
     else:
         lines.append("  compliance off: no control checked")
     injections = s.get("injections", [])
@@ -80,6 +76,36 @@ def render_summary(s: dict[str, Any]) -> str:
             "  injections: " + ", ".join(f"{n} {status}" for status, n in by_status.items())
         )
     return "\n".join(lines)
+
+
+def compliance_lines(c: dict[str, Any]) -> list[str]:
+    """The verdict of every catalogued control of the run's regulation, counted (issue 25):
+    the five kinds add up to the catalogue, and the controls not exercised are named."""
+    flagged = {k: v for k, v in c["by_control"].items() if v}
+    found = f"{c['findings']} finding(s)" + (
+        ": " + ", ".join(f"{k} x{v}" for k, v in sorted(flagged.items())) if flagged else ""
+    )
+    counts = c.get("verdict_counts")
+    if not counts:  # a summary from before the verdicts
+        return [
+            f"  compliance ({c['ruleset']}): {c['controls_checked']} of "
+            f"{c['controls_catalogued']} catalogued controls checked "
+            f"({c['controls_implemented']} implemented), {found}"
+        ]
+    out = [
+        f"  compliance ({c['ruleset']}): {c['controls_catalogued']} catalogued controls: "
+        f"{totals_line(counts)}; {found}"
+    ]
+    idle = [k for k, v in c.get("verdicts", {}).items() if v["status"] == "not_exercised"]
+    if idle:
+        out.append(
+            "  not exercised (what they needed never happened; `twin controls --run` says "
+            "what): " + ", ".join(idle)
+        )
+    na = [k for k, v in c.get("verdicts", {}).items() if v["status"] == "not_applicable"]
+    if na:
+        out.append("  not applicable under this ruleset: " + ", ".join(na))
+    return out
 
 
 def _counts(d: dict[str, Any]) -> str:

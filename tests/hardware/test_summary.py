@@ -59,5 +59,10 @@ def test_summary_counts_hardware_findings_per_control(tmp_path: Path, broker: Br
     assert set(hw) == {f.id for f in CATALOG} - {"HW.drive", "HW.par"}
     assert sum(by_control.values()) == c["findings"] == len(result.findings)
     assert by_control == {**by_control, **found}  # every finding's control, counted right
-    # the catalogued controls checked are still the catalogue's (HW.* are not among them)
-    assert c["controls_checked"] == len(by_control) - len(hw)
+    # the catalogued controls' verdicts are the catalogue's (HW.* are not among them), and
+    # "checked" counts only those that observed something (issue 25)
+    assert set(c["verdicts"]) == set(by_control) - set(hw) | {
+        k for k, v in c["verdicts"].items() if v["status"] == "not_implemented"
+    }
+    assert sum(c["verdict_counts"].values()) == c["controls_catalogued"]
+    assert c["controls_checked"] == c["verdict_counts"]["breached"] + c["verdict_counts"]["checked"]

@@ -166,6 +166,8 @@ def control(
     which is one observation of the clause; ``needs`` says in words what must happen for the
     control to be exercised.
     """
+    if len(set(reads)) != len(reads):  # a kind read twice would be dispatched twice
+        raise ValueError(f"control {id}: reads a record kind twice: {sorted(reads)}")
     seen = tuple(k for k in reads if k not in CONTEXT_KINDS) if observes is None else observes
     if not set(seen) <= set(reads):
         raise ValueError(f"control {id}: observes {sorted(set(seen) - set(reads))}, not read")

@@ -39,6 +39,7 @@ from twin.errors import InputError
 from twin.floor.entrance_events import (
     BoardNotified,
     CasinoLicensed,
+    DocumentBorrowed,
     EntrantPlayed,
     EntryAdmitted,
     EntryRefused,
@@ -46,6 +47,7 @@ from twin.floor.entrance_events import (
     IdChecked,
     NoticeCopied,
     PersonListed,
+    PersonRecognised,
     SelfExclusionRequested,
     StaffRegistered,
     VisitAuthorised,
@@ -65,6 +67,9 @@ ORDER = ("under_age", "barred", "self_excluded", "employee", "inspector", "direc
 GAMING = "gaming"
 #: How long a person let into a bar by an injection stays (seconds).
 BAR_STAY = 1800.0
+#: how long after admission the casino's surveillance recognises a person who came in on
+#: another person's identity document (the injection ``entrance_borrowed_id``)
+RECOGNISED_AFTER = 600.0
 
 
 class Person(Protocol):
@@ -431,11 +436,17 @@ class Door:
         assert found  # the injection picks a listed person
         yield self.world.env.timeout(BAR_STAY)
 
-    def borrowed_document(self, person: str, document: str) -> None:
-        """``person`` shows ``document``'s identity document, passes, and plays."""
-        self.identify(self.home, person, 0, "play", document=document)
-        self.let_in(self.home, person, 0, "play", GAMING)
-        self.world.bus.emit(EntrantPlayed, casino=self.home.id, person=person, game="slots")
+    def borrowed_document(self, person: str, document: str) -> Proc:
+        """``person`` shows ``document``'s identity document, passes as its holder, and plays;
+        the casino's surveillance recognises them after ``RECOGNISED_AFTER`` seconds."""
+        home = self.home.id
+        self.world.bus.emit(DocumentBorrowed, casino=home, person=person, document=document)
+        self.identify(self.home, document, 0, "play")  # the door sees the document only
+        self.let_in(self.home, document, 0, "play", GAMING)
+        self.world.bus.emit(EntrantPlayed, casino=home, person=document, game="slots")
+        yield self.world.env.timeout(RECOGNISED_AFTER)
+        self.world.bus.emit(PersonRecognised, casino=home, person=person, entered_as=document,
+                            area=GAMING)  # fmt: skip
 
     def late_copy(self, person: str, peer: str, minutes: int) -> Proc:
         """``person`` asks this casino for self-exclusion; the copy to ``peer`` is held back

@@ -4,11 +4,13 @@ employees' visits to other casinos.
 
 ``casino`` names the casino whose door (or licensee) acts: this licensee's casino or a peer
 of the scenario's ``[[entrance.peers]]`` (every casino shares one Board). ``person`` is who
-really stands at the door (a population member ``P000123``, a staff member ``ATT-day-01`` or
-a director); ``document`` is whose identity document the door checked (the same person but
-for a borrowed document). Reasons and categories: ``under_age``, ``barred`` (under the Act),
-``self_excluded`` (the persons of s.26 of the Act), ``employee``, ``inspector``, ``director``
-(reg 24(1): they never gamble).
+the door identified (a population member ``P000123``, a staff member ``ATT-day-01`` or a
+director): the holder of the identity document it checked (``document``), which is all a door
+can know. Who really stood there when the document was borrowed is the twin's truth
+(``document_borrowed``), never read by a checker; a casino learns it only when its
+surveillance recognises the person inside (``person_recognised``). Reasons and categories:
+``under_age``, ``barred`` (under the Act), ``self_excluded`` (the persons of s.26 of the Act),
+``employee``, ``inspector``, ``director`` (reg 24(1): they never gamble).
 """
 
 from __future__ import annotations
@@ -156,11 +158,37 @@ class VisitAuthorised(Record):
     by: str
 
 
+@record("person_recognised", roles=("casino", "person", "entered_as"))
+class PersonRecognised(Record):
+    """The casino's surveillance recognised ``person`` in ``area`` of ``casino``, who had been
+    admitted as ``entered_as`` (another person's identity document): what a casino sees of a
+    borrowed document, and only when it sees it."""
+
+    casino: str
+    person: str
+    entered_as: str
+    area: str
+
+
+# --- the twin's truth ------------------------------------------------------------------------
+
+
+@record("document_borrowed", roles=("casino", "person", "document"), truth=True)
+class DocumentBorrowed(Record):
+    """What happened (unseen by the door): ``person`` showed ``document``'s identity document
+    at ``casino``'s door. The door's records name ``document``."""
+
+    casino: str
+    person: str
+    document: str
+
+
 __all__ = [
     "S26",
     "STAFF",
     "BoardNotified",
     "CasinoLicensed",
+    "DocumentBorrowed",
     "EntrantPlayed",
     "EntryAdmitted",
     "EntryRefused",
@@ -168,6 +196,7 @@ __all__ = [
     "IdChecked",
     "NoticeCopied",
     "PersonListed",
+    "PersonRecognised",
     "SelfExclusionRequested",
     "StaffRegistered",
     "VisitAuthorised",

@@ -7,14 +7,15 @@ from twin.records import Record, record
 
 @record("patron_arrived", roles=("patron",))
 class PatronArrived(Record):
-    """A member of the population came in for their ``visit``-th time (1, 2, 3...)."""
+    """A member of the population came in for their ``visit``-th time (1, 2, 3...). The
+    person's age is not here: what the casino knows of it is the age on the document its door
+    checks (``id_checked``)."""
 
     patron: str
     segment: str
     bankroll_cents: int
     visit: int
     residency: str
-    age: int
 
 
 @record("session_started", roles=("patron", "machine"))

@@ -214,8 +214,8 @@ class Launderers:
         number = pop.enter(index)
         m = pop.member(index)
         self.world.bus.emit(PatronArrived, patron=m.id, segment=m.segment,
-                            bankroll_cents=amount, visit=number, residency=m.residency,
-                            age=m.age)  # fmt: skip
+                            bankroll_cents=amount, visit=number,
+                            residency=m.residency)  # fmt: skip
         v = _Visitor(m.id, number, rng)
         if not (yield from self.hall.admit(v)):
             pop.leave(index)

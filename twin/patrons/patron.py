@@ -133,7 +133,6 @@ class Patron:
             bankroll_cents=self.plan.bankroll_cents,
             visit=self.visit_number,
             residency=member.residency,
-            age=member.age,
         )
         hall = self.hall
         if hall is None:

@@ -25,6 +25,7 @@ from twin.floor.entrance_events import (
     IdChecked,
     NoticeCopied,
     PersonListed,
+    PersonRecognised,
     SelfExclusionRequested,
     StaffRegistered,
     VisitAuthorised,
@@ -34,7 +35,7 @@ from twin.patrons.events import PatronArrived, SessionStarted
 from twin.records import Record
 
 T = "tests/test_entrance.py::"
-LISTING = ("person_listed", "self_exclusion_requested", "patron_arrived")
+LISTING = ("person_listed", "self_exclusion_requested", "id_checked")
 
 
 class Listing:
@@ -49,10 +50,10 @@ class Listing:
             self.why.setdefault(rec.person, (rec.category, rec.seq))
         elif isinstance(rec, SelfExclusionRequested):
             self.why.setdefault(rec.person, ("self_excluded", rec.seq))
-        elif isinstance(rec, PatronArrived) and rec.age < int(
+        elif isinstance(rec, IdChecked) and 0 <= rec.age < int(
             self.checker.ctx.param("admission_min_age_years")
-        ):
-            self.why.setdefault(rec.patron, ("under_age", rec.seq))
+        ):  # the age on the document the door checked: all the casino knows of it
+            self.why.setdefault(rec.person, ("under_age", rec.seq))
 
     def get(self, person: str) -> tuple[str, int] | None:
         return self.why.get(person)
@@ -64,11 +65,13 @@ class Listing:
     title="Barred persons kept out of the gaming area",
     reads=(
         *LISTING,
+        "patron_arrived",
         "gaming_area_declared",
         "machine_installed",
         "entry_admitted",
         "session_started",
         "entrant_played",
+        "person_recognised",
     ),
     params=("admission_min_age_years",),
     test=T + "test_injection_finds_exactly_its_control[R20.1]",
@@ -78,7 +81,10 @@ class Listing:
         "no person of s.26 (under age, barred under the Act, self-excluded) is admitted to the "
         "gaming area": T + "test_injection_finds_exactly_its_control[R20.1]",
         "... nor present in it (a slot session, play) at any time, whatever the door checked": T
-        + "test_injection_finds_exactly_its_control[R20.1]",
+        + "test_unidentified_entrant",
+        "a person who entered on another person's identity document is found when the casino's "
+        "surveillance recognises them inside (person_recognised), never from the twin's truth "
+        "(document_borrowed)": T + "test_injection_finds_exactly_its_control[R20.1]",
         "bars and restaurants are outside the gaming area (reg 20(2)): being there is not "
         "being in the gaming area": T + "test_injection_finds_exactly_its_control[R24.2]",
     },
@@ -89,6 +95,9 @@ class Listing:
         "area is modelled",
         "the categories of s.26 of the Act (not in the text) are read as under age, barred "
         "under the Act and self-excluded (admission_min_age_years is a reading)",
+        "under age is known only from the age on a document the door checked: a minor who "
+        "came in unchecked, or on an adult's document and was never recognised, is not found "
+        "(the casino could not know; reg 45 finds the unchecked entry)",
     ),
 )
 class GamingAreaKeptClear(Checker):
@@ -125,6 +134,14 @@ class GamingAreaKeptClear(Checker):
             self.present(rec.patron, rec, f"playing machine {rec.machine} in")
         elif isinstance(rec, EntrantPlayed) and rec.casino == self.home:
             self.present(rec.person, rec, f"playing {rec.game} in")
+        elif (
+            isinstance(rec, PersonRecognised)
+            and rec.casino == self.home
+            and rec.area not in self.other
+            and rec.area != "premises"
+        ):
+            doing = f"recognised (admitted as {rec.entered_as}) in"
+            self.present(rec.person, rec, doing, rec.entered_as)
 
     def placed(self, m: MachineInstalled) -> None:
         if m.zone not in self.gaming or m.zone in self.other:
@@ -136,16 +153,17 @@ class GamingAreaKeptClear(Checker):
                 (self.declared, m.seq),
             )
 
-    def present(self, person: str, rec: Record, doing: str) -> None:
+    def present(self, person: str, rec: Record, doing: str, entered_as: str = "") -> None:
         why = self.listing.get(person)
         if why is None:
             return
         category, seq = why
+        entry = self.entered.get(entered_as or person)
         self.report_once(
-            (person, self.entered.get(person)),
+            (person, entry),
             (person, self.home),
             f"{person} ({category.replace('_', ' ')}) was {doing} the gaming area of {self.home}",
-            (seq, rec.seq),
+            tuple(s for s in (seq, entry, rec.seq) if s is not None),
         )
 
 
@@ -153,7 +171,7 @@ class GamingAreaKeptClear(Checker):
     "MT98.R24.2",
     kind=Kind.RUNTIME,
     title="Barred persons not admitted to casino premises",
-    reads=(*LISTING, "casino_licensed", "id_checked", "entry_admitted", "session_started"),
+    reads=(*LISTING, "patron_arrived", "casino_licensed", "entry_admitted", "session_started"),
     params=("admission_min_age_years",),
     test=T + "test_injection_finds_exactly_its_control[R24.2]",
     checks={

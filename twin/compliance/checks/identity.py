@@ -37,6 +37,7 @@ P = "tests/test_controls_programs.py::"
     kind=Kind.RUNTIME,
     title="Only authorised and registered machines operate",
     reads=("machine_installed",),
+    observes=("machine_installed",),  # each machine installed is one observation
     test=T,
     checks={
         "the machine's registration is in the Board's register": C + "R28.3a]",
@@ -321,6 +322,7 @@ class MaximumPrize(Checker):
     kind=Kind.RECORD,
     title="Manufacturer's certificate available with required contents",
     reads=("machine_installed",),
+    observes=("machine_installed",),  # each machine installed is one observation
     test=T,
     checks={
         "a manufacturer's certificate exists": C + "R28.3f]",
@@ -400,6 +402,7 @@ class ManufacturerCertificate(Checker):
     kind=Kind.PERIODIC,
     title="Prize statements displayed on the machine",
     reads=("machine_installed",),
+    observes=("machine_installed",),  # each machine installed is one observation
     test=T,
     checks={
         "the machine displays the value of its prizes": C + "R29]",
@@ -428,6 +431,7 @@ class PrizesDisplayed(Checker):
     kind=Kind.PERIODIC,
     title="Display rules of play and the pay table",
     reads=("machine_installed",),
+    observes=("machine_installed",),  # each machine installed is one observation
     test=T,
     checks={
         "the machine displays its rules of play and payoff schedule": C + "R29]",
@@ -650,6 +654,7 @@ class HoldWorksheet(_ApprovedProgram):
     kind=Kind.PERIODIC,
     title="Theoretical hold in reports within manufacturer standards",
     reads=("machine_installed",),
+    observes=("machine_installed",),  # each machine installed is one observation
     test=T,
     checks={
         "the theoretical return is not below the manufacturer's certified minimum": C + "S1.20b]",

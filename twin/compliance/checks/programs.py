@@ -205,6 +205,8 @@ class _LinkApproved(Checker):
     def on_record(self, rec: Record) -> None:
         assert isinstance(rec, MachineInstalled)
         link = rec.progressive
+        if link:
+            self.observed()  # a machine on a link: the clause's subject
         if link and link not in self.ctx.facts.approved_links:
             self.report(
                 (rec.machine,),
@@ -219,6 +221,8 @@ class _LinkApproved(Checker):
     kind=Kind.GOVERNANCE,
     title="Linked progressives need Board approval",
     reads=("machine_installed",),
+    observes=(),
+    needs="a machine on a progressive link",
     test=T,
     checks={
         "every linked machine's link is approved by the Board": C + "S1.2a]",
@@ -237,6 +241,8 @@ class LinkedProgressivesApproved(_LinkApproved):
     kind=Kind.GOVERNANCE,
     title="Bonus and progressive schemes need prior Board approval",
     reads=("machine_installed",),
+    observes=(),
+    needs="a machine on a progressive link",
     test=T,
     checks={
         "a progressive scheme (link) on a machine has the Board's prior approval": C + "S1.2a]",
