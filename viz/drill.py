@@ -675,7 +675,9 @@ class DrillScreen:
             + 14
         )
         if not sc.mistakes:
-            y += t.draw(s, "Every step, in order, in time; no finding.", (x, y), 24, P.GOOD)
+            y += t.draw(
+                s, "Every step, in order, in time; no finding against you.", (x, y), 24, P.GOOD
+            )
         else:
             y += (
                 t.draw(s, "What went wrong, and the clause it breaks", (x, y), 24, P.TEXT, True) + 6
