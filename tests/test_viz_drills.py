@@ -130,10 +130,12 @@ def test_a_door_opened_before_its_reason_and_left_open_fails(tmp_path: Path) -> 
 
 
 def test_a_fill_slip_signed_before_the_call_fails_on_order(tmp_path: Path) -> None:
+    """The slip is signed before the call (the steps' order) and so before the fill it
+    records (its ``after``, S1.8): two order mistakes, and the count is missed."""
     sc, _v, _s = _play("hopper-fill", [("key", "3"), ("key", "1"), ("wait", 600)], tmp_path)
     assert not sc.passed
-    assert _found(sc) == {("order", "MT98.S1.7b"), ("missed", "MT98.S1.7b")}
-    assert sc.points == 100 - 10 - 25
+    assert _found(sc) == {("order", "MT98.S1.7b"), ("order", "MT98.S1.8"), ("missed", "MT98.S1.7b")}
+    assert sc.points == 100 - 10 - 10 - 25
 
 
 def test_the_drop_team_is_called_by_the_operator(tmp_path: Path) -> None:
@@ -165,14 +167,14 @@ def test_a_drop_counted_with_no_team_called_fails_on_r36(tmp_path: Path) -> None
     assert not list(read_rows(tmp_path / "ledger.sqlite", kinds=("money_removed",)))
 
 
-def test_an_outsider_emptying_a_drop_fails_the_drill_with_the_r36_finding(
+def test_an_outsider_emptying_another_machines_drop_is_shown_not_scored(
     tmp_path: Path,
 ) -> None:
     """The operator's steps are right, but on a second machine someone not acting for the
     licensee empties the drop (an injected violation): the compliance engine's reg 36
-    finding fails the attempt, cited by control id and title. (The floor refuses to staff a
-    job with anyone not holding its roles, so the operator's own call cannot send such a
-    person.)"""
+    finding is about A-002, not the drilled machine nor the trainee's acts, so it is shown
+    (cited by control id and title), never deducted. (Issue 9 failed the attempt on it;
+    issue 25: drills score only the trainee's acts.)"""
     spec = find_drill("drop-collection")
     spec = replace(
         spec,
@@ -185,13 +187,15 @@ def test_an_outsider_emptying_a_drop_fails_the_drill_with_the_r36_finding(
     attempt = start_attempt(spec, out=tmp_path)
     assert attempt.machine == "A-001"  # the drop that waits for the operator
     sc = play_script(attempt, CORRECT["drop-collection"])
-    assert not sc.passed
+    assert sc.passed, sc.summary_text()
     assert list(sc.steps_done) == ["call", "count", "record"]
-    assert _found(sc) == {("finding", "MT98.R36")}
-    findings = [m for m in sc.mistakes if m.what == "finding"]
+    assert sc.mistakes == () and sc.points == 100
+    findings = list(sc.shown)
+    assert findings and {(m.what, m.clause) for m in findings} == {("finding", "MT98.R36")}
     assert {m.title for m in findings} == {"Only the licensee's people remove money from machines"}
     assert all("of A-002: not the licensee's employee" in m.text for m in findings)
-    assert sc.points == max(0, 100 - 25 * len(findings))
+    saved = json.loads((tmp_path / "score.json").read_text())
+    assert saved["mistakes"] == [] and len(saved["shown"]) == len(findings)
 
 
 def test_a_second_call_is_refused_by_the_floor(tmp_path: Path) -> None:

@@ -10,9 +10,19 @@ clause of the regulations it carries out, and a time limit.
 until the situation arises, then hands it to the viewer, paced. Every step the operator takes
 (a key ``1``..``9`` or a click on the step) goes into the inbox as a command and is in the
 ledger. ``F`` finishes: the run is closed and :func:`score` reads the attempt back **from its
-ledger**: steps missed, steps out of order, commands the floor refused, outcomes missing, the
-compliance engine's findings during the attempt (control id and title from the catalog), and
-the time taken. The score and the ledger are saved; the viewer shows a summary screen.
+ledger**: steps missed, steps out of order (against the order listed, and a step done before
+an outcome its ``after`` names, e.g. a slip signed before the payout it records), commands
+the floor refused, outcomes missing, the compliance engine's findings during the attempt
+(control id and title from the catalog), and the time taken.
+
+Only the trainee's acts are scored: their own commands, and the drilled subject (the
+trigger's machine) in the drilled episode (from the trigger until the same situation arises
+on that machine again). A finding counts if its evidence holds one of the trainee's commands,
+or it names the drilled machine and its evidence lies in the episode; every other finding
+during the attempt (another machine's jackpot, a later episode) is listed in the score's
+``shown`` ("shown, not scored"), never deducted. A trigger may require a patron playing at
+its machine (``patron_playing``), read from the sessions in the records. The score and the
+ledger are saved; the viewer shows a summary screen.
 """
 
 from __future__ import annotations
@@ -57,6 +67,7 @@ class Step:
     clause: str
     job: str = ""  # assign_job: the kind of job (default: the trigger's)
     door: str = "slot"
+    after: tuple[str, ...] = ()  # outcome ids whose records must be in the ledger first
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +76,7 @@ class Outcome:
     text: str
     clause: str
     match: Mapping[str, Any] = field(default_factory=dict)
+    id: str = ""  # what a step's ``after`` names (default: the kind)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +97,9 @@ class DrillSpec:
     machine: str
     steps: tuple[Step, ...]
     outcomes: tuple[Outcome, ...]
+    #: the trigger only counts on a machine a patron is playing at (a session started, the
+    #: patron not gone) when its record is written
+    trigger_patron_playing: bool = False
 
 
 def _need(
@@ -113,12 +128,37 @@ def load_drill(path: Path) -> DrillSpec:
     trig = doc.get("trigger", {})
     if not isinstance(trig, dict):
         raise InputError(path, "trigger", "a [trigger] table", repr(trig))
+    playing = trig.get("patron_playing", False)
+    if not isinstance(playing, bool):
+        raise InputError(path, "trigger.patron_playing", "true or false", repr(playing))
+    outcomes: list[Outcome] = []
+    for i, o in enumerate(doc.get("outcome", [])):
+        where = f"outcome[{i}]."
+        kind = _need(o, "kind", str, path, where)
+        oid = str(o.get("id", kind))
+        if any(x.id == oid for x in outcomes):
+            raise InputError(path, f"{where}id", "an id no other outcome has", oid)
+        outcomes.append(
+            Outcome(
+                kind=kind,
+                text=_need(o, "text", str, path, where),
+                clause=_need(o, "clause", str, path, where),
+                match=dict(o.get("match", {})),
+                id=oid,
+            )
+        )
     steps: list[Step] = []
     for i, s in enumerate(doc.get("step", [])):
         where = f"step[{i}]."
         command = _need(s, "command", str, path, where)
         if command not in ACTIONS:
             raise InputError(path, f"{where}command", f"one of {', '.join(ACTIONS)}", command)
+        after = s.get("after", [])
+        known = [o.id for o in outcomes]
+        if not isinstance(after, list) or any(a not in known for a in after):
+            raise InputError(
+                path, f"{where}after", f"a list of outcome ids ({', '.join(known)})", repr(after)
+            )
         steps.append(
             Step(
                 id=_need(s, "id", str, path, where),
@@ -127,19 +167,11 @@ def load_drill(path: Path) -> DrillSpec:
                 clause=_need(s, "clause", str, path, where),
                 job=str(s.get("job", "")),
                 door=str(s.get("door", "slot")),
+                after=tuple(after),
             )
         )
     if not 1 <= len(steps) <= 9:
         raise InputError(path, "step", "1 to 9 [[step]] tables (keys 1 to 9)", str(len(steps)))
-    outcomes = [
-        Outcome(
-            kind=_need(o, "kind", str, path, f"outcome[{i}]."),
-            text=_need(o, "text", str, path, f"outcome[{i}]."),
-            clause=_need(o, "clause", str, path, f"outcome[{i}]."),
-            match=dict(o.get("match", {})),
-        )
-        for i, o in enumerate(doc.get("outcome", []))
-    ]
     seed = d.get("seed")
     return DrillSpec(
         id=_need(d, "id", str, path, "drill."),
@@ -158,6 +190,7 @@ def load_drill(path: Path) -> DrillSpec:
         machine=str(trig.get("machine", "")),
         steps=tuple(steps),
         outcomes=tuple(outcomes),
+        trigger_patron_playing=playing,
     )
 
 
@@ -199,10 +232,14 @@ class Score:
     time_taken_s: float
     time_limit_s: float
     ledger: str
+    #: the floor's findings during the attempt about anything but the drilled subject (another
+    #: machine, a later episode): shown, not scored
+    shown: tuple[Mistake, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         doc = asdict(self)
         doc["mistakes"] = [asdict(m) for m in self.mistakes]
+        doc["shown"] = [asdict(m) for m in self.shown]
         return doc
 
     def summary_text(self) -> str:
@@ -212,6 +249,7 @@ class Score:
             f"{self.time_taken_s / 60:.1f} of {self.time_limit_s / 60:.0f} minutes"
         ]
         lines += [f"  {m.what}: {m.text} [{m.clause}]" for m in self.mistakes]
+        lines += [f"  shown, not scored: {m.text} [{m.clause}]" for m in self.shown]
         lines.append(f"  ledger: {self.ledger}")
         return "\n".join(lines)
 
@@ -227,6 +265,7 @@ class Attempt:
         self.started_t = 0.0
         self.machine = spec.machine
         self.trigger_job = ""
+        self.patron = ""  # the patron playing at the machine when the trigger came (if any)
         self.score: Score | None = None
         self.done: list[str] = []  # step ids sent, in order
 
@@ -241,15 +280,26 @@ class Attempt:
             self.started_t = self.source.t
             return
         seen: list[Mapping[str, Any]] = []
+        playing: dict[str, str] = {}  # machine -> the patron whose session is in progress
         casino = self.casino
 
         class Watch:
             def accept(self, rec: Any) -> None:
+                if rec.kind == "session_started":
+                    playing[rec.machine] = rec.patron
+                elif rec.kind == "patron_left" and playing.get(rec.machine) == rec.patron:
+                    del playing[rec.machine]
                 if rec.kind == spec.trigger_kind and not seen:
                     doc = rec.payload()
                     matches = all(doc.get(k) == v for k, v in spec.trigger_match.items())
-                    if matches and (not spec.machine or doc.get("machine") == spec.machine):
-                        seen.append({**doc, "t": rec.t})
+                    where = str(doc.get("machine", ""))
+                    patron = playing.get(where, "")
+                    if (
+                        matches
+                        and (not spec.machine or where == spec.machine)
+                        and (patron or not spec.trigger_patron_playing)
+                    ):
+                        seen.append({**doc, "t": rec.t, "playing": patron})
 
             def close(self) -> None:
                 pass
@@ -268,6 +318,7 @@ class Attempt:
         self.started_t = float(trig["t"])
         self.machine = str(trig.get("machine", "")) or self.machine
         self.trigger_job = str(trig.get("job_id", ""))
+        self.patron = str(trig.get("playing", ""))
 
     # -- the operator's steps (keyboard/mouse -> inbox) ----------------------------------------
     def command_for(self, step: Step) -> Command | None:
@@ -351,22 +402,39 @@ def _titles() -> dict[str, str]:
 
 
 def score(spec: DrillSpec, ledger: Path, started_t: float, machine: str) -> Score:
-    """Score an attempt from its ledger alone (see the module docstring)."""
+    """Score an attempt from its ledger alone (see the module docstring).
+
+    Only the trainee's acts count: their own commands, and what happened to the drilled
+    subject (``machine``) in the drilled episode, from the trigger to the next time the same
+    situation arises on that machine (the end of the ledger if it does not). Findings about
+    anything else (another machine's jackpot, a later episode) are listed in ``shown``,
+    never deducted.
+    """
     titles = _titles()
-    docs = [
-        json.loads(body)
-        for _s, t, kind, body in read_rows(ledger)
-        if t >= started_t
-        and kind
-        in ("command_accepted", "command_rejected", "finding", *(o.kind for o in spec.outcomes))
-    ]
+    wanted = {"command_accepted", "command_rejected", "finding", *(o.kind for o in spec.outcomes)}
+    if spec.trigger_kind != "start":
+        wanted.add(spec.trigger_kind)
+    first_seq: int | None = None
+    docs: list[tuple[int, dict[str, Any]]] = []
+    for seq, t, kind, body in read_rows(ledger):
+        if t < started_t:
+            continue
+        if first_seq is None:
+            first_seq = seq
+        if kind in wanted:
+            docs.append((seq, json.loads(body)))
+    end_seq = _episode_end(spec, docs, machine)
+    episode = range(first_seq if first_seq is not None else 0, end_seq)
     mistakes: list[Mistake] = []
+    shown: list[Mistake] = []
     steps = list(spec.steps)
-    performed: list[tuple[int, float]] = []
+    performed: list[tuple[int, float, int]] = []  # step index, t, seq of its command
     taken: set[int] = set()
-    for d in docs:
+    mine: set[int] = set()  # seqs of the trainee's commands
+    for seq, d in docs:
         if d["kind"] not in ("command_accepted", "command_rejected") or d["source"] != "operator":
             continue
+        mine.add(seq)
         args = json.loads(d["args"])
         if d["kind"] == "command_rejected":
             mistakes.append(
@@ -376,11 +444,24 @@ def score(spec: DrillSpec, ledger: Path, started_t: float, machine: str) -> Scor
         index = _match_step(steps, taken, d["command"], args, spec.id)
         if index is not None:
             taken.add(index)
-            performed.append((index, float(d["t"])))
+            performed.append((index, float(d["t"]), seq))
+    # the records each outcome asks for, on the drilled machine, in the drilled episode
+    done_at: dict[str, int] = {}
+    for o in spec.outcomes:
+        seqs = [
+            seq
+            for seq, d in docs
+            if seq in episode
+            and d["kind"] == o.kind
+            and d.get("machine") == machine
+            and all(d.get(k) == v for k, v in o.match.items())
+        ]
+        if seqs:
+            done_at[o.id] = seqs[0]
     highest = -1
-    for index, _t in performed:
+    for index, _t, seq in performed:
+        s = steps[index]
         if index < highest:
-            s = steps[index]
             mistakes.append(
                 Mistake(
                     "order",
@@ -390,26 +471,38 @@ def score(spec: DrillSpec, ledger: Path, started_t: float, machine: str) -> Scor
                 )
             )
         highest = max(highest, index)
+        for oid in s.after:
+            if done_at.get(oid, end_seq) > seq:
+                o = next(o for o in spec.outcomes if o.id == oid)
+                mistakes.append(
+                    Mistake(
+                        "order",
+                        f"'{s.text}' was done before '{o.text}'",
+                        s.clause,
+                        titles.get(s.clause, ""),
+                    )
+                )
     for i, s in enumerate(steps):
         if i not in taken:
             mistakes.append(
                 Mistake("missed", f"'{s.text}' was not done", s.clause, titles.get(s.clause, ""))
             )
     for o in spec.outcomes:
-        if not any(
-            d["kind"] == o.kind
-            and d.get("machine") == machine
-            and all(d.get(k) == v for k, v in o.match.items())
-            for d in docs
-        ):
+        if o.id not in done_at:
             mistakes.append(
                 Mistake("outcome", f"{o.text}: not done", o.clause, titles.get(o.clause, ""))
             )
-    for d in docs:
+    for _seq, d in docs:
         if d["kind"] == "finding":
             control = str(d["control"])
-            mistakes.append(Mistake("finding", str(d["message"]), control, titles.get(control, "")))
-    last = max((t for _i, t in performed), default=started_t)
+            found = Mistake("finding", str(d["message"]), control, titles.get(control, ""))
+            evidence = [int(e) for e in d.get("evidence", ())]
+            ours = any(e in mine for e in evidence) or (
+                machine in d.get("subjects", ())
+                and (not evidence or any(e in episode for e in evidence))
+            )
+            (mistakes if ours else shown).append(found)
+    last = max((t for _i, t, _s in performed), default=started_t)
     taken_s = last - started_t
     if taken_s > spec.time_limit_s:
         mistakes.append(
@@ -425,13 +518,31 @@ def score(spec: DrillSpec, ledger: Path, started_t: float, machine: str) -> Scor
         drill=spec.id,
         passed=not any(m.what in failing for m in mistakes),
         points=points,
-        steps_done=tuple(steps[i].id for i, _t in performed),
+        steps_done=tuple(steps[i].id for i, _t, _s in performed),
         mistakes=tuple(mistakes),
         started_t=started_t,
         time_taken_s=taken_s,
         time_limit_s=spec.time_limit_s,
         ledger=str(ledger),
+        shown=tuple(shown),
     )
+
+
+def _episode_end(
+    spec: DrillSpec, docs: Sequence[tuple[int, Mapping[str, Any]]], machine: str
+) -> int:
+    """The seq at which the drilled situation arises again on ``machine`` (the drilled
+    episode ends there; past the last seq if it never does, or the drill starts at once)."""
+    if spec.trigger_kind == "start":
+        return 1 << 62
+    again = [
+        seq
+        for seq, d in docs
+        if d["kind"] == spec.trigger_kind
+        and d.get("machine") == machine
+        and all(d.get(k) == v for k, v in spec.trigger_match.items())
+    ]
+    return again[1] if len(again) > 1 else 1 << 62
 
 
 def _match_step(
@@ -512,9 +623,10 @@ class DrillScreen:
         elapsed = max(0.0, a.source.t - a.started_t)
         limit = a.spec.time_limit_s
         colour = P.FINDING if elapsed > limit else P.TEXT
+        who = f", patron {a.patron}" if a.patron else ""
         y += t.draw(
             s,
-            f"machine {a.machine}   time {elapsed / 60:4.1f} of {limit / 60:.0f} min",
+            f"machine {a.machine}{who}   time {elapsed / 60:4.1f} of {limit / 60:.0f} min",
             (x, y),
             20,
             colour,
@@ -563,7 +675,9 @@ class DrillScreen:
             + 14
         )
         if not sc.mistakes:
-            y += t.draw(s, "Every step, in order, in time; no finding.", (x, y), 24, P.GOOD)
+            y += t.draw(
+                s, "Every step, in order, in time; no finding against you.", (x, y), 24, P.GOOD
+            )
         else:
             y += (
                 t.draw(s, "What went wrong, and the clause it breaks", (x, y), 24, P.TEXT, True) + 6
@@ -577,6 +691,16 @@ class DrillScreen:
             if m.clause == "-":
                 clause = "the drill's own rule (no clause)"
             y += t.draw(s, clause, (x + 18, y), 19, P.MUTED, width=panel.w - 60) + 6
+        if sc.shown and y <= panel.bottom - 90:
+            y += 8
+            head = f"Elsewhere on the floor meanwhile: shown, not scored ({len(sc.shown)})"
+            y += t.draw(s, head, (x, y), 22, P.MUTED, True) + 4
+        for m in sc.shown:
+            if y > panel.bottom - 60:
+                break
+            pygame.draw.rect(s, P.MUTED, (x, y + 4, 10, 10), 1)
+            y += t.draw(s, f"{m.text}  [{m.clause}]", (x + 18, y), 19, P.MUTED, width=panel.w - 60)
+            y += 2
         t.draw(
             s,
             f"score and ledger saved in {Path(sc.ledger).parent}",
