@@ -36,7 +36,7 @@ from pydantic import (
 )
 
 from twin.clock import Clock, OpeningHours
-from twin.dists import Distribution, Lognormal, Normal, Triangular, expect, invalid
+from twin.dists import Distribution, Lognormal, Normal, Triangular, Uniform, expect, invalid
 from twin.errors import InputError
 
 __all__ = [
@@ -354,7 +354,8 @@ class Segment(_Model):
     zones: tuple[Ident, ...] = Field(default=(), strict=False)
 
 
-#: Ages a member of the population may have (years). Legal age is a ruleset matter.
+#: Ages an adult member of the population may have (years); minors are drawn apart
+#: (``minor_share``, ``minor_age``). Legal age is a ruleset matter, the door's a policy.
 AGE_RANGE = (18.0, 110.0)
 #: Without a [patrons.population] size: the expected arrivals of this many days, at least
 #: ``MIN_DEFAULT_MEMBERS`` members.
@@ -369,6 +370,16 @@ def _check_age(d: Distribution) -> Distribution:
         hint = " (give a normal a min and a max)" if d.dist == "normal" else ""
         raise invalid(
             f"a distribution of ages within [{AGE_RANGE[0]:g}, {AGE_RANGE[1]:g}]{hint}",
+            found=_Plain(f"values from {lo:g} to {hi:g}"),
+        )
+    return d
+
+
+def _check_minor_age(d: Distribution) -> Distribution:
+    lo, hi = d.support
+    if lo < 0 or hi > AGE_RANGE[0]:
+        raise invalid(
+            f"a distribution of ages within [0, {AGE_RANGE[0]:g}]",
             found=_Plain(f"values from {lo:g} to {hi:g}"),
         )
     return d
@@ -429,6 +440,13 @@ class PopulationConfig(_Model):
     )
     self_excluded_share: Share = 0.0
     barred_share: Share = 0.0
+    #: members under age (the world as it is, issue 34): this share of the members has an
+    #: age drawn from ``minor_age`` instead of ``age``; what the door does with them is the
+    #: door's policy ([entrance.policy]), what the law says is the ruleset's
+    minor_share: Share = 0.0
+    minor_age: Annotated[Distribution, AfterValidator(_check_minor_age)] = Uniform(
+        low=14.0, high=18.0
+    )
 
 
 def _check_24(value: tuple[float, ...]) -> tuple[float, ...]:
@@ -698,6 +716,30 @@ class PeerCasino(_Model):
     visits_per_hour: NonNegativeFloat = 20.0
 
 
+#: What a door can look at in an id check (an ``id_checked`` record lists what it did).
+DoorCheck = Literal["document_age", "board_list", "exclusion_list", "staff_register"]
+DOOR_CHECKS: tuple[DoorCheck, ...] = get_args(DoorCheck)
+
+
+class DoorPolicy(_Model):
+    """``[entrance.policy]``: this casino's own door procedure (issue 34). The default is what
+    the ruleset requires: the ruleset's ``admission_min_age_years`` and every check. A policy
+    looser than the law is a legal scenario whose breaches the controls find (they read the
+    ruleset, never this); a stricter one is clean and shows its cost (more refusals)."""
+
+    #: the age from which the door admits (None: the ruleset's ``admission_min_age_years``)
+    admission_min_age_years: (
+        Annotated[int, expect("an integer from 0 to 110", lambda v: 0 <= v <= 110)] | None
+    ) = None
+    #: what the door looks at in each id check
+    checks: tuple[DoorCheck, ...] = Field(default=DOOR_CHECKS, strict=False)
+
+    @model_validator(mode="after")
+    def _check(self) -> DoorPolicy:
+        _check_unique(list(self.checks), "checks", "", "check")
+        return self
+
+
 class EntranceConfig(_Model):
     """``[entrance]``: the door (regs 20, 24). ``casino`` is this licensee's casino id;
     ``non_gaming_zones`` the zones of the approved layout outside the gaming area (bars,
@@ -717,6 +759,7 @@ class EntranceConfig(_Model):
     authorised_visits_per_day: NonNegativeFloat = 0.0
     authorisation_hours: PositiveFloat = 2.0
     peers: tuple[PeerCasino, ...] = Field(default=(), strict=False)
+    policy: DoorPolicy = Field(default_factory=DoorPolicy)
 
     @model_validator(mode="after")
     def _check(self) -> EntranceConfig:

@@ -53,14 +53,14 @@ from twin.floor.entrance_events import (
     VisitAuthorised,
 )
 from twin.records import Record
-from twin.scenario import EntranceConfig
+from twin.scenario import DOOR_CHECKS, EntranceConfig
 from twin.staff.dispatch import Dispatcher
 from twin.world import World, quantize
 
 Proc = Generator[simpy.events.Event, Any, Any]
 
 #: What a door checks of every entrant (an id check record lists these).
-CHECKED = ("document_age", "board_list", "exclusion_list", "staff_register")
+CHECKED: tuple[str, ...] = DOOR_CHECKS
 #: The order in which reasons are given (the first found is the refusal's reason).
 ORDER = ("under_age", "barred", "self_excluded", "employee", "inspector", "director")
 #: The area a player is admitted to.
@@ -136,7 +136,16 @@ class Door:
         self.config = config
         self.people = people
         self.staff = staff
-        self.admission_age = admission_age
+        # this casino's door follows its own policy (issue 34), whose default is the law
+        # (``admission_age``: the ruleset's); the peers' doors follow the law
+        policy = config.policy
+        self.law_age = admission_age
+        self.admission_age = (
+            admission_age
+            if policy.admission_min_age_years is None
+            else policy.admission_min_age_years
+        )
+        self.checks = tuple(c for c in CHECKED if c in policy.checks)
         self.gaming_zones = tuple(sorted(set(gaming_zones)))
         for i, zone in enumerate(config.non_gaming_zones):
             if zone in self.gaming_zones:
@@ -218,20 +227,28 @@ class Door:
         i = self._index.get(person)
         return None if i is None else self.people.member(i)
 
+    def looks_at(self, casino: CasinoDoor) -> tuple[str, ...]:
+        """What ``casino``'s door checks: this casino's, its policy's; a peer's, everything."""
+        return self.checks if casino.home else CHECKED
+
     def check(self, casino: CasinoDoor, person: str, purpose: str) -> tuple[str, ...]:
-        """The categories the door finds for ``person`` (document and lists)."""
+        """The categories the door finds for ``person`` (document and lists), looking only
+        at what its procedure checks."""
         found: list[str] = []
+        looks = self.looks_at(casino)
+        age = self.admission_age if casino.home else self.law_age
         m = self.member(person)
+        excluded = "exclusion_list" in looks and person in casino.excluded
         if m is not None:
-            if m.age < self.admission_age:
+            if "document_age" in looks and m.age < age:
                 found.append("under_age")
-            if m.barred:
+            if "board_list" in looks and m.barred:
                 found.append("barred")
-            if m.self_excluded or person in casino.excluded:
+            if ("board_list" in looks and m.self_excluded) or excluded:
                 found.append("self_excluded")
-        elif person in casino.excluded:
+        elif excluded:
             found.append("self_excluded")
-        if purpose == "play" and person in self.register:
+        if purpose == "play" and "staff_register" in looks and person in self.register:
             found.append(self.register[person])
         return tuple(found)
 
@@ -255,7 +272,7 @@ class Door:
             visit=visit,
             purpose=purpose,
             age=-1 if m is None else m.age,
-            checked=CHECKED,
+            checked=self.looks_at(casino),
             found=found,
         )
         return found

@@ -120,10 +120,16 @@ class Population:
         residency = tuple(pop.residency)
         nationalities = pop.nationalities or {"": 1.0}
         nationality = tuple(nationalities)
+        age = np.floor(pop.age.sample_many(rngs["age"], n)).astype(np.int64)
+        if pop.minor_share > 0:  # a stream of its own: a population without minors is unchanged
+            young = streams.stream("population", "minors")
+            minor = young.random(n) < pop.minor_share
+            ages = np.floor(pop.minor_age.sample_many(young, int(minor.sum()))).astype(np.int64)
+            age[minor] = ages
         return cls(
             segments,
             segment=_categorical(rngs["segment"], [s.share for s in segments], n),
-            age=np.floor(pop.age.sample_many(rngs["age"], n)).astype(np.int64),
+            age=age,
             residency=residency,
             residency_index=_categorical(
                 rngs["residency"], [pop.residency[r] for r in residency], n

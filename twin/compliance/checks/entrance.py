@@ -178,6 +178,10 @@ class GamingAreaKeptClear(Checker):
         "knowingly: no casino's door admits anyone (to any part of the premises, a bar "
         "included) whom its id check found to be of s.26": T
         + "test_injection_finds_exactly_its_control[R24.2]",
+        "recklessly: this casino's door admits no one whose checked document shows an age "
+        "under the ruleset's, or whom the Board's list names, whatever its own procedure "
+        "looked at (a door policy looser than the law)": "tests/test_door_policy.py::"
+        "test_a_door_that_admits_from_16_is_found_on_each_admitted_minor",
         "recklessly: a person of s.26 let in (an admission or a slot session) with no id "
         "check of that person at that door (anyone else let in unidentified is reg 45's "
         "finding, MT98.R45)": T + "test_unidentified_entrant",
@@ -194,13 +198,16 @@ class GamingAreaKeptClear(Checker):
 class ListedKeptOut(Checker):
     def setup(self) -> None:
         self.listing = Listing(self)
+        self.board: dict[str, tuple[str, int]] = {}  # the Board's list: person -> (category, seq)
         self.home = ""
         self.checked: dict[tuple[str, str], IdChecked] = {}  # (casino, person) -> latest
         self.arrived: dict[str, int] = {}  # person -> arrival seq, until its id check
 
     def on_record(self, rec: Record) -> None:
         self.listing.accept(rec)
-        if isinstance(rec, CasinoLicensed):
+        if isinstance(rec, PersonListed):
+            self.board.setdefault(rec.person, (rec.category, rec.seq))
+        elif isinstance(rec, CasinoLicensed):
             if rec.home:
                 self.home = rec.casino
         elif isinstance(rec, IdChecked):
@@ -223,10 +230,34 @@ class ListedKeptOut(Checker):
                     f"into the {rec.area} all the same",
                     (idc.seq, rec.seq),
                 )
+            elif rec.casino == self.home:
+                self.reckless(rec, idc)
         elif isinstance(rec, SessionStarted):
             seq = self.arrived.pop(rec.patron, None)
             if seq is not None:
                 self.unidentified(rec.patron, self.home, rec, seq)
+
+    def reckless(self, rec: EntryAdmitted, idc: IdChecked) -> None:
+        """This casino's door let in a person of s.26 whom its id check did not find but could
+        have: the document it read shows an age under the ruleset's, or the Board's list names
+        the person (a door whose own procedure is looser than the law)."""
+        least = int(self.ctx.param("admission_min_age_years"))
+        shown: list[str] = []
+        evidence = [idc.seq, rec.seq]
+        if 0 <= idc.age < least:
+            shown.append(f"a document of age {idc.age} (the law: {least})")
+        listed = self.board.get(rec.person)
+        if listed is not None:
+            shown.append(f"{listed[0].replace('_', ' ')} on the Board's list")
+            evidence.append(listed[1])
+        if shown:
+            self.report(
+                (rec.person, rec.casino),
+                f"{rec.casino}'s door let {rec.person} into the {rec.area} although its id "
+                f"check had {' and '.join(shown)} before it (checked: "
+                f"{', '.join(idc.checked) or 'nothing'})",
+                tuple(evidence),
+            )
 
     def unidentified(self, person: str, casino: str, rec: Record, *more: int) -> None:
         why = self.listing.get(person)
