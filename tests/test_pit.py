@@ -416,6 +416,34 @@ def test_no_notice_function() -> None:
     assert all(f.evidence for f in found)  # the first record of the run (a shift started)
 
 
+@pytest.mark.parametrize("tables", [False, True])
+def test_no_entrance_notice_finds_exactly_r22(tables: bool) -> None:
+    """``no_entrance_notice``: a casino (slot floor only, or with a pit) that exhibits no
+    notice gets exactly R22's findings, at its first minute open; without the injection a
+    casino without tables exhibits its (table-less) notice and runs clean of R22."""
+    data = floor_data(TABLES if tables else None)
+    data["scenario"]["duration_hours"] = 3.0
+    data["inject"] = [{"kind": "no_entrance_notice"}]
+    casino, sink = run(data)
+    assert casino.compliance is not None
+    found = casino.compliance.findings
+    assert {f.control for f in found} == {"MT98.R22"}, [(f.control, f.message) for f in found]
+    assert not sink.of(EntranceNotice)
+    # the first of the day: the table opening with no notice, or the first minute open
+    want = "opened with no entrance notice displayed" if tables else "no such function"
+    assert len(found) == 1 and want in found[0].message
+    seqs = {r.seq for r in sink.records}
+    assert all(f.evidence and set(f.evidence) <= seqs for f in found)
+    if not tables:
+        bare = floor_data(None)
+        bare["scenario"]["duration_hours"] = 3.0
+        casino, sink = run(bare)
+        assert casino.compliance is not None
+        assert not [f for f in casino.compliance.findings if f.control == "MT98.R22"]
+        [n] = sink.of(EntranceNotice)
+        assert n.t == 0.0 and n.displayed and n.games == ()
+
+
 def test_notice_conditions() -> None:
     base = [REQ, (0.0, TableStakes, STAKES)]
     found = judge(["MT98.R22"], [*base, (0.0, EntranceNotice, NOTICE | {"conditions": ()})])

@@ -153,6 +153,20 @@ _arm(
 
 
 @injection(
+    "no_entrance_notice",
+    "the casino exhibits no entrance notice at all, with or without tables: nobody posts "
+    "one (reg 22)",
+    needs=(),
+    static=True,
+)
+def _no_entrance_notice(casino: Casino, inj: InjectViolation) -> None:
+    if casino.pit is not None:
+        casino.pit.no_notice = True
+    if casino.notice_board is not None:
+        casino.notice_board.missing = True
+
+
+@injection(
     "card_room_overcharge",
     "the card room area charges `amount` cents an hour (0: 100) above its approved rate (reg 26)",
     needs=("target",),

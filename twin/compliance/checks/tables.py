@@ -182,7 +182,8 @@ NOTICE_GRACE = 60.0
         "a notice is displayed whenever the casino is open: at the first minute of the run "
         "open and of each opening (a casino with no notice at all is a finding), before any "
         "table opens, and it is not taken down while open": T + "test_notice_taken_down",
-        "a casino with no entrance notice at all": T + "test_no_notice_function",
+        "a casino with no entrance notice at all (with or without tables)": T
+        + "test_no_notice_function",
         "it lists every authorised game with the maximum and minimum stakes in force, updated "
         "when they change": INJ + "[R22]",
         "it shows the licence conditions the Board requires": T + "test_notice_conditions",
@@ -193,6 +194,8 @@ NOTICE_GRACE = 60.0
         "record is taken as exhibited at the entrance",
         "the junket room's game and stakes: the notice lists the games and stakes of the "
         "pit's tables; the junket room's tables keep no stakes of their own in the records",
+        "the slot machines' games and stakes: the twin's notice lists table games only (a "
+        "casino without tables exhibits a notice with no game on it)",
     ),
     needs="an opening of the casino, or an entrance notice",
 )  # fmt: skip

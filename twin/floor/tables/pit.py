@@ -185,6 +185,7 @@ class Pit:
         self.banned: set[str] = set()
         self.dealers_busy: set[str] = set()
         self._notice_key: tuple[Any, ...] | None = None
+        self.no_notice = False  # the casino exhibits no entrance notice at all (injected)
 
     # -- the department ----------------------------------------------------------------------
 
@@ -267,6 +268,8 @@ class Pit:
 
     def post_notice(self, *, force: bool = False) -> None:
         """Exhibit the entrance notice (reg 22) when its content changed (or ``force``)."""
+        if self.no_notice:
+            return
         games, mins, maxs = self.notice_content()
         key = (games, mins, maxs)
         if not force and key == self._notice_key:
