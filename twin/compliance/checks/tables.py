@@ -56,6 +56,8 @@ def _eur(cents: int) -> str:
     unchecked=(
         "21(1)-(2) are the Board's own powers (notices in writing); the twin records them "
         "as given by the scenario and checks only the licensee's side, the wagers",
+        "the junket room's wagers (junket_table_played, a stake of staked_cents / rounds): "
+        "not checked yet (issue 25, left open)",
     ),
 )
 class MinimumStakes(Checker):
@@ -96,6 +98,10 @@ class MinimumStakes(Checker):
         + "test_minimum_varied_without_authorisation",
         "no wager above the authorised maximum is accepted": INJ + "[R21.3]",
     },
+    unchecked=(
+        "the junket room's stakes (junket_table_played, a stake of staked_cents / rounds): "
+        "not checked yet (issue 25, left open)",
+    ),
 )
 class AuthorisedStakes(Checker):
     def setup(self) -> None:
@@ -333,6 +339,9 @@ class EntranceNoticeCheck(Checker):
         "Schedule items 1 and 3)",
         "unapproved items a person holds but never gets into play: seen only when staff "
         "detect them, and then a matter of reporting (MT98.R23.3.p)",
+        "the junket room: not checked yet (issue 25, left open); its tables record no "
+        "equipment, and its chips are each junket's own non-negotiable series (NN-<junket>), "
+        "which the Board's approval of chip series does not name",
     ),
 )
 class ApprovedItems(Checker):
