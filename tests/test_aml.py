@@ -481,7 +481,6 @@ def _window(rig: Rig) -> tuple[CageTransaction, CageTransaction]:
         theo_cents=270,
         var_cents2=0,
         chip_series="A",
-        device="",
     )
     out = rig.redeem("P1", 500_000)
     rig.identify("P1", "cash_out", (out.seq,), 500_000)

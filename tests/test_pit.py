@@ -24,6 +24,7 @@ from twin.floor.tables.events import (
     CardRoomApproved,
     CardRoomOpened,
     CardRoomSession,
+    DeviceCarried,
     DeviceDetected,
     DeviceSanction,
     EntranceNotice,
@@ -31,6 +32,7 @@ from twin.floor.tables.events import (
     NoticeRequirements,
     StakesAuthorised,
     TableCount,
+    TableFill,
     TableOpened,
     TableStakes,
     TableStretch,
@@ -162,9 +164,11 @@ CASES: dict[str, dict[str, Any]] = {
     "R22": {"kind": "notice_not_updated", "target": "T-1", "at_hours": 9.0, "amount": 30000},
     "R23.1": {"kind": "unapproved_equipment", "target": "T-2", "at_hours": 9.0},
     "R23.3.p": {"kind": "unreported_counterfeit_chips", "target": "T-1", "at_hours": 2.0},
-    "R23.5": {"kind": "undetected_device", "target": "T-1", "at_hours": 2.0},
+    "R23.5": {"kind": "device_detected_after_play", "target": "T-1", "at_hours": 2.0},
     "R23.6": {"kind": "device_without_sanction", "target": "T-1", "at_hours": 2.0},
     "R26": {"kind": "card_room_overcharge", "target": "CR", "at_hours": 3.0},
+    "R41.a": {"kind": "table_drop_skim", "target": "T-1", "at_hours": 6.0, "amount": 700},
+    "R41.b": {"kind": "table_count_without_staff", "target": "T-1", "at_hours": 6.0},
 }
 
 
@@ -186,15 +190,42 @@ def test_injected_violation_is_found(case: str) -> None:
         assert isinstance(f, Finding) and f.evidence and set(f.evidence) <= seqs
 
 
-def test_a_drop_skim_is_a_recorded_variance_not_a_finding() -> None:
+def test_a_drop_skim_is_a_recorded_variance_and_a_finding() -> None:
+    """Was: a skim was a recorded, investigated variance and no finding (issue 25: the pit's
+    count was unchecked). The count falls short of the table card: reg 41(a)'s finding."""
     data = floor_data()
     data["inject"] = [{"kind": "table_drop_skim", "target": "T-1", "at_hours": 6.0, "amount": 700}]
     casino, sink = run(data)
-    assert casino.compliance is not None and casino.compliance.findings == []
+    assert casino.compliance is not None
+    [f] = casino.compliance.findings
+    assert f.control == "MT98.R41.a"
+    assert "700 cents unaccounted for" in f.message
     skimmed = [c for c in sink.of(TableCount) if c.variance_cents]
     assert [c.variance_cents for c in skimmed] == [-700]
+    assert skimmed[0].seq in f.evidence
     k = Metrics.from_records(sink.records).kpis().sections["tables"]
     assert k["count_variances_investigated"] == 1
+
+
+def test_pit_count_holes_are_found() -> None:
+    """The pit's count part by part (reg 41): the card's fills, the opening, the team."""
+    fill = (1.0, TableFill, {"table": "T-1", "dealer": "DLR-1", "amount_cents": 1000,
+                             "credit": False})  # fmt: skip
+    count = {"table": "T-1", "game": "g", "members": ("DLR-1", "INS-1"), "opening_cents": 5000,
+             "fills_cents": 1000, "credits_cents": 0, "closing_cents": 4000, "drop_cents": 3000,
+             "card_drop_cents": 3000, "win_cents": 1000, "variance_cents": 0}  # fmt: skip
+    assert judge(["MT98.R41.a", "MT98.R41.b"], [fill, (2.0, TableCount, count)]) == []
+    [f] = judge(["MT98.R41.a"], [(2.0, TableCount, count)])  # a fill not recorded
+    assert "fills 1000 / credits 0, those recorded 0 / 0" in f.message
+    later = count | {"opening_cents": 3000, "fills_cents": 0, "win_cents": 4000}
+    [f] = judge(["MT98.R41.a"], [fill, (2.0, TableCount, count), (3.0, TableCount, later)])
+    assert "opening 3000 is not the last count's closing 4000" in f.message
+    [f] = judge(["MT98.R41.a"], [fill, (2.0, TableCount, count | {"win_cents": 999})])
+    assert "misstated" in f.message
+    # the count by the inspector alone, or by someone unknown, is not the licensee's control
+    for team in (("INS-1",), ("DLR-1", "X"), ()):
+        [f] = judge(["MT98.R41.b"], [fill, (2.0, TableCount, count | {"members": team})])
+        assert f.control == "MT98.R41.b" and "not a team of the licensee's staff" in f.message
 
 
 def test_a_floor_nobody_leaves_for_the_pit_keeps_its_slot_timeline() -> None:
@@ -287,7 +318,7 @@ def stretch(stake: int, **kw: Any) -> dict[str, Any]:
     return {"table": "T-1", "game": "g", "patron": "P", "dealer": "DLR-1", "bet": "red",
             "stake_cents": stake, "rounds": 10, "buy_in_cents": 10 * stake,
             "handle_cents": 10 * stake, "net_cents": 0, "theo_cents": 0, "var_cents2": 0,
-            "chip_series": "A", "device": ""} | kw  # fmt: skip
+            "chip_series": "A"} | kw  # fmt: skip
 
 
 def test_minimum_in_force() -> None:
@@ -345,13 +376,72 @@ def test_notice_taken_down() -> None:
     ok = [REQ, (0.0, TableStakes, STAKES), (0.0, EntranceNotice, NOTICE),
           (0.0, TableOpened, OPENED)]  # fmt: skip
     assert judge(["MT98.R22"], ok) == []
-    # a table opens before any notice is up
+    # a table opens before any notice is up: one finding for the day (not two with the
+    # opening's), and one at the next day's opening, still with no notice
     found = judge(["MT98.R22"], [REQ, (0.0, TableStakes, STAKES), (0.0, TableOpened, OPENED)])
-    assert len(found) == 1 and "no entrance notice" in found[0].message
-    # taken down at 12:00 (open) is a finding; at 05:00 (closed) it is not
+    assert [f.message for f in found] == [
+        "table T-1 opened with no entrance notice displayed",
+        "the casino is open with no entrance notice exhibited: no such function in this casino",
+    ]
+    assert found[1].at == "2026-03-03T10:01:00+01:00"
+    # taken down at 12:00 (open) is a finding; left down, so is each later opening
     down = NOTICE | {"displayed": False}
-    assert len(judge(["MT98.R22"], [*ok, (2 * 3600.0, EntranceNotice, down)])) == 1
-    assert judge(["MT98.R22"], [*ok, (19 * 3600.0, EntranceNotice, down)]) == []
+    found = judge(["MT98.R22"], [*ok, (2 * 3600.0, EntranceNotice, down)])
+    assert [(f.at, f.message) for f in found] == [
+        ("2026-03-02T12:00:00+01:00", "the entrance notice was taken down while the casino "
+         "was open"),
+        ("2026-03-03T10:01:00+01:00", "the casino opened with the entrance notice not displayed"),
+        ("2026-03-04T10:01:00+01:00", "the casino opened with the entrance notice not displayed"),
+    ]  # fmt: skip
+    # taken down at 05:00 (closed) is not; but it is not up when the casino opens at 10:00
+    # (was: no finding, as R22 was checked only when a table opened; issue 25)
+    found = judge(["MT98.R22"], [*ok, (19 * 3600.0, EntranceNotice, down)])
+    assert [(f.at, f.message) for f in found] == [
+        ("2026-03-03T10:01:00+01:00", "the casino opened with the entrance notice not displayed"),
+        ("2026-03-04T10:01:00+01:00", "the casino opened with the entrance notice not displayed"),
+    ]
+    # put back before the opening: clean
+    back = (23 * 3600.0, EntranceNotice, NOTICE)
+    assert judge(["MT98.R22"], [*ok, (19 * 3600.0, EntranceNotice, down), back]) == []
+
+
+def test_no_notice_function() -> None:
+    """A casino open with no entrance notice at all (no tables, nobody posts one): one
+    finding a day it opens, at its first minute open (issue 25: was never checked)."""
+    found = judge(["MT98.R22"], [])
+    assert [f.message for f in found] == [
+        "the casino is open with no entrance notice exhibited: no such function in this casino"
+    ] * 2
+    assert [f.at for f in found] == ["2026-03-02T10:01:00+01:00", "2026-03-03T10:01:00+01:00"]
+    assert all(f.evidence for f in found)  # the first record of the run (a shift started)
+
+
+@pytest.mark.parametrize("tables", [False, True])
+def test_no_entrance_notice_finds_exactly_r22(tables: bool) -> None:
+    """``no_entrance_notice``: a casino (slot floor only, or with a pit) that exhibits no
+    notice gets exactly R22's findings, at its first minute open; without the injection a
+    casino without tables exhibits its (table-less) notice and runs clean of R22."""
+    data = floor_data(TABLES if tables else None)
+    data["scenario"]["duration_hours"] = 3.0
+    data["inject"] = [{"kind": "no_entrance_notice"}]
+    casino, sink = run(data)
+    assert casino.compliance is not None
+    found = casino.compliance.findings
+    assert {f.control for f in found} == {"MT98.R22"}, [(f.control, f.message) for f in found]
+    assert not sink.of(EntranceNotice)
+    # the first of the day: the table opening with no notice, or the first minute open
+    want = "opened with no entrance notice displayed" if tables else "no such function"
+    assert len(found) == 1 and want in found[0].message
+    seqs = {r.seq for r in sink.records}
+    assert all(f.evidence and set(f.evidence) <= seqs for f in found)
+    if not tables:
+        bare = floor_data(None)
+        bare["scenario"]["duration_hours"] = 3.0
+        casino, sink = run(bare)
+        assert casino.compliance is not None
+        assert not [f for f in casino.compliance.findings if f.control == "MT98.R22"]
+        [n] = sink.of(EntranceNotice)
+        assert n.t == 0.0 and n.displayed and n.games == ()
 
 
 def test_notice_conditions() -> None:
@@ -416,3 +506,45 @@ def test_card_room_rules() -> None:
     assert len(found) == 1 and "displays" in found[0].message
     bad = session | {"hours_billed": 3, "charged_cents": 1500}  # 1.5 h billed as 3
     assert len(judge(["MT98.R26"], [ok, (1.0, CardRoomSession, bad)])) == 1
+
+
+def test_a_device_nobody_detects_is_truth_not_a_finding() -> None:
+    """Was: R23.5 read ``table_stretch.device``, set only when surveillance missed the device
+    (the twin's truth; issue 25). Now the casino sees a device only when it detects it: a
+    missed one is no finding, and the truth (``device_carried``) feeds the detection KPI."""
+    data = floor_data(device_share=0.0)
+    data["inject"] = [{"kind": "undetected_device", "target": "T-1", "at_hours": 2.0}]
+    casino, sink = run(data)
+    assert casino.compliance is not None and casino.compliance.findings == []
+    [carried] = sink.of(DeviceCarried)
+    assert carried.detected == "never" and not sink.of(DeviceDetected)
+    assert "device" not in TableStretch.__dataclass_fields__
+    k = Metrics.from_records(sink.records).kpis().sections["tables"]["devices"]
+    assert k == {"carried": 1, "detected_before_play": 0, "detected_after_play": 0, "missed": 1}
+
+
+def test_a_device_found_after_play_is_sanctioned_and_found() -> None:
+    data = floor_data(device_share=0.0)
+    data["inject"] = [CASES["R23.5"]]
+    casino, sink = run(data)
+    assert casino.compliance is not None
+    [f] = casino.compliance.findings
+    [seen] = sink.of(DeviceDetected)
+    played = next(s for s in sink.of(TableStretch) if s.seq == seen.stretch)
+    assert played.patron == seen.patron and played.rounds > 0
+    assert f.evidence == (played.seq, seen.seq)
+    assert {s.sanction for s in sink.of(DeviceSanction)} == set(TABLES.get(
+        "device_sanctions", ["void_wagers", "eviction", "police_complaint"]))  # fmt: skip
+    k = Metrics.from_records(sink.records).kpis().sections["tables"]["devices"]
+    assert k == {"carried": 1, "detected_before_play": 0, "detected_after_play": 1, "missed": 0}
+
+
+def test_no_table_or_cage_checker_reads_the_twins_truth() -> None:
+    from twin.compliance.registry import registry
+    from twin.records import truth_kinds
+
+    truth = truth_kinds()
+    assert "device_carried" in truth
+    for cid, spec in registry().items():
+        if spec.checker.__module__.endswith((".tables", ".cage")):
+            assert not set(spec.reads) & truth, cid

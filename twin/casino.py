@@ -59,6 +59,7 @@ from twin.world import World, quantize
 if TYPE_CHECKING:
     from twin.floor.aml import Particulars
     from twin.floor.cage import Cage
+    from twin.floor.tables.notice import NoticeBoard
     from twin.floor.tables.pit import Pit
     from twin.hardware.machine import HardwareFloor
 
@@ -245,12 +246,18 @@ class Casino:
 
         # table pit and card room (regs 21, 23, 26): self.pit
         self.pit: Pit | None = None
+        self.notice_board: NoticeBoard | None = None  # the entrance notice without a pit
         if scenario.tables is not None:
             from twin.floor.tables.pit import Pit
 
             self.pit = Pit(self.world, scenario.tables, self.staff, source=source,
                            duration=scenario.duration_seconds)  # fmt: skip
             self.departments.append(self.pit)
+        else:  # a casino without tables still exhibits its entrance notice (reg 22)
+            from twin.floor.tables.notice import NoticeBoard
+
+            self.notice_board = NoticeBoard(self.world)
+            self.departments.append(self.notice_board)
         from twin import inject_tables
 
         inject_tables.validate(self, source)

@@ -26,8 +26,10 @@ ON_TABLE = (
     "unapproved_equipment",
     P.UNREPORTED_COUNTERFEIT,
     P.UNDETECTED_DEVICE,
+    P.DEVICE_SEEN_AFTER_PLAY,
     P.DEVICE_WITHOUT_SANCTION,
     "table_drop_skim",
+    P.COUNT_WITHOUT_STAFF,
 )
 ON_AREA = ("card_room_overcharge",)
 
@@ -82,7 +84,13 @@ _arm(
 _arm(
     P.UNDETECTED_DEVICE,
     "the table's next player carries a card-counting computer that surveillance misses: "
-    "the player's wagers are settled (reg 23(5))",
+    "the player's wagers are settled, and nobody ever knows (the twin's truth, "
+    "`device_carried`, and the detection KPI show it; no checker can: no finding)",
+)
+_arm(
+    P.DEVICE_SEEN_AFTER_PLAY,
+    "the table's next player carries a card-counting computer that surveillance finds only "
+    "on review, after the player's wagers were settled; the sanctions follow (reg 23(5))",
 )
 _arm(
     P.DEVICE_WITHOUT_SANCTION,
@@ -129,12 +137,33 @@ def _unapproved_equipment(casino: Casino, inj: InjectViolation) -> None:
 @injection(
     "table_drop_skim",
     "`amount` cents (0: 5000) are taken from the table's drop box before the count: the "
-    "count differs from the table card (a recorded, investigated variance; no control)",
+    "count falls short of the table card's buy-ins (reg 41(a))",
     needs=("target",),
 )
 def _table_drop_skim(casino: Casino, inj: InjectViolation) -> None:
     t = _table(casino, inj)
     t.drop -= min(t.drop, inj.amount if inj.amount > 0 else 5000)
+
+
+_arm(
+    P.COUNT_WITHOUT_STAFF,
+    "the table's next count is made by the Board inspector of the drop team alone, with none "
+    "of the licensee's staff (reg 41(b)(iii))",
+)
+
+
+@injection(
+    "no_entrance_notice",
+    "the casino exhibits no entrance notice at all, with or without tables: nobody posts "
+    "one (reg 22)",
+    needs=(),
+    static=True,
+)
+def _no_entrance_notice(casino: Casino, inj: InjectViolation) -> None:
+    if casino.pit is not None:
+        casino.pit.no_notice = True
+    if casino.notice_board is not None:
+        casino.notice_board.missing = True
 
 
 @injection(

@@ -126,8 +126,9 @@ class TableStretch(Record):
     """One player's stretch at a table: ``rounds`` rounds of ``bet`` at ``stake_cents``
     each. ``buy_in_cents``: cash into the drop box for chips of ``chip_series``;
     ``net_cents``: the player's net result (the table won ``-net_cents``); ``handle_cents``:
-    stakes wagered; ``theo_cents``: the table's expected win (the bet's house edge, rounded);
-    ``device``: a device the player had at the table ("" none; reg 23(5))."""
+    stakes wagered; ``theo_cents``: the table's expected win (the bet's house edge, rounded).
+    Whether the player held a device is not here: the casino sees a device only when it
+    detects one (``device_detected``); the twin's truth is ``device_carried``."""
 
     table: str
     game: str
@@ -142,7 +143,6 @@ class TableStretch(Record):
     theo_cents: int
     var_cents2: int  # the variance of the table's win over the stretch (cents squared)
     chip_series: str
-    device: str
 
 
 @record("table_fill", roles=("table", "dealer"))
@@ -214,12 +214,27 @@ class UnapprovedItemReported(Record):
 @record("device_detected", roles=("table", "patron"))
 class DeviceDetected(Record):
     """Surveillance detects a prohibited device at a gaming position; the licensee is
-    satisfied the person contravened reg 23(5)."""
+    satisfied the person contravened reg 23(5). ``stretch``: the seq of the stretch the
+    person had already played holding it (detected on review, after wagers were settled),
+    0 when it was detected before any wager."""
 
     table: str
     patron: str
     device: str
     by: str
+    stretch: int = 0
+
+
+@record("device_carried", roles=("table", "patron"), truth=True)
+class DeviceCarried(Record):
+    """The twin's truth (no checker reads it): ``patron`` brought ``device`` to ``table``;
+    ``detected``: "before_play", "after_play" (wagers were settled first) or "never"
+    (surveillance missed it). The detection KPI reads it."""
+
+    table: str
+    patron: str
+    device: str
+    detected: str
 
 
 @record("device_sanction", roles=("patron",))
@@ -269,6 +284,7 @@ __all__ = [
     "CardRoomOpened",
     "CardRoomSession",
     "CountVarianceInvestigated",
+    "DeviceCarried",
     "DeviceDetected",
     "DeviceSanction",
     "EntranceNotice",

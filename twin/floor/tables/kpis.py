@@ -6,6 +6,9 @@ variance of the table's win over a stretch is ``stake**2 * rounds * variance`` o
 law (both carried by the stretch record). The band is the normal approximation of the win
 over all the game's rounds at the pit's ``hold_confidence``: a game whose counted win falls
 outside it is flagged (a warning, not a finding: no catalogued control reads table hold).
+
+Devices: the twin's truth (``device_carried``, which no checker reads) against what
+surveillance detected, before play or only after the wagers were settled, and what it missed.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 from twin.floor.tables.events import (
     CardRoomSession,
     CountVarianceInvestigated,
+    DeviceCarried,
     PitConfigured,
     TableClosed,
     TableCount,
@@ -59,6 +63,7 @@ class TablesKpis:
         TableCount,
         CountVarianceInvestigated,
         CardRoomSession,
+        DeviceCarried,
     )
 
     def __init__(self) -> None:
@@ -69,6 +74,7 @@ class TablesKpis:
         self.rooms: dict[str, dict[str, int | float]] = {}
         self.variances: list[dict[str, Any]] = []
         self.investigated = 0
+        self.devices = {"carried": 0, "before_play": 0, "after_play": 0, "never": 0}
 
     def _game(self, game: str) -> _Game:
         g = self.games.get(game)
@@ -104,6 +110,9 @@ class TablesKpis:
                 )
         elif isinstance(rec, CountVarianceInvestigated):
             self.investigated += 1
+        elif isinstance(rec, DeviceCarried):
+            self.devices["carried"] += 1
+            self.devices[rec.detected] += 1
         elif isinstance(rec, CardRoomSession):
             room = self.rooms.setdefault(rec.area, {"sessions": 0, "hours": 0, "charged_cents": 0})
             room["sessions"] += 1
@@ -157,11 +166,22 @@ class TablesKpis:
         lines.append(
             f"  table count variances: {len(self.variances)} ({self.investigated} investigated)"
         )
+        d = self.devices
+        lines.append(
+            f"  devices carried to the tables: {d['carried']} (detected before play "
+            f"{d['before_play']}, after play {d['after_play']}, missed {d['never']})"
+        )
         return {
             "games": games,
             "card_room": {a: dict(r) for a, r in sorted(self.rooms.items())},
             "count_variances": list(self.variances),
             "count_variances_investigated": self.investigated,
+            "devices": {
+                "carried": d["carried"],
+                "detected_before_play": d["before_play"],
+                "detected_after_play": d["after_play"],
+                "missed": d["never"],
+            },
             "lines": lines,
             "warnings": warnings,
         }

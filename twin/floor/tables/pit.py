@@ -33,6 +33,7 @@ from twin.floor.tables.events import (
     CardRoomOpened,
     CardRoomSession,
     CountVarianceInvestigated,
+    DeviceCarried,
     DeviceDetected,
     DeviceSanction,
     EntranceNotice,
@@ -60,9 +61,11 @@ Proc = Generator[simpy.events.Event, Any, Any]
 #: Injections a table can be armed with (consumed by its next player unless stated).
 WAGER_BELOW_MINIMUM = "wager_below_minimum"
 UNDETECTED_DEVICE = "undetected_device"
+DEVICE_SEEN_AFTER_PLAY = "device_detected_after_play"
 DEVICE_WITHOUT_SANCTION = "device_without_sanction"
 UNREPORTED_COUNTERFEIT = "unreported_counterfeit_chips"
 NOTICE_NOT_UPDATED = "notice_not_updated"
+COUNT_WITHOUT_STAFF = "table_count_without_staff"
 
 #: a cheat's device and a counterfeit chip series (what players bring)
 DEVICE = "card-counting computer"
@@ -182,6 +185,7 @@ class Pit:
         self.banned: set[str] = set()
         self.dealers_busy: set[str] = set()
         self._notice_key: tuple[Any, ...] | None = None
+        self.no_notice = False  # the casino exhibits no entrance notice at all (injected)
 
     # -- the department ----------------------------------------------------------------------
 
@@ -264,6 +268,8 @@ class Pit:
 
     def post_notice(self, *, force: bool = False) -> None:
         """Exhibit the entrance notice (reg 22) when its content changed (or ``force``)."""
+        if self.no_notice:
+            return
         games, mins, maxs = self.notice_content()
         key = (games, mins, maxs)
         if not force and key == self._notice_key:
@@ -414,7 +420,7 @@ class Pit:
         for flag in (UNREPORTED_COUNTERFEIT,):
             if flag in armed:
                 counterfeit = True
-        if UNDETECTED_DEVICE in armed or DEVICE_WITHOUT_SANCTION in armed:
+        if {UNDETECTED_DEVICE, DEVICE_WITHOUT_SANCTION, DEVICE_SEEN_AFTER_PLAY} & armed.keys():
             cheat = True
         if counterfeit:  # the dealer refuses chips the Board never approved
             report = armed.pop(UNREPORTED_COUNTERFEIT, None) is None
@@ -426,20 +432,18 @@ class Pit:
                 bus.emit(UnapprovedItemReported, table=t.id, patron=patron, dealer=t.dealer,
                          inspector=inspector, item=item, detected_seq=seen.seq)  # fmt: skip
             return True
-        device = ""
+        late = False  # a device surveillance finds only on review, after the stretch
         if cheat:
-            if armed.pop(UNDETECTED_DEVICE, None) is not None:
-                device = DEVICE  # surveillance misses it: the cheat plays
+            if armed.pop(UNDETECTED_DEVICE, None) is not None:  # missed: the cheat plays
+                bus.emit(DeviceCarried, table=t.id, patron=patron, device=DEVICE,
+                         detected="never")  # fmt: skip
+            elif armed.pop(DEVICE_SEEN_AFTER_PLAY, None) is not None:
+                late = True
             else:
+                bus.emit(DeviceCarried, table=t.id, patron=patron, device=DEVICE,
+                         detected="before_play")  # fmt: skip
                 sanction = armed.pop(DEVICE_WITHOUT_SANCTION, None) is None
-                seen_d = bus.emit(DeviceDetected, table=t.id, patron=patron, device=DEVICE,
-                                  by="surveillance")  # fmt: skip
-                if sanction:
-                    for s in self.config.device_sanctions:
-                        bus.emit(DeviceSanction, patron=patron, sanction=s,
-                                 detected_seq=seen_d.seq)  # fmt: skip
-                        if s in ("play_ban", "eviction"):
-                            self.banned.add(patron)
+                self._detected(t, patron, 0, sanction=sanction)
                 return True
         stake = int(min(max(round(stake_want), t.min_stake), t.max_stake))
         below = armed.pop(WAGER_BELOW_MINIMUM, None)
@@ -450,12 +454,28 @@ class Pit:
         if rounds <= 0:
             return False
         buy_in = stake * buy_in_stakes
-        yield from self._stretch(t, patron, stake, rounds, buy_in, buy_in, device)
+        played = yield from self._stretch(t, patron, stake, rounds, buy_in, buy_in)
+        if late:  # surveillance's review finds the device the player held while playing
+            bus.emit(DeviceCarried, table=t.id, patron=patron, device=DEVICE,
+                     detected="after_play")  # fmt: skip
+            self._detected(t, patron, played.seq, sanction=True)
         return True
 
+    def _detected(self, t: Table, patron: str, stretch: int, *, sanction: bool) -> None:
+        """Surveillance detects a device (before play, or on review of ``stretch``); the
+        licensee applies the sanctions of reg 23(6) unless ``sanction`` is False."""
+        bus = self.world.bus
+        seen = bus.emit(DeviceDetected, table=t.id, patron=patron, device=DEVICE,
+                        by="surveillance", stretch=stretch)  # fmt: skip
+        if not sanction:
+            return
+        for s in self.config.device_sanctions:
+            bus.emit(DeviceSanction, patron=patron, sanction=s, detected_seq=seen.seq)
+            if s in ("play_ban", "eviction"):
+                self.banned.add(patron)
+
     def _stretch(
-        self, t: Table, patron: str, stake: int, rounds: int, chips_cents: int, buy_in: int,
-        device: str,
+        self, t: Table, patron: str, stake: int, rounds: int, chips_cents: int, buy_in: int
     ) -> Generator[simpy.events.Event, Any, TableStretch]:  # fmt: skip
         """Up to ``rounds`` rounds at ``stake`` with ``chips_cents`` in hand (``buy_in`` of
         them bought for cash at the table, into the drop box): the rounds stop when the
@@ -484,7 +504,6 @@ class Pit:
             bet=law.name, stake_cents=stake, rounds=played, buy_in_cents=buy_in,
             handle_cents=handle, net_cents=net, theo_cents=round(handle * law.house_edge),
             var_cents2=round(stake * stake * played * law.variance), chip_series=t.chips,
-            device=device,
         )  # fmt: skip
         t.seated -= 1
         self._keep_tray(t)
@@ -506,7 +525,7 @@ class Pit:
         rounds = min(rounds, int((t.closes_at - env.now) * t.pace / 3600.0))
         if rounds <= 0 or chips_cents < stake:
             return None
-        return (yield from self._stretch(t, patron, stake, rounds, chips_cents, 0, ""))
+        return (yield from self._stretch(t, patron, stake, rounds, chips_cents, 0))
 
     # -- drop and count ---------------------------------------------------------------------
 
@@ -521,6 +540,8 @@ class Pit:
     def count(self, t: Table) -> None:
         """The drop box collected and counted; the count reconciled with the table card."""
         team = tuple(on[0] for role in self.config.drop_team if (on := self.staff.on_duty(role)))
+        if t.armed.pop(COUNT_WITHOUT_STAFF, None) is not None:  # the inspector counts alone
+            team = tuple(p for p in team if p in self.staff.on_duty("inspector"))
         win = t.tray + t.credits - t.opening - t.fills + t.drop
         variance = t.drop - t.card_drop
         bus = self.world.bus
