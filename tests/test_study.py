@@ -18,7 +18,9 @@ from scipy import stats
 
 from twin.api import prepare
 from twin.casino import Casino
+from twin.compliance.catalog import load_catalog
 from twin.compliance.engine import _analysis_of
+from twin.compliance.verdicts import VERDICTS
 from twin.errors import InputError
 from twin.experiments import Plan, compare, load_arm, paired
 from twin.experiments.compare import INDEPENDENT_OFFSET
@@ -355,6 +357,24 @@ def test_the_reports(in_process: object) -> None:
     pngs = re.findall(r"data:image/png;base64,([A-Za-z0-9+/=]+)", page)
     assert len(pngs) == 3
     assert all(base64.b64decode(p).startswith(b"\x89PNG") for p in pngs)
+    # issue 25: the verdicts, in the words of the summary, both arms
+    from twin.experiments.report import verdict_summary
+
+    table, never = verdict_summary(in_process)
+    assert [r[0] for r in table[1:]] == [
+        "breached", "checked, clean", "not exercised", "not applicable", "not implemented",
+    ]  # fmt: skip
+    obs = in_process.baseline[0].values
+    assert sum(obs[f"verdicts.{s}"] for s in VERDICTS) == len(
+        [c for c in load_catalog().controls if c.startswith("MT98.")]
+    )
+    assert table[5][1] == f"{obs['verdicts.not_implemented']:.2f}"
+    assert "<h2>What the controls could say</h2>" in page
+    assert "Controls per replication, by verdict (mean):" in text
+    for cid in never:  # no replication of either arm exercised them, and the reports say so
+        assert all(o.values[f"exercised.{cid}"] == 0.0 for o in in_process.proposed)
+        assert cid in text and cid in page
+    assert "MT98.R21.1" in never  # the study's floor has no tables
 
 
 # -- the command -------------------------------------------------------------------------------

@@ -97,6 +97,13 @@ def observe(result: RunResult) -> dict[str, float]:
     if c is not None:
         for control, n in sorted(c.by_control.items()):
             out[f"findings.{control}"] = float(n)
+        # issue 25: how many controls each verdict had, and whether each control observed
+        # anything at all (a clean arm says nothing of a control it never exercised)
+        for status, n in c.verdict_counts.items():
+            out[f"verdicts.{status}"] = float(n)
+        for control, v in c.verdicts.items():
+            if v["status"] != "not_implemented":
+                out[f"exercised.{control}"] = float(v["status"] in ("breached", "checked"))
     return out
 
 

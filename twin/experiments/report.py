@@ -19,7 +19,10 @@ from twin.experiments.stats import Difference
 
 
 def _shown(d: Difference) -> bool:
-    """Rows for the terminal: every fixed KPI, and each control that found anything."""
+    """Rows for the terminal: every fixed KPI, and each control that found anything (the
+    verdict counts have a table of their own)."""
+    if d.kpi.startswith(("exercised.", "verdicts.")):
+        return False
     if not d.kpi.startswith("findings."):
         return True
     return bool(d.baseline_mean or d.proposed_mean)
@@ -49,6 +52,31 @@ def _vrf(d: Difference) -> str:
     if math.isinf(d.variance_reduction):
         return "exact"
     return f"{d.variance_reduction:.1f}"
+
+
+def verdict_summary(result: StudyResult) -> tuple[list[list[str]], list[str]]:
+    """The controls' verdicts in the study (issue 25): the mean number of controls with each
+    verdict per replication in each arm, and the controls no replication of either arm
+    exercised (a clean study says nothing of them)."""
+    from twin.compliance.verdicts import STATUS_WORDS, VERDICTS
+
+    arms = (result.baseline, result.proposed)
+
+    def mean(obs: Any, key: str) -> float:
+        vals = [o.values.get(key, math.nan) for o in obs]
+        vals = [v for v in vals if math.isfinite(v)]
+        return sum(vals) / len(vals) if vals else math.nan
+
+    table = [["verdict", result.plan.baseline.label, result.plan.proposed.label]]
+    for s in VERDICTS:
+        table.append([STATUS_WORDS[s], *(_num(mean(a, f"verdicts.{s}")) for a in arms)])
+    keys = sorted({k for a in arms for o in a for k in o.values if k.startswith("exercised.")})
+    never = [
+        k.removeprefix("exercised.")
+        for k in keys
+        if all(o.values.get(k, 0.0) == 0.0 for a in arms for o in a)
+    ]
+    return table, never
 
 
 def rows(result: StudyResult, *, every: bool = False) -> list[list[str]]:
@@ -100,6 +128,16 @@ def render_text(result: StudyResult) -> str:
         "variance of the paired one (×1 = no gain). Controls with no finding in either arm "
         "are left out here (in the JSON)."
     )
+    vt, never = verdict_summary(result)
+    lines.append("")
+    lines.append("Controls per replication, by verdict (mean):")
+    for r in vt[1:]:
+        lines.append(f"  {r[0]:<16} {r[1]:>8} {r[2]:>8}")
+    if never:
+        lines.append(
+            f"Not exercised in any replication of either arm ({len(never)}; a clean study says "
+            "nothing of them): " + ", ".join(never)
+        )
     for f in result.failures:
         lines.append(f"FAILED (twice): {f.arm} replication {f.index} (seed {f.seed}): {f.error}")
     return "\n".join(lines) + "\n"
@@ -171,7 +209,8 @@ def _plots(result: StudyResult) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     # 1. relative differences of the KPIs with their intervals (a forest plot)
     ds = [d for d in result.differences
-          if not d.kpi.startswith("findings") and d.baseline_mean and d.n >= 2]  # fmt: skip
+          if not d.kpi.startswith(("findings", "verdicts.", "exercised."))
+          and d.baseline_mean and d.n >= 2]  # fmt: skip
     if ds:
         fig, ax = plt.subplots(figsize=(7.5, 0.42 * len(ds) + 1.2))
         y = list(range(len(ds)))[::-1]
@@ -286,6 +325,16 @@ def render_html(result: StudyResult) -> str:
         "interval is √(gain) times narrower. Controls that found nothing in either arm are "
         "left out of the table; every number is in <code>compare.json</code>.</p>"
     )
+    vt, never = verdict_summary(result)
+    parts.append("<h2>What the controls could say</h2><table><tr>"
+                 + "".join(f"<th>{e(h)}</th>" for h in vt[0]) + "</tr>")  # fmt: skip
+    parts += ["<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in vt[1:]]
+    parts.append("</table><p class='muted'>Mean number of the regulation's controls with each "
+                 "verdict per replication. A control is checked only when it observed something; "
+                 "breached when it found something.</p>")  # fmt: skip
+    if never:
+        parts.append(f"<p>Not exercised in any replication of either arm ({len(never)}): "
+                     f"{e(', '.join(never))}. A clean study says nothing of them.</p>")  # fmt: skip
     for heading, png in _plots(result):
         parts.append(f"<h2>{e(heading)}</h2><img alt='{e(heading)}' "
                      f"src='data:image/png;base64,{png}'>")  # fmt: skip
