@@ -172,8 +172,9 @@ CASES: dict[str, dict[str, Any]] = {
 }
 
 
-#: the controls whose injected violation this module proves (tests/test_controls.py)
-INJECTED_CONTROLS = frozenset(f"MT98.{case}" for case in CASES)
+#: the controls whose injected violation this module proves (tests/test_controls.py); R41(a)
+#: and (b) are test_cage's (the slot count), here only their table side
+INJECTED_CONTROLS = frozenset(f"MT98.{case}" for case in CASES) - {"MT98.R41.a", "MT98.R41.b"}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
