@@ -413,18 +413,27 @@ def test_threshold_is_exclusive(threshold_lm_cents: int | None, at: int, above: 
 
 def test_a_floor_without_an_aml_function_is_not_checked() -> None:
     """No Reporting Officer, no training records: nothing on the floor identifies anyone
-    (a scenario without [aml]), so regs 46, 48 and 50(1) are not checked there."""
+    (a scenario without [aml]). Issue 25: that is a breach of what the regulation asks, not
+    a reason to look away: the buy-in above the threshold (46(1)), the cash-out (46(2)) and
+    its cross-reference (46(3)) are found, and training (48) and the Reporting Officer (50(1))
+    at the run's end (no one came in: the records end there); one finding a clause."""
     rig = Rig(
         ["MT98.R46.1", "MT98.R46.2", "MT98.R46.3", "MT98.R46.4", "MT98.R48", "MT98.R50.1"],
         officer=False,
     )
-    rig.emit(ShiftStarted, role="cashier", shift="day", member="CSH-1", name="c",
-             employer="licensee")  # fmt: skip
+    shift = rig.emit(ShiftStarted, role="cashier", shift="day", member="CSH-1", name="c",
+                     employer="licensee")  # fmt: skip
     rig.admit("P1", 1)
     rig.buy("P1", 300_000)
-    rig.buy("P1", 500_000)
-    rig.redeem("P1", 800_000)
-    assert rig.findings() == []
+    big = rig.buy("P1", 500_000)
+    out = rig.redeem("P1", 800_000)
+    assert sorted(rig.findings()) == [
+        ("MT98.R46.1", (big.seq,)),
+        ("MT98.R46.2", (out.seq,)),
+        ("MT98.R46.3", (out.seq,)),
+        ("MT98.R48", (shift.seq,)),
+        ("MT98.R50.1", ()),
+    ]
 
 
 def test_aggregate_windows_exactly() -> None:
