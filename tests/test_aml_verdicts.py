@@ -11,11 +11,10 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-
 from test_aml import Rig, _evaluate, _report, _xref
+
 from twin.casino import Casino
 from twin.compliance.checks.aml import MoneyTrail
-from twin.compliance.findings import Finding
 from twin.compliance.registry import registry
 from twin.floor.aml_events import SuspicionReported
 from twin.floor.tables.events import TableStretch
@@ -295,4 +294,3 @@ def test_no_aml_control_is_checked_without_its_clause(cid: str) -> None:
         "junket_table_played",
     }
     assert not set(spec.observes) & (trail_only - {"entry_admitted"}), spec.observes
-

@@ -433,7 +433,7 @@ class MoneyTrail:
 
 
 # what each kind of record is to the money trail (one lookup per record, not a chain of tests)
-_READERS: dict[str, Callable[[MoneyTrail, Any], Txn | None]] = {
+_READERS: dict[str, Callable[[MoneyTrail, Any], Txn | tuple[Txn, ...] | None]] = {
     **{kind: MoneyTrail._function for kind in FUNCTION},
     CasinoLicensed.kind: MoneyTrail._licensed,
     EntryAdmitted.kind: MoneyTrail._admitted,
@@ -613,8 +613,8 @@ class _Identified(Checker):
         "'in excess of': the threshold itself needs no identification, a cent more does": T
         + "test_threshold_is_exclusive",
         NO_FUNCTION: V + "test_no_aml_function_is_one_finding_per_clause",
-        "a slot machine's notes and coins are a person's only through the floor's session "
-        "record": V + "test_anonymous_bills_are_no_ones",
+        "a slot machine's notes and coins are a person's only through the floor's session record": V
+        + "test_anonymous_bills_are_no_ones",
     },
     unchecked=(
         "the particulars 'in accordance with section 25(2) of the Act' (not in the seed "
@@ -1396,14 +1396,16 @@ class ReportsEvaluated(Checker):
         "Officer": INJ + "[R50.2c]",
         "the police officer's rank": T + "test_police_ranks",
         "by the literal reading (aml_escalation_together false, the default) both reports "
-        "are made, each within aml_police_report_hours of the internal report that raised "
-        "the suspicion, at any instants; the other reading wants both in the instant of the "
-        "first": V + "test_escalation_together_reading",
+        "are made, at any instants, by the run's end; the other reading wants both in the "
+        "instant of the first": V + "test_escalation_together_reading",
+        "a suspicion the Board (or the police) never hears of is found at the run's end, once "
+        "aml_police_report_hours from its internal report have passed": V
+        + "test_escalation_literal_reading_finds_a_report_never_made",
     },
     unchecked=(
-        "50(2)(c) sets no time: the literal reading allows each report the time reg 49(1)'s "
-        "'immediately' has in the ruleset (aml_police_report_hours); a suspicion whose time "
-        "has not run out at the run's end is not a finding",
+        "50(2)(c) sets no time: how soon the police hear is reg 49(1)'s ('immediately', "
+        "MT98.R49.1); a suspicion whose aml_police_report_hours have not run out at the run's "
+        "end is not judged (its reports may still be on their way)",
     ),
     observes=("ro_evaluation", "suspicion_reported"),
 )
@@ -1419,12 +1421,6 @@ class SuspicionsEscalated(Checker):
             self.reports[rec.case] = rec
         elif isinstance(rec, RoEvaluation):
             self.evaluations[rec.case] = rec
-            if not self.together and rec.decision == "suspicious":
-                rep = self.reports.get(rec.case)
-                since = rec.t if rep is None else rep.t
-                hours = float(self.ctx.param("aml_police_report_hours"))
-                due = since + hours * 3600.0
-                self.ctx.after(max(0.0, due - self.ctx.now), partial(self._due, rec.case))
         elif isinstance(rec, SuspicionReported):
             first = rec.case not in self.sent
             self.sent[rec.case].append(rec)
@@ -1445,16 +1441,22 @@ class SuspicionsEscalated(Checker):
         if any(r.recipient == "police" and not _rank_ok(r.rank, least) for r in sent):
             wrong.append(f"the police officer is below {least}")
         if wrong:
-            when = (
-                "in the instant of the first report"
-                if self.together
-                else f"within {self.ctx.param('aml_police_report_hours')} h of the internal report"
-            )
+            when = "in the instant of the first report" if self.together else "by the run's end"
             self.report(
                 (ev.officer, ev.patron),
                 f"the suspicion of case {case} ({when}): " + "; ".join(wrong),
                 (ev.seq, *(r.seq for r in sent)),
             )
+
+    def finish(self) -> None:
+        if self.together:
+            return
+        hours = float(self.ctx.param("aml_police_report_hours"))
+        for case, ev in sorted(self.evaluations.items()):
+            rep = self.reports.get(case)
+            since = ev.t if rep is None else rep.t
+            if since + hours * 3600.0 <= self.ctx.now:  # its reports had their time
+                self._due(case)
 
 
 # --- reg 51: the report's contents ---------------------------------------------------------
