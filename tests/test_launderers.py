@@ -276,13 +276,19 @@ def test_cli_aml_bad_input_exits_2(tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
-def test_junket_front_money_is_identified_and_a_guest_is_known_by_passport() -> None:
+@pytest.mark.parametrize("literal", [False, True])
+def test_junket_front_money_is_identified_and_a_guest_is_known_by_passport(
+    literal: bool,
+) -> None:
     """Junket front money above the threshold is cash for chips (46(1)): identified from the
     passport. A launderer on two junkets (arriving at 30 h and 198 h, settling at 78 h and
-    246 h) has two member ids and one passport: the minimal-play flag of the first trip is
-    kept on file, the second makes two reports on one person, and the Reporting Officer
-    reports the guest to the police."""
-    d = data(hours=11 * 24.0)
+    246 h) has two member ids and one passport. By the earlier reading of 46(3) (the stake
+    may come back), the minimal-play flag of the first trip is kept on file, the second makes
+    two reports on one person, and the Reporting Officer reports the guest to the police. By
+    the literal reading (the chips cashed must be winnings), the front money cashed back
+    unplayed is not from winnings: the first trip already makes two reports (not_from_winnings
+    and minimal_play), and the guest is reported on each trip."""
+    d = data(hours=11 * 24.0, aml_chips_from_net_winnings=literal)
     d["aml"]["launderers"] = [
         {"strategy": "junket_abuse", "count": 1, "visits": 2,
          "play_minutes": {"dist": "fixed", "value": 3.0}},
@@ -304,11 +310,18 @@ def test_junket_front_money_is_identified_and_a_guest_is_known_by_passport() -> 
     }  # type: ignore[attr-defined]
     assert len(passports) == 1
     evals = [r for r in records if r.kind == "ro_evaluation" and r.patron in trips]  # type: ignore[attr-defined]
-    assert [(e.patron, e.decision) for e in evals] == [  # type: ignore[attr-defined]
-        (trips[0], "no_suspicion"), (trips[1], "suspicious"),
-    ]  # fmt: skip
     police = [r for r in records if isinstance(r, SuspicionReported) and r.recipient == "police"]
-    assert [p.patron for p in police if p.patron in trips] == [trips[1]]
+    if not literal:
+        assert [(e.patron, e.decision) for e in evals] == [  # type: ignore[attr-defined]
+            (trips[0], "no_suspicion"), (trips[1], "suspicious"),
+        ]  # fmt: skip
+        assert [p.patron for p in police if p.patron in trips] == [trips[1]]
+    else:
+        assert [(e.patron, e.decision) for e in evals] == [  # type: ignore[attr-defined]
+            (trips[0], "suspicious"), (trips[0], "suspicious"),
+            (trips[1], "suspicious"), (trips[1], "suspicious"),
+        ]  # fmt: skip
+        assert [p.patron for p in police if p.patron in trips] == [trips[0]] * 2 + [trips[1]] * 2
     assert next(iter(passports)) in next(p.person for p in police if p.patron == trips[1])
 
 

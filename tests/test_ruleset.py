@@ -81,6 +81,8 @@ SWITCHES = {
         "lower_grade_window_rolling": True,
         "aml_session_is_gaming_day": False,
         "aml_aggregate_in_out_separately": True,
+        "aml_chips_from_net_winnings": True,
+        "aml_escalation_together": False,
     },
     "singapore-2010": {
         "sg_4_2_literal": True,

@@ -14,6 +14,10 @@ licensee's staff see it, and does what regs 46-51 ask:
   acceptor (``bill_accepted``: cash for tokens, i.e. credits). **Cash-outs** (46(2)):
   chips redeemed at a cash desk, a machine's cash-out (``cashed_out``) and a jackpot paid
   by hand (``hand_paid``, "jackpot" or "progressive").
+* **Who it is** at a slot machine: the staff see a person there only through the floor's
+  session record (``session_started`` to ``patron_left``: notes and coins fed in the instant
+  a session begins are its own) or when an attendant pays someone by hand. Notes, coins,
+  play and cash-outs at a machine no session explains are anonymous: no one's transactions.
 * **Identification** (46(1), (2), (4)): a transaction above the threshold
   (``aml_id_threshold_cents``, Lm 2,000, compared exactly in the floor's currency), or one
   that takes its window's total past it, and every later one in that window, is covered by
@@ -21,8 +25,12 @@ licensee's staff see it, and does what regs 46-51 ask:
 * **Cross-reference** (46(3)): at an identified cash-out, the identity is matched to the
   window's buy-ins of the same person and the chips' source checked against the records of
   play (``cash_out_cross_referenced``). A cash-out with no buy-in of the person's own
-  ("unmatched_cash_out"), or more than the stake and winnings ("not_from_winnings"), is a
-  suspicion the cashier raises at once.
+  ("unmatched_cash_out"), or whose chips are not derived from winnings ("not_from_winnings":
+  by the ruleset's ``aml_chips_from_net_winnings``, the literal reading, beyond the window's
+  net winnings; otherwise beyond its stake and winnings), is a red flag the cashier raises at
+  once. The Reporting Officer suspects at once when the source is not shown at all (no
+  buy-in, or more than the stake and winnings); chips within the stake but not won count as
+  one report on the patron.
 * **Red flags** (49(2)): employees who see a cash-out from ``flag_min_cents`` after
   wagering less than ``minimal_play_ratio`` x the window's buy-ins ("minimal_play"), or one
   larger than the window's buy-ins and winnings ("chips_unexplained", below the
@@ -33,7 +41,8 @@ licensee's staff see it, and does what regs 46-51 ask:
   patron's particulars are recorded on suspicion; the Officer, in office hours, evaluates
   each report against the patron's earlier reports and transactions and, on suspicion,
   reports to a Police Inspector and to the Board's Money Laundering Liaison Officer with the
-  contents of reg 51.
+  contents of reg 51 (an unexplained source of chips at once; otherwise from
+  ``reports_to_suspect`` reports on the patron).
 * **Training and appointment** (48, 50(1), 50(2)(d)): the Reporting Officer appointed and
   notified before t = 0; every employee's last AML course recorded when first seen on
   shift, and refreshed before ``aml_training_interval_months`` run out.
@@ -74,6 +83,7 @@ from twin.floor.cage_events import CageTransaction, RecordDestroyed, RecordVolum
 from twin.floor.entrance_events import EntryAdmitted, IdChecked
 from twin.floor.tables.events import TableStretch
 from twin.machines.events import BillAccepted, CashedOut, CoinsAccepted, GamesPlayed, HandPaid
+from twin.patrons.events import PatronLeft, SessionStarted
 from twin.records import Record
 from twin.scenario import AmlConfig
 from twin.staff.dispatch import Dispatcher
@@ -87,12 +97,11 @@ PARAMS = (
     "aml_id_threshold_cents",
     "aml_session_is_gaming_day",
     "aml_aggregate_in_out_separately",
+    "aml_chips_from_net_winnings",
     "id_record_retention_years",
     "aml_training_interval_months",
     "aml_police_min_rank",
 )
-#: red flags the Reporting Officer treats as a suspicion at once (46(3))
-STRONG_FLAGS = frozenset({"unmatched_cash_out", "not_from_winnings"})
 #: years of monthly identification volumes kept from before the run
 ARCHIVE_YEARS = 6
 
@@ -168,6 +177,7 @@ class Case:
     flag: str
     report: InternalReport
     transactions: tuple[int, ...]
+    strong: bool = False  # a suspicion at once (the chips' source not shown at all)
 
 
 @dataclass
@@ -224,6 +234,11 @@ class AmlDesk:
         self._near_low = math.ceil(config.near_threshold_share * self.threshold)
         self.by_day = bool(rules.get("aml_session_is_gaming_day"))
         self.separately = bool(rules.get("aml_aggregate_in_out_separately"))
+        self.winnings_only = bool(rules.get("aml_chips_from_net_winnings"))
+        # who the floor's session records put at each machine; notes and coins fed into a
+        # machine in the instant before a session begins there (anonymous if none does)
+        self.seated: dict[str, str] = {}
+        self.held: dict[str, list[tuple[Record, int]]] = {}
         self.armed = _Armed()
         self.views = views
         self.visit: dict[str, int] = {}  # person -> current visit number
@@ -364,16 +379,39 @@ class AmlDesk:
         w.wagered += rec.handle_cents
         w.won += rec.net_cents
 
+    # A slot machine is anonymous: the staff know who plays it only from the floor's session
+    # record (session_started to patron_left), or when an attendant pays someone by hand.
+    def _slot_in(self, rec: Record, machine: str, cents: int) -> None:
+        who = self.seated.get(machine)
+        if who is not None:
+            self._money_in(who, rec, cents, self._on("attendant"))
+            return
+        held = self.held.setdefault(machine, [])
+        if held and held[0][0].t != rec.t:
+            held.clear()  # fed by no one the floor knows: anonymous
+        held.append((rec, cents))
+
+    def _see_session(self, rec: SessionStarted) -> None:
+        self.seated[rec.machine] = rec.patron
+        for fed, cents in self.held.pop(rec.machine, []):
+            if fed.t == rec.t:  # fed in the instant the session began: the session's
+                self._money_in(rec.patron, fed, cents, self._on("attendant"))
+
+    def _see_left(self, rec: PatronLeft) -> None:
+        if rec.machine and self.seated.get(rec.machine) == rec.patron:
+            del self.seated[rec.machine]
+
     def _see_bill(self, rec: BillAccepted) -> None:
-        self._money_in(rec.patron, rec, rec.bill_cents, self._on("attendant"))
+        self._slot_in(rec, rec.machine, rec.bill_cents)
 
     def _see_coins(self, rec: CoinsAccepted) -> None:
         cents = rec.coins * self.denominations.get(rec.machine, 0)
         if cents > 0:
-            self._money_in(rec.patron, rec, cents, self._on("attendant"))
+            self._slot_in(rec, rec.machine, cents)
 
     def _see_played(self, rec: GamesPlayed) -> None:
-        w = self._window(rec.patron, rec.t)
+        who = self.seated.get(rec.machine)
+        w = None if who is None else self._window(who, rec.t)
         if w is not None:
             denom = self.denominations.get(rec.machine, 0)
             w.wagered += rec.wagered * denom
@@ -381,8 +419,11 @@ class AmlDesk:
 
     def _see_cashed_out(self, rec: CashedOut) -> None:
         cents = rec.credits * self.denominations.get(rec.machine, 0)
-        if cents > 0:
-            self._money_out(rec.patron, rec, cents, self._on("attendant"))
+        who = self.seated.get(rec.machine)
+        if who is None and rec.hand_paid > 0:
+            who = rec.patron  # the attendant pays the person in front of him
+        if cents > 0 and who is not None:
+            self._money_out(who, rec, cents, self._on("attendant"))
 
     def _see_hand_paid(self, rec: HandPaid) -> None:
         if rec.reason in ("jackpot", "progressive") and rec.cents > 0:
@@ -516,7 +557,8 @@ class AmlDesk:
             self.armed.skip_cross_reference = False
             return
         matched = bool(w.ins)
-        from_winnings = w.cashed <= w.bought + max(0, w.won)
+        beyond = w.cashed > w.bought + max(0, w.won)  # more than the stake and winnings
+        from_winnings = w.cashed <= max(0, w.won) if self.winnings_only else not beyond
         self.emit(
             CashOutCrossReferenced, patron=patron, cash_out=rec.seq, window=w.label,
             buy_ins=tuple(s for s, _ in w.ins), bought_cents=w.bought, won_cents=w.won,
@@ -525,11 +567,13 @@ class AmlDesk:
         if not matched and "unmatched_cash_out" not in w.flagged:
             self._raise(staff, patron, "unmatched_cash_out", self._all(w), w,
                         f"cashed out {w.cashed} cents in the {w.label} with no chips or "
-                        "tokens bought in it")  # fmt: skip
+                        "tokens bought in it", strong=True)  # fmt: skip
         elif matched and not from_winnings and "not_from_winnings" not in w.flagged:
+            what = (f"more than the {w.bought} cents bought and {max(0, w.won)} cents won"
+                    if beyond else f"more than the {max(0, w.won)} cents won")  # fmt: skip
             self._raise(staff, patron, "not_from_winnings", self._all(w), w,
-                        f"cashed out {w.cashed} cents in the {w.label}: more than the "
-                        f"{w.bought} cents bought and {max(0, w.won)} cents won")  # fmt: skip
+                        f"cashed out {w.cashed} cents in the {w.label}: {what}",
+                        strong=beyond)  # fmt: skip
 
     # -- red flags and reports (46(5), 49(2), 50(2)(a)) ----------------------------------------
     def _near_threshold(
@@ -560,7 +604,15 @@ class AmlDesk:
         self._raise(staff, patron, flag, seqs, w, detail)
 
     def _raise(
-        self, staff: str, patron: str, flag: str, seqs: tuple[int, ...], w: Window, detail: str
+        self,
+        staff: str,
+        patron: str,
+        flag: str,
+        seqs: tuple[int, ...],
+        w: Window,
+        detail: str,
+        *,
+        strong: bool = False,
     ) -> None:
         w.flagged.add(flag)
         employee = staff or self._on("chief_cashier") or self._on("cashier")
@@ -578,7 +630,7 @@ class AmlDesk:
             self.armed.skip_suspicion_id = False
         else:
             self._identify(patron, "suspicion", (), 0, None, employee)
-        self.cases[case] = Case(case, patron, flag, report, seqs)
+        self.cases[case] = Case(case, patron, flag, report, seqs, strong)
         if self.armed.unevaluated_report:
             self.armed.unevaluated_report = False
             return
@@ -601,7 +653,7 @@ class AmlDesk:
         yield env.timeout(self._office_wait())
         yield env.timeout(self._minutes(cfg.evaluation_minutes, rng))
         earlier = self.reports_on.get(who, [])
-        strong = case.flag in STRONG_FLAGS
+        strong = case.strong
         suspicious = strong or len(earlier) >= cfg.reports_to_suspect
         if strong:
             reasons = f"{case.flag.replace('_', ' ')}: the source of the chips is not shown (46(3))"
@@ -698,6 +750,8 @@ class AmlDesk:
 # the views (junkets, premium accounts...) that the departments registered
 _SEES: dict[str, Callable[[AmlDesk, Any], None]] = {
     EntryAdmitted.kind: AmlDesk._see_admitted,
+    SessionStarted.kind: AmlDesk._see_session,
+    PatronLeft.kind: AmlDesk._see_left,
     IdChecked.kind: AmlDesk._see_nothing,
     ShiftStarted.kind: AmlDesk._first_sight,
     CageTransaction.kind: AmlDesk._see_cage,

@@ -42,7 +42,7 @@ import simpy
 
 from twin.errors import InputError
 from twin.floor.aml_events import LaunderingAct
-from twin.patrons.events import PatronArrived
+from twin.patrons.events import PatronArrived, PatronLeft, SessionStarted
 from twin.patrons.junkets import Guest
 from twin.patrons.population import Population, member_id
 from twin.patrons.venue import Floor, Hall
@@ -319,7 +319,7 @@ class Launderers:
             self.population.leave(lau.index)
             return
         spec = machine.spec
-        fed = 0
+        fed = paid = 0
         if spec.bill_acceptor and spec.bill_denominations_cents:
             for bill in sorted(spec.bill_denominations_cents, reverse=True):
                 while amount - fed >= bill:
@@ -327,13 +327,18 @@ class Launderers:
                     fed += bill
         if fed:
             self.act(lau, "bills_in", fed)
+            until = env.now + quantize(self._minutes(lau, rng) * 60.0)
+            # the floor records the session as anyone's (who plays which machine)
+            self.world.bus.emit(SessionStarted, patron=lau.id, machine=machine.id, bet_units=1,
+                                pace_seconds=4.0, planned_end_t=until)  # fmt: skip
             paid = yield from machine.play_session(
-                lau.id, bet_units=1, pace=4.0,
-                until=env.now + quantize(self._minutes(lau, rng) * 60.0),
-                floor_credits=0, goal_credits=10**12,
+                lau.id, bet_units=1, pace=4.0, until=until, floor_credits=0, goal_credits=10**12,
             )  # fmt: skip
             self.act(lau, "cash_out", paid * spec.denomination_cents)
         self.floor.release(machine)
+        if fed:
+            self.world.bus.emit(PatronLeft, patron=lau.id, machine=machine.id, reason="done",
+                                spent_cents=fed - paid * spec.denomination_cents)  # fmt: skip
         self.population.leave(lau.index)
 
 

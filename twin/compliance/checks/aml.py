@@ -55,7 +55,7 @@ from twin.floor.cage_events import CageTransaction, RecordDestroyed, RecordVolum
 from twin.floor.entrance_events import CasinoLicensed, EntryAdmitted, EntryRefused, IdChecked
 from twin.floor.tables.events import TableStretch
 from twin.machines.events import BillAccepted, CashedOut, CoinsAccepted, GamesPlayed, HandPaid
-from twin.patrons.events import PatronArrived, SessionStarted
+from twin.patrons.events import PatronArrived, PatronLeft, SessionStarted
 from twin.patrons.junket_events import (
     JunketChipsRedeemed,
     JunketDepositLodged,
@@ -71,6 +71,20 @@ if TYPE_CHECKING:
 
 T = "tests/test_aml.py::"
 INJ = T + "test_injected_violation_is_found"
+V = "tests/test_aml_verdicts.py::"
+#: what the casino can attribute to a person at a slot machine (the parts of 46 it cannot see)
+ANONYMOUS = (
+    "notes and coins fed into a slot machine, and its games and cash-outs, are anonymous "
+    "unless the floor's session record (session_started) puts a person at that machine, "
+    "or an attendant pays the person by hand: anonymous money is no one's transaction, "
+    "so it is neither identified nor aggregated nor cross-referenced (the twin's truth of "
+    "who fed it is not read)"
+)
+NO_FUNCTION = (
+    "a casino with no AML function (no Reporting Officer, no training records: no [aml]) "
+    "identifies no one: one finding, at the first transaction that needed identification, "
+    "stands for every later one"
+)
 
 #: the records of money changing form (46(1), (2)): each is a transaction of its patron
 MONEY = (
@@ -87,10 +101,15 @@ MONEY = (
 #: records that show the run has an AML function at all, from t = 0 (a floor with no
 #: ``[aml]`` has none, and nothing there identifies anyone)
 FUNCTION = ("reporting_officer_appointed", "reporting_officer_notified", "aml_training_completed")
-#: what the money trail reads: the door (windows begin at admission), money, play (winnings)
+#: what the money trail reads: the door (windows begin at admission; with no door, at the
+#: floor's record of the arrival), the floor's slot sessions (who plays which machine), money,
+#: play (winnings)
 TRAIL = (
     "casino_licensed",
     "entry_admitted",
+    "patron_arrived",
+    "session_started",
+    "patron_left",
     "junket_member_arrived",
     *MONEY,
     "games_played",
@@ -181,7 +200,16 @@ class _Window:
 class MoneyTrail:
     """Each patron's transactions and windows, rebuilt from the records (shared by the
     checkers of one run through ``ctx.shared``; each record is read once, whichever checker
-    hands it over first)."""
+    hands it over first).
+
+    Only what the casino could see names a person. At the cage, a table and the junket desk
+    the patron is in front of the staff. A slot machine is anonymous: its notes, coins,
+    games and cash-outs are a person's only while the floor's session record
+    (``session_started`` to ``patron_left``) puts that person at that machine; notes and coins
+    fed in the instant a session begins there are that session's. A cash-out paid partly by
+    hand, and a jackpot paid by hand, are paid to the person in front of the attendant.
+    Everything else at a machine is *anonymous*: no one's transaction (the money fed in is
+    :meth:`anonymous_cents`; the record's ``patron`` field is the twin's, not the casino's)."""
 
     KEY = "aml.money_trail"
 
@@ -197,8 +225,11 @@ class MoneyTrail:
         self.stays: set[str] = set()  # junket members: their stay is one window
         self.windows: dict[str, _Window] = {}
         self.amounts: dict[int, tuple[str, int]] = {}  # seq -> (patron, cents) of each one
+        self.seated: dict[str, str] = {}  # machine -> the person the floor's session puts there
+        self.held: dict[str, list[tuple[Record, int]]] = {}  # machine -> notes/coins, one instant
+        self._anonymous = 0  # money in at machines that no session of the floor's explained
         self._seq = -1
-        self._txn: Txn | None = None
+        self._txns: tuple[Txn, ...] = ()
 
     def threshold_text(self) -> str:
         """The threshold as the regulation states it, and in the floor's money."""
@@ -240,18 +271,21 @@ class MoneyTrail:
             w = self.windows[key] = _Window()
         return key, w
 
-    def accept(self, rec: Record) -> Txn | None:
-        """Read ``rec`` (once, whoever asks first); the transaction it is, if one."""
+    def accept(self, rec: Record) -> tuple[Txn, ...]:
+        """Read ``rec`` (once, whoever asks first); the transactions it makes known: its own,
+        or, for a slot session that begins, the notes and coins fed into its machine in that
+        instant."""
         if rec.seq != self._seq:
             self._seq = rec.seq
-            self._txn = self._read(rec)
-        return self._txn
+            got = self._read(rec)
+            self._txns = () if got is None else got if isinstance(got, tuple) else (got,)
+        return self._txns
 
     def _denomination(self, machine: str) -> int:
         inst = self.ctx.installed.get(machine)
         return 0 if inst is None else inst.denomination_cents
 
-    def _read(self, rec: Record) -> Txn | None:
+    def _read(self, rec: Record) -> Txn | tuple[Txn, ...] | None:
         read = _READERS.get(rec.kind)
         return None if read is None else read(self, rec)
 
@@ -265,6 +299,39 @@ class MoneyTrail:
     def _admitted(self, rec: EntryAdmitted) -> None:
         if rec.casino == self.home and rec.purpose == "play":
             self.visit[rec.person] = rec.visit
+
+    def _arrived(self, rec: PatronArrived) -> None:
+        if not self.home:  # no door: the visit is known from the floor's record of it
+            self.visit[rec.patron] = rec.visit
+
+    def _session(self, rec: SessionStarted) -> tuple[Txn, ...]:
+        self.seated[rec.machine] = rec.patron
+        held = self.held.pop(rec.machine, [])
+        fed = [(r, c) for r, c in held if r.t == rec.t]
+        self._anonymous += sum(c for r, c in held if r.t != rec.t)
+        return tuple(self._money(r, rec.patron, c, out=False) for r, c in fed)
+
+    def _left(self, rec: PatronLeft) -> None:
+        if rec.machine and self.seated.get(rec.machine) == rec.patron:
+            del self.seated[rec.machine]
+
+    def anonymous_cents(self, now: float) -> int:
+        """Notes and coins fed into machines before ``now`` that no session explains."""
+        held = sum(c for h in self.held.values() for r, c in h if r.t < now)
+        return self._anonymous + held
+
+    def _slot_in(self, rec: Record, machine: str, cents: int) -> Txn | None:
+        """Notes or coins into ``machine``: the seated person's, or held for a session that
+        begins there in this instant (anonymous if none does)."""
+        who = self.seated.get(machine)
+        if who is not None:
+            return self._money(rec, who, cents, out=False)
+        held = self.held.setdefault(machine, [])
+        if held and held[0][0].t != rec.t:
+            self._anonymous += sum(c for _, c in held)
+            held.clear()
+        held.append((rec, cents))
+        return None
 
     def _junket_arrived(self, rec: JunketMemberArrived) -> None:
         self.stays.add(rec.member)  # the stay, from arrival to settlement, is one window
@@ -304,23 +371,29 @@ class MoneyTrail:
         return txn
 
     def _bill(self, rec: BillAccepted) -> Txn | None:
-        return self._money(rec, rec.patron, rec.bill_cents, out=False)
+        return self._slot_in(rec, rec.machine, rec.bill_cents)
 
     def _coins(self, rec: CoinsAccepted) -> Txn | None:
         cents = rec.coins * self._denomination(rec.machine)
         if cents > 0:
-            return self._money(rec, rec.patron, cents, out=False)
+            return self._slot_in(rec, rec.machine, cents)
         return None
 
     def _played(self, rec: GamesPlayed) -> None:
-        _, w = self._window(rec.patron, rec.t)
+        who = self.seated.get(rec.machine)
+        if who is None:
+            return  # anonymous play: no one's winnings
+        _, w = self._window(who, rec.t)
         if w is not None:
             w.won += (rec.won - rec.wagered) * self._denomination(rec.machine)
 
     def _cashed_out(self, rec: CashedOut) -> Txn | None:
         cents = rec.credits * self._denomination(rec.machine)
-        if cents > 0:
-            return self._money(rec, rec.patron, cents, out=True)
+        who = self.seated.get(rec.machine)
+        if who is None and rec.hand_paid > 0:
+            who = rec.patron  # the attendant pays the person in front of him
+        if cents > 0 and who is not None:
+            return self._money(rec, who, cents, out=True)
         return None
 
     def _hand_paid(self, rec: HandPaid) -> Txn | None:
@@ -360,10 +433,13 @@ class MoneyTrail:
 
 
 # what each kind of record is to the money trail (one lookup per record, not a chain of tests)
-_READERS: dict[str, Callable[[MoneyTrail, Any], Txn | None]] = {
+_READERS: dict[str, Callable[[MoneyTrail, Any], Txn | tuple[Txn, ...] | None]] = {
     **{kind: MoneyTrail._function for kind in FUNCTION},
     CasinoLicensed.kind: MoneyTrail._licensed,
     EntryAdmitted.kind: MoneyTrail._admitted,
+    PatronArrived.kind: MoneyTrail._arrived,
+    SessionStarted.kind: MoneyTrail._session,
+    PatronLeft.kind: MoneyTrail._left,
     JunketMemberArrived.kind: MoneyTrail._junket_arrived,
     JunketDepositLodged.kind: MoneyTrail._junket_deposit,
     JunketTokensBought.kind: MoneyTrail._junket_tokens,
@@ -401,17 +477,23 @@ _READERS: dict[str, Callable[[MoneyTrail, Any], Txn | None]] = {
         "one entry in)": INJ + "[R45]",
         "a visitor of this casino who arrived and started to play with no id check at its "
         "door entered unidentified": "tests/test_entrance.py::test_unidentified_entrant",
+        "a casino with no door check at all (no licensed casino's door before the first "
+        "arrival) lets its first entrant in unidentified: one finding there, which stands for "
+        "every later entrant (each counted as an observation)": V + "test_no_door_check",
     },
     unchecked=(
         "section 25 of the Act (what identification it requires) is not in the seed text: "
         "an id check of the person's document at the door is read as identification",
     ),
+    observes=("entry_admitted",),
+    needs="a person admitted at a door, or one who came into a casino with no door check",
 )
 class EveryEntrantIdentified(Checker):
     def setup(self) -> None:
         self.home = ""
         self.checks: dict[tuple[str, str, int], IdChecked] = {}
         self.arrived: dict[str, int] = {}  # person -> arrival seq, until the door sees them
+        self.undoored = 0  # entrants of a casino with no door check
 
     def on_record(self, rec: Record) -> None:
         if isinstance(rec, CasinoLicensed):
@@ -436,6 +518,8 @@ class EveryEntrantIdentified(Checker):
         elif isinstance(rec, PatronArrived):
             if self.home:
                 self.arrived[rec.patron] = rec.seq
+            else:
+                self._no_door(rec)
         elif isinstance(rec, SessionStarted):
             seq = self.arrived.pop(rec.patron, None)
             if seq is not None:
@@ -445,6 +529,21 @@ class EveryEntrantIdentified(Checker):
                     f"{rec.machine} with no id check at the door",
                     (seq, rec.seq),
                 )
+
+    def _no_door(self, rec: PatronArrived) -> None:
+        """An entrant of a casino with no door check: identified by no one. One finding, at
+        the first; the later ones are observations of the same absence."""
+        self.observed()
+        self.undoored += 1
+        self.report_once(
+            "no door",
+            (rec.patron,),
+            f"no such function in this casino: no door check identifies entrants (no "
+            f"licensed casino's door before the first arrival); {rec.patron} came in "
+            f"unidentified (visit {rec.visit}), and so does every later entrant (this finding "
+            "stands for them all; each is counted as an observation of reg 45)",
+            (rec.seq,),
+        )
 
 
 # --- reg 46(1), (2), (4): identification ------------------------------------------------------
@@ -462,17 +561,31 @@ class _Identified(Checker):
         self.trail = MoneyTrail.of(self.ctx)
         self.ids: dict[tuple[str, float], list[IdentificationRecorded]] = defaultdict(list)
 
+    def counts(self, txn: Txn) -> bool:
+        """Whether ``txn`` is one this clause looks at (one observation of it)."""
+        return True
+
     def on_record(self, rec: Record) -> None:
         if isinstance(rec, IdentificationRecorded):
             self.ids[(rec.patron, rec.t)].append(rec)
             return
-        txn = self.trail.accept(rec)
-        if txn is not None and txn.need in self.reasons:
-            self.ctx.after(0.0, partial(self._due, txn))
+        for txn in self.trail.accept(rec):
+            if self.counts(txn):
+                self.observed()
+            if txn.need in self.reasons:
+                self.ctx.after(0.0, partial(self._due, txn))
 
     def _due(self, txn: Txn) -> None:
         if not self.trail.aml:
-            return  # no AML function on this floor (see ``unchecked``)
+            self.report_once(
+                "no AML function",
+                (txn.patron,),
+                f"no such function in this casino: no AML function (no Reporting Officer, "
+                f"no identification records); {self.message(txn)}, and neither is any later "
+                "one (this finding stands for them all)",
+                (txn.seq,),
+            )
+            return
         got = self.ids.get((txn.patron, txn.t), [])
         if any(i.reason == txn.need and max(i.transactions, default=-1) == txn.seq for i in got):
             return  # its own identification: the one whose newest transaction it is
@@ -499,17 +612,24 @@ class _Identified(Checker):
         "identified in the same instant, with a record of the particulars": INJ + "[R46.1]",
         "'in excess of': the threshold itself needs no identification, a cent more does": T
         + "test_threshold_is_exclusive",
+        NO_FUNCTION: V + "test_no_aml_function_is_one_finding_per_clause",
+        "a slot machine's notes and coins are a person's only through the floor's session record": V
+        + "test_anonymous_bills_are_no_ones",
     },
     unchecked=(
         "the particulars 'in accordance with section 25(2) of the Act' (not in the seed "
         "text): their content is checked under reg 47 (MT98.R47)",
-        "a floor with no AML function ([aml]: no Reporting Officer, no training records) "
-        "identifies no one: not checked there",
+        ANONYMOUS,
     ),
+    observes=(),
+    needs="a buy-in of chips or tokens the casino could attribute to a person",
 )
 class BuyInsIdentified(_Identified):
     reasons = frozenset({"buy_in"})
     what = "buy-in"
+
+    def counts(self, txn: Txn) -> bool:
+        return not txn.out
 
 
 @control(
@@ -525,17 +645,22 @@ class BuyInsIdentified(_Identified):
         "instant": INJ + "[R46.2]",
         "the threshold itself needs no identification, a cent more does": T
         + "test_threshold_is_exclusive",
+        NO_FUNCTION: V + "test_no_aml_function_is_one_finding_per_clause",
     },
     unchecked=(
         "'after playing a game': a cash-out is checked whether or not the patron played "
         "(chips exchanged without play are cash-outs too)",
-        "a floor with no AML function ([aml]: no Reporting Officer, no training records) "
-        "identifies no one: not checked there",
+        ANONYMOUS,
     ),
+    observes=(),
+    needs="a cash-out of chips or tokens the casino could attribute to a person",
 )
 class CashOutsIdentified(_Identified):
     reasons = frozenset({"cash_out"})
     what = "cash-out"
+
+    def counts(self, txn: Txn) -> bool:
+        return txn.out
 
 
 @control(
@@ -558,18 +683,24 @@ class CashOutsIdentified(_Identified):
         "test_junket_front_money_is_identified_and_a_guest_is_known_by_passport",
         "on the floor, the gaming-day reading aggregates a structurer's visits of one day, "
         "the visit's does not": T + "test_windows_follow_the_ruleset_switches",
+        NO_FUNCTION: V + "test_no_aml_function_is_one_finding_per_clause",
     },
     unchecked=(
         "'gaming session' is not defined in the text: both readings are switches of the "
         "ruleset, the visit by default",
         "a patron never admitted at this casino's door has no session: their small "
-        "transactions are not aggregated ([aml] needs [entrance], so every visitor is)",
-        "a floor with no AML function ([aml]: no Reporting Officer, no training records) "
-        "identifies no one: not checked there",
+        "transactions are not aggregated ([aml] needs [entrance], so every visitor is; a "
+        "casino with no door at all has the visit from the floor's record of the arrival)",
+        ANONYMOUS,
     ),
+    observes=(),
+    needs="a transaction of a person in a window (a visit through the door, a junket stay)",
 )
 class AggregatesIdentified(_Identified):
     reasons = frozenset({"aggregate_buy_in", "aggregate_cash_out"})
+
+    def counts(self, txn: Txn) -> bool:
+        return bool(txn.window)
 
     def message(self, txn: Txn) -> str:
         what = "cash-out" if txn.out else "buy-in"
@@ -588,7 +719,7 @@ class AggregatesIdentified(_Identified):
     kind=Kind.RUNTIME,
     title="Match cash-out identity to buy-in; confirm chips came from winnings",
     reads=(*TRAIL, "cash_out_cross_referenced", "red_flag_observed"),
-    params=TRAIL_PARAMS,
+    params=(*TRAIL_PARAMS, "aml_chips_from_net_winnings"),
     test=INJ + "[R46.3]",
     checks={
         "every cash-out needing identification (alone or in aggregate) is cross-referenced "
@@ -597,19 +728,23 @@ class AggregatesIdentified(_Identified):
         "total, the net winnings of play in it (tables, machines, jackpots), the cash-outs "
         "with this one; 'matched' and 'from winnings' follow from them": T
         + "test_cross_reference_numbers",
-        "a cash-out not matched to a buy-in of the person's own, or larger than the stake "
-        "and winnings, is raised as a suspicion at once (a red flag of the window)": T
+        "a cash-out not matched to a buy-in of the person's own, or whose chips are not "
+        "derived from winnings, is raised as a suspicion at once (a red flag of the window)": T
         + "test_cross_reference_numbers",
+        "'derived from winnings made whilst playing' (aml_chips_from_net_winnings, the "
+        "literal reading by default): the window's cash-outs are covered by its net winnings; "
+        "the other reading lets the patron's own stake back too (cash-outs at most buy-ins "
+        "and net winnings)": V + "test_chips_from_winnings_reading",
+        NO_FUNCTION: V + "test_no_aml_function_is_one_finding_per_clause",
     },
     unchecked=(
-        "'derived from winnings' is read as: the window's cash-outs are at most its buy-ins "
-        "and net winnings (chips cashed unplayed are the patron's own stake)",
         "chips passed between patrons are seen only as one patron's cash-outs without "
         "buy-ins (the twin's truth, laundering_act, is not read)",
         "the report of such a red flag to the Reporting Officer is reg 49(2)'s (MT98.R49.2)",
-        "a floor with no AML function ([aml]: no Reporting Officer, no training records) "
-        "identifies no one: not checked there",
+        ANONYMOUS,
     ),
+    observes=(),
+    needs="a cash-out needing identification (above the threshold, alone or in aggregate)",
 )
 class CashOutsCrossReferenced(Checker):
     def setup(self) -> None:
@@ -625,14 +760,30 @@ class CashOutsCrossReferenced(Checker):
             if key:
                 self.flags.add((key, rec.flag))
         else:
-            txn = self.trail.accept(rec)
-            if txn is not None and txn.out and txn.need:
-                self.ctx.after(0.0, partial(self._due, txn))
+            for txn in self.trail.accept(rec):
+                if txn.out and txn.need:
+                    self.observed()
+                    self.ctx.after(0.0, partial(self._due, txn))
+
+    def from_winnings(self, cashed: int, bought: int, won: int) -> bool:
+        """The chips cashed are derived from winnings, by the ruleset's reading."""
+        if bool(self.ctx.param("aml_chips_from_net_winnings")):
+            return cashed <= max(0, won)
+        return cashed <= bought + max(0, won)
 
     def _due(self, txn: Txn) -> None:
         x = self.xrefs.pop(txn.seq, None)
         if not self.trail.aml:
-            return  # no AML function on this floor (see ``unchecked``)
+            self.report_once(
+                "no AML function",
+                (txn.patron,),
+                f"no such function in this casino: no AML function (no Reporting Officer, "
+                f"no identification records); {txn.patron}'s cash-out of EUR "
+                f"{euros(txn.cents)} ({txn.need}) was not cross-referenced to the buy-ins of "
+                "the chips, and neither is any later one (this finding stands for them all)",
+                (txn.seq,),
+            )
+            return
         if x is None or x.t != txn.t or x.patron != txn.patron:
             self.report(
                 (txn.patron,),
@@ -653,7 +804,7 @@ class CashOutsCrossReferenced(Checker):
         ]
         if x.matched != bool(x.buy_ins):
             wrong.append(f"matched {x.matched} with {len(x.buy_ins)} buy-ins")
-        if x.from_winnings != (x.cashed_cents <= x.bought_cents + max(0, x.won_cents)):
+        if x.from_winnings != self.from_winnings(x.cashed_cents, x.bought_cents, x.won_cents):
             wrong.append(f"from winnings {x.from_winnings}")
         if wrong:
             self.report(
@@ -692,6 +843,7 @@ class CashOutsCrossReferenced(Checker):
         "knowledge or suspicion that no one reported is not observable: a red flag that is "
         "observed but not reported is reg 49(2)'s finding (MT98.R49.2)",
     ),
+    observes=("internal_report",),
 )
 class SuspectsIdentified(Checker):
     def setup(self) -> None:
@@ -739,6 +891,8 @@ class SuspectsIdentified(Checker):
         "the run's own records are not destroyed within a run (volumes are counted monthly, "
         "not filled from the records); the archive of earlier volumes carries 47(2)",
     ),
+    observes=("identification_recorded", "record_destroyed"),
+    needs="an identification record, or a volume of them destroyed",
 )
 class IdentificationRecordsKept(Checker):
     def setup(self) -> None:
@@ -755,7 +909,7 @@ class IdentificationRecordsKept(Checker):
             if rec.category == "identification":
                 self._destroyed(rec)
         else:
-            self.trail.accept(rec)
+            self.trail.accept(rec)  # the transactions an identification may name
 
     def _particulars(self, rec: IdentificationRecorded) -> None:
         wrong = [n for n in PARTICULARS if not getattr(rec, n).strip()]
@@ -809,7 +963,12 @@ class IdentificationRecordsKept(Checker):
     "MT98.R48",
     kind=Kind.PERIODIC,
     title="AML training for casino employees",
-    reads=("shift_started", "aml_training_completed", "reporting_officer_appointed"),
+    reads=(
+        "shift_started",
+        "aml_training_completed",
+        "reporting_officer_appointed",
+        "patron_arrived",
+    ),
     params=("aml_training_interval_months",),
     test=INJ + "[R48]",
     checks={
@@ -817,35 +976,72 @@ class IdentificationRecordsKept(Checker):
         "the ruleset's calendar months before that day (once per employee)": INJ + "[R48]",
         "the months by the calendar; a course recorded in the same instant as the shift counts": T
         + "test_training_interval_by_the_calendar",
+        "a casino with no AML training at all (no course on record, no Reporting Officer) "
+        "when it opens to the public: one finding naming the employees on shift, which stands "
+        "for every later one (each counted as an observation)": V
+        + "test_no_aml_function_is_one_finding_per_clause",
     },
     unchecked=(
         "'adequately trained' has no frequency in the text: aml_training_interval_months is "
         "the twin's reading (on hire, then yearly)",
         "what the course teaches (the Act of 1994, recognising laundering) is its name "
         "only: the content is not modelled",
-        "a floor with no AML function ([aml]) keeps no training records: not checked there",
     ),
+    observes=(),
+    needs="an employee of the licensee coming on shift",
 )
 class EmployeesTrained(Checker):
     def setup(self) -> None:
-        self.active = False
+        self.active = False  # a course on record, or a Reporting Officer to organise them
         self.trained: dict[str, AmlTrainingCompleted] = {}
+        self.waiting: list[ShiftStarted] = []  # shifts judged before any training function
+        self.absent = False  # the finding of a casino with no training at all is made
 
     def on_record(self, rec: Record) -> None:
         if isinstance(rec, ReportingOfficerAppointed):
-            self.active = True
+            self._activate()
         elif isinstance(rec, AmlTrainingCompleted):
-            self.active = True
+            self._activate()
             last = self.trained.get(rec.employee)
             if last is None or rec.date >= last.date:
                 self.trained[rec.employee] = rec
         elif isinstance(rec, ShiftStarted) and rec.employer != "board":
             # the course may be recorded in the same instant: judged at its end
             self.ctx.after(0.0, partial(self._due, rec))
+        elif isinstance(rec, PatronArrived) and not self.active:
+            self._no_training()  # open to the public, and no one is trained
+
+    def _activate(self) -> None:
+        if not self.active:
+            self.active = True
+            waiting, self.waiting = self.waiting, []
+            for rec in waiting:  # judged at the end of this instant (its courses recorded)
+                self.ctx.after(0.0, partial(self._due, rec))
+
+    def _no_training(self) -> None:
+        if self.absent or not self.waiting:
+            return
+        self.absent = True
+        self.observed(len(self.waiting))
+        names = sorted({r.member for r in self.waiting})
+        shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+        self.report(
+            tuple(names),
+            f"no such function in this casino: no AML training (no course on record, no "
+            f"Reporting Officer to organise one); the {len(names)} employees of the licensee "
+            f"on shift ({shown}) are not trained, nor is any who comes on shift later (this "
+            "finding stands for them all)",
+            tuple(r.seq for r in self.waiting),
+        )
 
     def _due(self, rec: ShiftStarted) -> None:
         if not self.active:
+            if not self.absent:
+                self.waiting.append(rec)
+            else:
+                self.observed()  # one more of the untrained employees of the finding
             return
+        self.observed()
         day = self.ctx.clock.at(rec.t).date()
         months = int(self.ctx.param("aml_training_interval_months"))
         last = self.trained.get(rec.member)
@@ -863,6 +1059,10 @@ class EmployeesTrained(Checker):
             f"AML course in the {months} months before ({since})",
             ev,
         )
+
+    def finish(self) -> None:
+        if not self.active:
+            self._no_training()
 
 
 # --- reg 49: reports -----------------------------------------------------------------------
@@ -946,6 +1146,7 @@ def _rank_ok(rank: str, least: str) -> bool:
         "a suspicion the Reporting Officer dismisses is not reported (the judgment itself is "
         "not checked)",
     ),
+    observes=("ro_evaluation", "suspicion_reported"),
 )
 class SuspicionsToPolice(Checker):
     def setup(self) -> None:
@@ -996,7 +1197,13 @@ class SuspicionsToPolice(Checker):
     "MT98.R50.1",
     kind=Kind.GOVERNANCE,
     title="Appoint and notify a Reporting Officer",
-    reads=(*AML_KINDS, "ro_evaluation", "suspicion_reported"),
+    reads=(
+        "reporting_officer_appointed",
+        "reporting_officer_notified",
+        "ro_evaluation",
+        "suspicion_reported",
+        "patron_arrived",
+    ),
     test=INJ + "[R50.1]",
     checks={
         "a Reporting Officer is appointed, and his name, grade and designation are notified "
@@ -1004,23 +1211,45 @@ class SuspicionsToPolice(Checker):
         "particulars, on or after the appointment)": INJ + "[R50.1]",
         "the Reporting Officer who evaluates and reports is the one appointed": T
         + "test_officer_parts",
+        "a casino with no Reporting Officer appointed when it opens to the public (its first "
+        "entrant; the run's end if no one came) is one finding there": V
+        + "test_no_aml_function_is_one_finding_per_clause",
     },
     unchecked=(
         "the text sets no time for the notice: a notice missing at the run's end is the finding",
         "a vacancy (the officer leaving, a successor) is not modelled: one officer serves "
         "the whole run",
-        "a floor with no AML function ([aml]) is not checked",
     ),
+    observes=(
+        "reporting_officer_appointed",
+        "reporting_officer_notified",
+        "ro_evaluation",
+        "suspicion_reported",
+    ),
+    needs="the casino's opening (its first entrant) or its Reporting Officer's records",
 )
 class ReportingOfficerNamed(Checker):
     def setup(self) -> None:
-        self.active = False
+        self.opened = False
         self.appointed: ReportingOfficerAppointed | None = None
         self.notices: list[ReportingOfficerNotified] = []
 
+    def _none(self, evidence: tuple[int, ...], when: str) -> None:
+        self.report_once(
+            "no officer",
+            (),
+            f"no such function in this casino: no Reporting Officer appointed {when}",
+            evidence,
+        )
+
     def on_record(self, rec: Record) -> None:
-        self.active = True
-        if isinstance(rec, ReportingOfficerAppointed):
+        if isinstance(rec, PatronArrived):
+            if not self.opened:  # the casino is open to the public: is an officer appointed?
+                self.opened = True
+                self.observed()
+                if self.appointed is None:
+                    self._none((rec.seq,), f"when the casino opened ({rec.patron} came in)")
+        elif isinstance(rec, ReportingOfficerAppointed):
             self.appointed = rec
         elif isinstance(rec, ReportingOfficerNotified):
             self.notices.append(rec)
@@ -1036,15 +1265,11 @@ class ReportingOfficerNamed(Checker):
                 )
 
     def finish(self) -> None:
-        if not self.active:
-            return
         a = self.appointed
         if a is None:
-            self.report(
-                (),
-                "the licensee has no Reporting Officer appointed",
-                tuple(n.seq for n in self.notices),
-            )
+            if not self.opened:
+                self.observed()  # the run's end: the clause is checked once
+            self._none(tuple(n.seq for n in self.notices), "in the run")
             return
         who = (a.officer, a.name, a.grade, a.designation)
         missing = [
@@ -1090,6 +1315,7 @@ class ReportingOfficerNamed(Checker):
         "no time in the text: aml_evaluation_hours is the twin's reading",
         "whether the judgment is right is not checked; only that it is made and reasoned",
     ),
+    observes=("internal_report", "ro_evaluation"),
 )
 class ReportsEvaluated(Checker):
     def setup(self) -> None:
@@ -1161,33 +1387,44 @@ class ReportsEvaluated(Checker):
     "MT98.R50.2c",
     kind=Kind.RUNTIME,
     title="Reporting Officer escalates findings to the police and the Board",
-    reads=("ro_evaluation", "suspicion_reported"),
-    params=("aml_police_min_rank",),
+    reads=("internal_report", "ro_evaluation", "suspicion_reported"),
+    params=("aml_police_min_rank", "aml_escalation_together", "aml_police_report_hours"),
     test=INJ + "[R50.2c]",
     checks={
         "every suspicion the Reporting Officer finds is reported by him to a Police Officer "
         "of at least the ruleset's rank and to the Board's Money Laundering Liaison "
-        "Officer, together": INJ + "[R50.2c]",
+        "Officer": INJ + "[R50.2c]",
         "the police officer's rank": T + "test_police_ranks",
+        "by the literal reading (aml_escalation_together false, the default) both reports "
+        "are made, at any instants, by the run's end; the other reading wants both in the "
+        "instant of the first": V + "test_escalation_together_reading",
+        "a suspicion the Board (or the police) never hears of is found at the run's end, once "
+        "aml_police_report_hours from its internal report have passed": V
+        + "test_escalation_literal_reading_finds_a_report_never_made",
     },
     unchecked=(
-        "50(2)(c) sets no time: a suspicion not reported to anyone is reg 49(1)'s finding "
-        "(its deadline, MT98.R49.1); one still unreported at the run's end is not a "
-        "finding here",
+        "50(2)(c) sets no time: how soon the police hear is reg 49(1)'s ('immediately', "
+        "MT98.R49.1); a suspicion whose aml_police_report_hours have not run out at the run's "
+        "end is not judged (its reports may still be on their way)",
     ),
+    observes=("ro_evaluation", "suspicion_reported"),
 )
 class SuspicionsEscalated(Checker):
     def setup(self) -> None:
+        self.reports: dict[str, InternalReport] = {}
         self.evaluations: dict[str, RoEvaluation] = {}
         self.sent: dict[str, list[SuspicionReported]] = defaultdict(list)
+        self.together = bool(self.ctx.param("aml_escalation_together"))
 
     def on_record(self, rec: Record) -> None:
-        if isinstance(rec, RoEvaluation):
+        if isinstance(rec, InternalReport):
+            self.reports[rec.case] = rec
+        elif isinstance(rec, RoEvaluation):
             self.evaluations[rec.case] = rec
         elif isinstance(rec, SuspicionReported):
             first = rec.case not in self.sent
             self.sent[rec.case].append(rec)
-            if first:
+            if first and self.together:
                 self.ctx.after(0.0, partial(self._due, rec.case))
 
     def _due(self, case: str) -> None:
@@ -1204,11 +1441,22 @@ class SuspicionsEscalated(Checker):
         if any(r.recipient == "police" and not _rank_ok(r.rank, least) for r in sent):
             wrong.append(f"the police officer is below {least}")
         if wrong:
+            when = "in the instant of the first report" if self.together else "by the run's end"
             self.report(
                 (ev.officer, ev.patron),
-                f"the suspicion of case {case}: " + "; ".join(wrong),
+                f"the suspicion of case {case} ({when}): " + "; ".join(wrong),
                 (ev.seq, *(r.seq for r in sent)),
             )
+
+    def finish(self) -> None:
+        if self.together:
+            return
+        hours = float(self.ctx.param("aml_police_report_hours"))
+        for case, ev in sorted(self.evaluations.items()):
+            rep = self.reports.get(case)
+            since = ev.t if rep is None else rep.t
+            if since + hours * 3600.0 <= self.ctx.now:  # its reports had their time
+                self._due(case)
 
 
 # --- reg 51: the report's contents ---------------------------------------------------------
@@ -1232,7 +1480,9 @@ class SuspicionsEscalated(Checker):
     unchecked=(
         "whether the contents are enough for an investigation is not judged: each part must "
         "be there and name what the records show",
+        ANONYMOUS,
     ),
+    observes=("suspicion_reported",),
 )
 class ReportContents(Checker):
     def setup(self) -> None:
@@ -1248,7 +1498,7 @@ class ReportContents(Checker):
         elif isinstance(rec, SuspicionReported):
             self._contents(rec)
         else:
-            self.trail.accept(rec)
+            self.trail.accept(rec)  # the transactions a report may name
 
     def _contents(self, rec: SuspicionReported) -> None:
         wrong = []
