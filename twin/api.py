@@ -196,6 +196,9 @@ def run(
     SMIB's status line every second).
     """
     sc = prepare(scenario, seed=seed, hours=hours, overrides=overrides)
+    # the output folder is checked before the casino is built (issue 33: `--out ..` used to
+    # fail only after the whole run)
+    folder = RunFolder(Path(out), replace=replace) if out is not None else None
     metrics = Metrics()
     injections = InjectionLog()
     casino = Casino(sc, sinks=[metrics, injections, *sinks], engine=engine, compliance=compliance)
@@ -203,7 +206,7 @@ def run(
     if session is not None and driver is None:
         driver = PacedDriver(1.0)
     try:
-        return _run(casino, sc, metrics, injections, driver, out, replace, chain, replay)
+        return _run(casino, sc, metrics, injections, driver, folder, chain, replay)
     finally:
         if session is not None:
             session.stop()
@@ -215,12 +218,10 @@ def _run(
     metrics: Metrics,
     injections: InjectionLog,
     driver: Driver | None,
-    out: str | Path | None,
-    replace: bool,
+    folder: RunFolder | None,
     chain: bool,
     replay: Iterable[Record] | None,
 ) -> RunResult:
-    folder = RunFolder(Path(out), replace=replace) if out is not None else None
     ledger: Ledger | None = None
     hasher: HashChain | None = None
     if folder is not None:

@@ -98,10 +98,15 @@ def cli() -> None:
 @click.option(
     "--out",
     "out_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Output folder (default: out/<scenario>-seed<seed>, replaced on each run).",
+    type=click.Path(file_okay=False),
+    help="Output folder (default: out/<scenario>-seed<seed>, replaced on each run); a new or "
+    "empty folder, or an earlier run's.",
 )
-@click.option("--force", is_flag=True, help="Replace a run already in --out.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace an earlier run in --out (never a folder of yours, nor files you added).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary JSON to stdout.")
 @click.option(
     "--engine",
@@ -144,7 +149,7 @@ def run(
     hours: float | None,
     days: float | None,
     assignments: tuple[str, ...],
-    out_dir: Path | None,
+    out_dir: str | None,
     force: bool,
     as_json: bool,
     engine: str,
@@ -165,13 +170,18 @@ def run(
 
     from twin import api
     from twin.drivers import Driver, FastDriver, PacedDriver, PacedStatus
+    from twin.outputs import check_out
     from twin.summary import render_summary
 
     if hours is not None and days is not None:
         raise InputError("command line", "--hours/--days", "at most one of them", "both")
+    if out_dir is not None:
+        check_out(out_dir)  # `--out ""`, `.`, `..`: refused as typed, before anything runs
     duration = hours if hours is not None else (days * 24 if days is not None else None)
     sc = api.prepare(scenario, seed=seed, hours=duration, overrides=assignments)
-    out = out_dir if out_dir is not None else Path("out") / f"{sc.scenario.name}-seed{sc.seed}"
+    out = (
+        Path(out_dir) if out_dir is not None else Path("out") / f"{sc.scenario.name}-seed{sc.seed}"
+    )
     show = progress if progress is not None else sys.stderr.isatty()
     if hardware_url is not None:  # issue 8: the status lines take the terminal, not a bar
         show = False
