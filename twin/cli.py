@@ -235,6 +235,7 @@ def run(
                 err=True,
             )
             sys.exit(130)
+    _WRITTEN.append(out)
     summary = result.summary()
     if as_json:
         click.echo(json.dumps(summary, indent=2))
@@ -1124,7 +1125,23 @@ def smib_emulate(
 
 
 def main(argv: list[str] | None = None) -> Any:
-    """Entry point: user mistakes become one line on stderr and exit code 2."""
+    """Entry point: user mistakes become one line on stderr and exit code 2; SIGINT and
+    SIGTERM one line and exit 130 or 143 (issue 33)."""
+    from twin import signals
+
+    restore = signals.install()
+    try:
+        return _main(argv)
+    finally:
+        if argv is None:  # the process's own command: Python's shutdown is not to be cut
+            signals.quiet()
+        else:  # called in-process (tests): the caller's handlers come back
+            restore()
+
+
+def _main(argv: list[str] | None) -> Any:
+    from twin.signals import Interrupted, quiet, stopped_by
+
     try:
         return cli.main(args=argv, prog_name="twin", standalone_mode=False)
     except InputError as e:
@@ -1137,3 +1154,27 @@ def main(argv: list[str] | None = None) -> Any:
         where = f"{e.ctx.command_path}: " if getattr(e, "ctx", None) else ""  # type: ignore[attr-defined]
         click.echo(f"twin: error: {where}{e.format_message()}", err=True)
         sys.exit(e.exit_code)
+    except (Interrupted, Exception) as e:
+        stop = stopped_by(e)  # a stop, or what failed while a stop was being handled
+        if stop is None:
+            raise
+        quiet()  # a second Ctrl-C must not cut this line short
+        click.echo(f"twin: {_stopped(stop)}", err=True)
+        sys.exit(stop.exit_code)
+
+
+#: the folder of a run that is complete (a signal while its summary prints says so)
+_WRITTEN: list[Path] = []
+
+
+def _stopped(stop: Any) -> str:
+    """The one line that says what a signal stopped and what it left."""
+    what = f"interrupted ({stop.name})"
+    if stop.out is None and _WRITTEN:
+        return f"{what} after the run was complete: it is in {_WRITTEN[-1]}"
+    if stop.out is None:
+        return what
+    if stop.complete:
+        return f"{what} after the run was complete: it is in {stop.out}"
+    return (f"{what}; the partial run is in {stop.out} (marked INCOMPLETE; its ledger was "
+            "never closed)")  # fmt: skip

@@ -35,6 +35,7 @@ from typing import Any, Final, Literal
 from twin import __version__
 from twin.errors import InputError
 from twin.records import Record, from_json
+from twin.signals import deferred
 
 __all__ = [
     "EXIT_INCOMPLETE",
@@ -202,19 +203,33 @@ class Ledger:
         if self._closed:
             raise ValueError(f"ledger {self.path} is closed")
         conn = self._conn
-        conn.execute("BEGIN")
-        try:
-            self._insert(buf)
-            if not self._first_written:
-                conn.execute(_SET_META, ("first_seq", str(self._first_seq)))
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-        self._first_written = True
-        self._committed += len(buf)
-        buf.clear()
+        with deferred():  # a signal waits for the commit and its bookkeeping (issue 33)
+            conn.execute("BEGIN")
+            try:
+                self._insert(buf)
+                if not self._first_written:
+                    conn.execute(_SET_META, ("first_seq", str(self._first_seq)))
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            self._first_written = True
+            self._committed += len(buf)
+            buf.clear()
+
+    def _recover(self) -> None:
+        """After a failure: end any open transaction and drop from the buffer the rows the
+        file already holds (a stop that came after a COMMIT but before its bookkeeping),
+        so that what is left can still be committed."""
+        conn = self._conn
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        last, rows = conn.execute("SELECT MAX(seq), COUNT(*) FROM records").fetchone()
+        if last is not None:
+            self._buf[:] = [row for row in self._buf if row[0] > last]
+            self._committed = int(rows)
+            self._first_written = True
 
     def _insert(self, rows: list[_Row]) -> None:
         """Insert ``rows`` with a few multi-row INSERT statements rather than one statement
@@ -264,7 +279,9 @@ class Ledger:
             self.close()
         elif not self._closed:
             try:
-                self.flush()
+                with deferred(raise_pending=False):  # already stopping: finish the cleanup
+                    self._recover()
+                    self.flush()
             finally:
                 self._conn.close()
                 self._closed = True
