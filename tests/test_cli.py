@@ -372,3 +372,63 @@ def test_out_that_holds_the_working_directory_is_refused_before_the_run(
     assert err.startswith("twin: error: --out: expected a folder for the run's files alone")
     assert repr(target) in err and p.stdout == ""
     assert sorted(x.name for x in tmp_path.rglob("*")) == ["above", "here", "notes.txt"]
+
+
+# -- issue 33: the smaller points --------------------------------------------------------------
+
+
+def test_twin_without_arguments_prints_the_help_and_exits_0() -> None:
+    for args in ((), ("ledger",)):
+        p = twin(*args)
+        assert p.returncode == 0 and p.stderr == "", p.stderr
+        assert p.stdout.startswith(f"Usage: twin {' '.join(args)}".rstrip() + " [OPTIONS]")
+
+
+def test_a_usage_error_has_one_prefix() -> None:
+    """It read ``twin: error: twin run: No such option``."""
+    p = twin("run", "--no-such-option")
+    err = _one_line(p)
+    assert err.startswith("twin: error: run: No such option"), err
+    assert "twin run:" not in err
+
+
+def test_the_top_level_help_cuts_no_description() -> None:
+    p = twin("--help")
+    assert p.returncode == 0, p.stderr
+    commands = p.stdout.split("Commands:", 1)[1]
+    assert "..." not in commands, commands
+    for name in ("run", "ledger", "sweep", "smib", "controls"):
+        assert f"\n  {name} " in commands
+
+
+def test_every_option_has_a_description() -> None:
+    """``sweep --replications``, ``sweep --confidence`` and ``smib emulate --seed`` had none."""
+    import click
+
+    from twin.cli import cli
+
+    def walk(cmd: click.Command, path: str) -> list[str]:
+        bare = [f"{path} {o.opts[0]}" for o in cmd.params
+                if isinstance(o, click.Option) and not o.help]  # fmt: skip
+        if isinstance(cmd, click.Group):
+            for name, sub in cmd.commands.items():
+                bare += walk(sub, f"{path} {name}")
+        return bare
+
+    assert walk(cli, "twin") == []
+
+
+@pytest.mark.parametrize("args", [("--days", "nan"), ("--hours", "inf"), ("--hours", "-inf")])
+def test_a_length_that_is_not_finite_names_the_option_not_a_set(args: tuple[str, str]) -> None:
+    """``--days nan`` was reported as ``--set scenario.duration_hours=nan``."""
+    p = twin("run", SCENARIOS / "tiny.toml", *args)
+    err = _one_line(p)
+    assert f"'{args[0]}'" in err and args[1] in err and "--set" not in err, err
+
+
+def test_an_unknown_key_set_on_the_command_line_names_the_override() -> None:
+    """``--set foo.bar=4`` blamed the scenario file, which has no ``foo``."""
+    p = twin("run", SCENARIOS / "tiny.toml", "--set", "foo.bar=4")
+    err = _one_line(p)
+    assert err.startswith("twin: error: command line (--set foo.bar=4): foo: expected no such key")
+    assert "tiny.toml" not in err

@@ -528,6 +528,9 @@ def _open_ledger(path: Path) -> sqlite3.Connection:
         raise InputError(path, "", "a ledger file", "no such file")
     if not path.is_file():
         raise InputError(path, "", "a ledger file", "not a file")
+    cut = _truncation(path)
+    if cut is not None:
+        raise InputError(path, "", "a complete casino-twin ledger", _Said(cut))
     if not _looks_like_sqlite(path):
         raise InputError(path, "", "a casino-twin ledger (SQLite)", "not an SQLite database")
     try:
@@ -560,6 +563,38 @@ def _open_ledger(path: Path) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+class _Said(str):
+    """A found value shown as it is (not quoted) in an InputError."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+_MAGIC: Final = b"SQLite format 3\x00"
+
+
+def _truncation(path: Path) -> str | None:
+    """How ``path`` is cut short, if it is an SQLite file that was truncated (a copy that
+    stopped, a full disk): shorter than its header, or than the size its header records."""
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as fh:
+            head = fh.read(100)
+    except OSError as exc:
+        raise InputError(path, "", "a readable file", exc.strerror or str(exc)) from None
+    if 0 < len(head) < 100 and (_MAGIC.startswith(head) or head.startswith(_MAGIC)):
+        return f"a truncated file ({size} bytes: not even a whole SQLite header)"
+    if len(head) < 100 or not head.startswith(_MAGIC):
+        return None
+    page = int.from_bytes(head[16:18], "big")
+    page = 65536 if page == 1 else page
+    pages = int.from_bytes(head[28:32], "big")
+    valid = head[24:28] == head[92:96]  # the recorded size is only kept up to date then
+    if valid and pages and size < page * pages:
+        return f"a truncated file ({size} of its {page * pages} bytes)"
+    return None
 
 
 def format_result(result: VerifyResult, path: str | Path) -> tuple[str, int]:
