@@ -144,6 +144,7 @@ KERNEL = {
     "twin.overrides",
     "twin.records",
     "twin.scenario",
+    "twin.signals",
     "twin.streams",
     "twin.world",
 }

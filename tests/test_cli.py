@@ -304,3 +304,131 @@ def test_ctrl_c_leaves_a_folder_marked_incomplete(tmp_path: Path) -> None:
     assert "Stopped: KeyboardInterrupt at simulation time" in marker
     v = twin("ledger", "verify", ledger)
     assert v.returncode == 3, v.stdout + v.stderr
+
+
+# -- issue 33: the run folder is the twin's alone ---------------------------------------------
+
+
+def _one_line(p: subprocess.CompletedProcess[str], code: int = 2) -> str:
+    assert p.returncode == code, p.stderr
+    assert p.stderr.count("\n") == 1 and "Traceback" not in p.stderr, p.stderr
+    return p.stderr
+
+
+@pytest.mark.parametrize("force", [(), ("--force",)], ids=["plain", "force"])
+def test_a_folder_of_yours_is_never_emptied_even_with_force(
+    tmp_path: Path, force: tuple[str, ...]
+) -> None:
+    """``mkdir -p mine/deep && echo precious > mine/keep.txt && twin run --out mine`` used to
+    exit 0 with ``mine/`` holding only the run's files: now one line naming what is there."""
+    mine = tmp_path / "mine"
+    (mine / "deep").mkdir(parents=True)
+    (mine / "keep.txt").write_text("precious\n")
+    p = twin("run", SCENARIOS / "tiny.toml", "--hours", "0.1", "--out", mine, *force)
+    err = _one_line(p)
+    assert f"twin: error: {mine}: --out:" in err and "keep.txt" in err and "deep/" in err
+    assert (mine / "keep.txt").read_text() == "precious\n" and (mine / "deep").is_dir()
+    assert sorted(x.name for x in mine.iterdir()) == ["deep", "keep.txt"]
+    assert not (tmp_path / "mine.incomplete").exists()
+
+
+def test_an_empty_folder_of_yours_takes_the_run(tmp_path: Path) -> None:
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    p = twin("run", SCENARIOS / "tiny.toml", "--hours", "0.1", "--out", mine)
+    assert p.returncode == 0, p.stderr
+    assert (mine / "ledger.sqlite").is_file() and (mine / ".twin-run.json").is_file()
+
+
+def test_a_file_you_added_to_a_run_folder_is_kept_and_named(tmp_path: Path) -> None:
+    """The README exports ``records.csv`` into the default folder; a rerun used to delete
+    it. Now the rerun (and a rerun with ``--force``) refuses, naming it, and keeps it."""
+    tiny = SCENARIOS / "tiny.toml"
+    first = twin("run", tiny, "--hours", "0.1", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    folder = tmp_path / "out" / "tiny-seed1"
+    again = twin("run", tiny, "--hours", "0.1", cwd=tmp_path)  # the default folder: replaced
+    assert again.returncode == 0, again.stderr
+    (folder / "records.csv").write_text("seq,t,kind\n")
+    for extra in ((), ("--force",), ("--out", folder, "--force")):
+        p = twin("run", tiny, "--hours", "0.1", *extra, cwd=tmp_path)
+        err = _one_line(p)
+        assert "--out" in err and "records.csv" in err and "ledger.sqlite" not in err, err
+        assert (folder / "records.csv").read_text() == "seq,t,kind\n"
+        assert (folder / "ledger.sqlite").is_file()
+
+
+@pytest.mark.parametrize("out", [".", "..", "", "above"])
+def test_out_that_holds_the_working_directory_is_refused_before_the_run(
+    tmp_path: Path, out: str
+) -> None:
+    """``--out .``, ``..`` and ``""`` were tracebacks (with ``..``, after the whole run)."""
+    here = tmp_path / "above" / "here"
+    here.mkdir(parents=True)
+    (here / "notes.txt").write_text("mine")
+    target = str(tmp_path / "above") if out == "above" else out
+    p = twin("run", SCENARIOS / "tiny.toml", "--hours", "0.1", "--out", target, cwd=here)
+    err = _one_line(p)
+    assert err.startswith("twin: error: --out: expected a folder for the run's files alone")
+    assert repr(target) in err and p.stdout == ""
+    assert sorted(x.name for x in tmp_path.rglob("*")) == ["above", "here", "notes.txt"]
+
+
+# -- issue 33: the smaller points --------------------------------------------------------------
+
+
+def test_twin_without_arguments_prints_the_help_and_exits_0() -> None:
+    for args in ((), ("ledger",)):
+        p = twin(*args)
+        assert p.returncode == 0 and p.stderr == "", p.stderr
+        assert p.stdout.startswith(f"Usage: twin {' '.join(args)}".rstrip() + " [OPTIONS]")
+
+
+def test_a_usage_error_has_one_prefix() -> None:
+    """It read ``twin: error: twin run: No such option``."""
+    p = twin("run", "--no-such-option")
+    err = _one_line(p)
+    assert err.startswith("twin: error: run: No such option"), err
+    assert "twin run:" not in err
+
+
+def test_the_top_level_help_cuts_no_description() -> None:
+    p = twin("--help")
+    assert p.returncode == 0, p.stderr
+    commands = p.stdout.split("Commands:", 1)[1]
+    assert "..." not in commands, commands
+    for name in ("run", "ledger", "sweep", "smib", "controls"):
+        assert f"\n  {name} " in commands
+
+
+def test_every_option_has_a_description() -> None:
+    """``sweep --replications``, ``sweep --confidence`` and ``smib emulate --seed`` had none."""
+    import click
+
+    from twin.cli import cli
+
+    def walk(cmd: click.Command, path: str) -> list[str]:
+        bare = [f"{path} {o.opts[0]}" for o in cmd.params
+                if isinstance(o, click.Option) and not o.help]  # fmt: skip
+        if isinstance(cmd, click.Group):
+            for name, sub in cmd.commands.items():
+                bare += walk(sub, f"{path} {name}")
+        return bare
+
+    assert walk(cli, "twin") == []
+
+
+@pytest.mark.parametrize("args", [("--days", "nan"), ("--hours", "inf"), ("--hours", "-inf")])
+def test_a_length_that_is_not_finite_names_the_option_not_a_set(args: tuple[str, str]) -> None:
+    """``--days nan`` was reported as ``--set scenario.duration_hours=nan``."""
+    p = twin("run", SCENARIOS / "tiny.toml", *args)
+    err = _one_line(p)
+    assert f"'{args[0]}'" in err and args[1] in err and "--set" not in err, err
+
+
+def test_an_unknown_key_set_on_the_command_line_names_the_override() -> None:
+    """``--set foo.bar=4`` blamed the scenario file, which has no ``foo``."""
+    p = twin("run", SCENARIOS / "tiny.toml", "--set", "foo.bar=4")
+    err = _one_line(p)
+    assert err.startswith("twin: error: command line (--set foo.bar=4): foo: expected no such key")
+    assert "tiny.toml" not in err

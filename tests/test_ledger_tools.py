@@ -420,3 +420,39 @@ def test_machine_of_reads_the_machine_role() -> None:
         seq=2, t=0.0, patron="P1", segment="x", bankroll_cents=1, visit=1, residency="", age=30
     )
     assert machine_of(arrived) is None
+
+
+# -- issue 33 --------------------------------------------------------------------------------
+
+
+def test_exporting_a_tampered_ledger_warns_and_still_exports(tiny: Path, tmp_path: Path) -> None:
+    """It used to export in silence: now one warning line on stderr (the verify line), the
+    records all the same (exit 0: an export is how one examines a tampered ledger)."""
+    copy = tmp_path / "tampered.sqlite"
+    copy.write_bytes(tiny.read_bytes())
+    with closing(sqlite3.connect(copy)) as conn:
+        conn.execute("UPDATE records SET body = replace(body, '\"t\":', '\"t\": ') WHERE seq = 5")
+        conn.commit()
+    p = twin("ledger", "export", copy)
+    assert p.returncode == 0, p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("twin: warning: ") and "TAMPERED" in lines[0]
+    assert "seq=5" in lines[0] and "exported all the same" in lines[0]
+    assert len(p.stdout.splitlines()) == len(bodies(tiny))
+    clean = twin("ledger", "export", tiny)
+    assert clean.returncode == 0 and clean.stderr == ""
+
+
+@pytest.mark.parametrize("keep", [10, 100, 0.5], ids=["10 bytes", "the header", "half"])
+def test_a_truncated_ledger_is_reported_as_truncated(
+    tiny: Path, tmp_path: Path, keep: float
+) -> None:
+    """A ledger cut short (a copy that stopped) was "not an SQLite database" or "database
+    disk image is malformed": now it is named truncated, for every command that reads it."""
+    raw = tiny.read_bytes()
+    cut = tmp_path / "cut.sqlite"
+    cut.write_bytes(raw[: int(keep * len(raw)) if keep < 1 else int(keep)])
+    for args in (("ledger", "verify", cut), ("ledger", "export", cut)):
+        p = twin(*args)
+        assert_input_error(p, str(cut), "truncated")
+        assert "not an SQLite" not in p.stderr and "malformed" not in p.stderr

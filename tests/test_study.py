@@ -392,7 +392,11 @@ def test_twin_compare_writes_a_complete_folder(tmp_path: Path) -> None:
     p = _twin("compare", str(STUDY), "--proposed", str(MIN90), "--replications", "2",
               "--hours", "1", "--workers", "0", "--out", str(out))  # fmt: skip
     assert p.returncode == 0, p.stderr
-    assert sorted(f.name for f in out.iterdir()) == ["compare.json", "report.html"]
+    assert sorted(f.name for f in out.iterdir()) == [
+        ".twin-run.json",
+        "compare.json",
+        "report.html",
+    ]
     assert not (tmp_path / "study.incomplete").exists()
     doc = json.loads((out / "compare.json").read_text())
     assert doc["replications_used"] == 2 and doc["hours"] == 1.0
@@ -483,7 +487,7 @@ def test_twin_sweep_writes_a_complete_folder(tmp_path: Path) -> None:
     p = _twin("sweep", str(STUDY), "--grid", str(GRID), "--replications", "2", "--hours", "1",
               "--workers", "0", "--kpi", "theo_hold_percent", "--out", str(out))  # fmt: skip
     assert p.returncode == 0, p.stderr
-    assert sorted(f.name for f in out.iterdir()) == ["report.html", "sweep.json"]
+    assert sorted(f.name for f in out.iterdir()) == [".twin-run.json", "report.html", "sweep.json"]
     doc = json.loads((out / "sweep.json").read_text())
     assert doc["points"][0]["label"] == "min_rtp=0.85"
     assert "Δ theo_hold_percent" in p.stdout

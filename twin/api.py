@@ -32,6 +32,7 @@ from twin.overrides import parse_assignment
 from twin.patrons.census import PopulationSummary
 from twin.records import Record, Sink
 from twin.scenario import Scenario, load_scenario, with_settings
+from twin.signals import Interrupted, deferred
 
 Overrides = Mapping[str, Any] | Iterable[str | tuple[str, Any]]
 
@@ -203,6 +204,9 @@ def run(
     SMIB's status line every second).
     """
     sc = prepare(scenario, seed=seed, hours=hours, overrides=overrides)
+    # the output folder is checked before the casino is built (issue 33: `--out ..` used to
+    # fail only after the whole run)
+    folder = RunFolder(Path(out), replace=replace) if out is not None else None
     metrics = Metrics()
     injections = InjectionLog()
     casino = Casino(sc, sinks=[metrics, injections, *sinks], engine=engine, compliance=compliance)
@@ -210,7 +214,7 @@ def run(
     if session is not None and driver is None:
         driver = PacedDriver(1.0)
     try:
-        return _run(casino, sc, metrics, injections, driver, out, replace, chain, replay)
+        return _run(casino, sc, metrics, injections, driver, folder, chain, replay)
     finally:
         if session is not None:
             session.stop()
@@ -222,45 +226,56 @@ def _run(
     metrics: Metrics,
     injections: InjectionLog,
     driver: Driver | None,
-    out: str | Path | None,
-    replace: bool,
+    folder: RunFolder | None,
     chain: bool,
     replay: Iterable[Record] | None,
 ) -> RunResult:
-    folder = RunFolder(Path(out), replace=replace) if out is not None else None
     ledger: Ledger | None = None
     hasher: HashChain | None = None
-    if folder is not None:
-        work = folder.open()
-        ledger = Ledger(work / LEDGER, meta=ledger_meta(sc))
-        casino.attach(ledger)
-    elif chain:
-        hasher = HashChain()
-        casino.attach(hasher)
-    if replay is not None:
-        replay_commands(casino, replay)
+    done = False  # the finished run is in place
+    ending = False  # the model ran to its end; its files are being written
     try:
+        if folder is not None:
+            with deferred():  # a side folder always has its marker and its ledger
+                work = folder.open()
+                ledger = Ledger(work / LEDGER, meta=ledger_meta(sc))
+            casino.attach(ledger)
+        elif chain:
+            hasher = HashChain()
+            casino.attach(hasher)
+        if replay is not None:
+            replay_commands(casino, replay)
         outcome = casino.run(driver=driver)
-    except BaseException as exc:
-        if folder is not None and ledger is not None:
-            ledger.__exit__(type(exc), exc, None)  # keep what was committed, not closed
-            folder.interrupted(
-                f"{type(exc).__name__} at simulation time {casino.env.now:.3f} s "
-                f"({casino.world.clock.iso(casino.env.now)})"
-            )
-        raise
-    head = ledger.head if ledger is not None else (hasher.head if hasher else None)
-    if ledger is not None:
-        ledger.close()
-    result = _result(casino, metrics, outcome.records, head, outcome.sim_seconds)
-    result = dataclasses.replace(result, injections=injections.report())
-    if folder is not None:
+        ending = True
+        head = ledger.head if ledger is not None else (hasher.head if hasher else None)
+        result = _result(casino, metrics, outcome.records, head, outcome.sim_seconds)
+        result = dataclasses.replace(result, injections=injections.report())
+        if folder is None or ledger is None:
+            return result
         result = _with_out(result, str(folder.out))
+        ledger.flush()
         work = folder.work
         (work / "findings.json").write_text(json.dumps(list(result.findings), indent=2) + "\n")
         (work / "summary.json").write_text(json.dumps(result.summary(), indent=2) + "\n")
-        folder.commit()
-    return result
+        with deferred():  # the ledger is closed only as the folder is put in place
+            ledger.close()
+            folder.commit()
+            done = True
+        return result
+    except BaseException as exc:
+        stop = exc if isinstance(exc, Interrupted) else None
+        if folder is not None and stop is not None:
+            stop.out, stop.complete = (folder.out, True) if done else (folder.work, False)
+        if folder is not None and ledger is not None and not done:
+            with deferred(raise_pending=False):  # already stopping: the cleanup runs whole
+                ledger.__exit__(type(exc), exc, None)  # keep what was committed, not closed
+                what = stop.describe() if stop is not None else type(exc).__name__
+                now = casino.env.now
+                when = f"at simulation time {now:.3f} s ({casino.world.clock.iso(now)})"
+                if ending:
+                    when = f"while writing the run's files, after its end {when}"
+                folder.interrupted(f"{what} {when}")
+        raise
 
 
 # -- hardware (issue 8) -----------------------------------------------------------------------

@@ -10,6 +10,7 @@ that was never closed (an interrupted run).
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from collections.abc import Callable
@@ -50,7 +51,20 @@ class PluginGroup(click.Group):
 
 
 F = TypeVar("F", bound=Callable[..., Any])
-_POSITIVE = click.FloatRange(min=0, min_open=True)
+
+
+class _FinitePositive(click.FloatRange):
+    """A number above 0 that is finite (``--days nan`` used to reach the scenario as a
+    ``--set`` the user never typed)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        got = super().convert(value, param, ctx)
+        if not math.isfinite(got):
+            self.fail(f"expected a finite number above 0, found {value!r}", param, ctx)
+        return got
+
+
+_POSITIVE = _FinitePositive(min=0, min_open=True)
 
 
 def run_length(f: F) -> F:
@@ -98,10 +112,15 @@ def cli() -> None:
 @click.option(
     "--out",
     "out_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Output folder (default: out/<scenario>-seed<seed>, replaced on each run).",
+    type=click.Path(file_okay=False),
+    help="Output folder (default: out/<scenario>-seed<seed>, replaced on each run); a new or "
+    "empty folder, or an earlier run's.",
 )
-@click.option("--force", is_flag=True, help="Replace a run already in --out.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace an earlier run in --out (never a folder of yours, nor files you added).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary JSON to stdout.")
 @click.option(
     "--engine",
@@ -144,7 +163,7 @@ def run(
     hours: float | None,
     days: float | None,
     assignments: tuple[str, ...],
-    out_dir: Path | None,
+    out_dir: str | None,
     force: bool,
     as_json: bool,
     engine: str,
@@ -165,13 +184,18 @@ def run(
 
     from twin import api
     from twin.drivers import Driver, FastDriver, PacedDriver, PacedStatus
+    from twin.outputs import check_out
     from twin.summary import render_summary
 
     if hours is not None and days is not None:
         raise InputError("command line", "--hours/--days", "at most one of them", "both")
+    if out_dir is not None:
+        check_out(out_dir)  # `--out ""`, `.`, `..`: refused as typed, before anything runs
     duration = hours if hours is not None else (days * 24 if days is not None else None)
     sc = api.prepare(scenario, seed=seed, hours=duration, overrides=assignments)
-    out = out_dir if out_dir is not None else Path("out") / f"{sc.scenario.name}-seed{sc.seed}"
+    out = (
+        Path(out_dir) if out_dir is not None else Path("out") / f"{sc.scenario.name}-seed{sc.seed}"
+    )
     show = progress if progress is not None else sys.stderr.isatty()
     if hardware_url is not None:  # issue 8: the status lines take the terminal, not a bar
         show = False
@@ -225,6 +249,7 @@ def run(
                 err=True,
             )
             sys.exit(130)
+    _WRITTEN.append(out)
     summary = result.summary()
     if as_json:
         click.echo(json.dumps(summary, indent=2))
@@ -787,9 +812,21 @@ def aml(
     metavar="KPI",
     help="A KPI to tabulate (repeatable; default theo_win_cents, theo_hold_percent, findings).",
 )
-@click.option("--replications", type=click.IntRange(min=2), default=5, show_default=True)
+@click.option(
+    "--replications",
+    type=click.IntRange(min=2),
+    default=5,
+    show_default=True,
+    help="Seeds per grid point (root seed, root + 1, ...), the same at every point.",
+)
 @run_length
-@click.option("--confidence", type=click.FloatRange(min=0.5, max=1, max_open=True), default=0.95)
+@click.option(
+    "--confidence",
+    type=click.FloatRange(min=0.5, max=1, max_open=True),
+    default=0.95,
+    show_default=True,
+    help="Confidence of each mean's interval and each paired difference's.",
+)
 @click.option("--workers", type=click.IntRange(min=0), help="Local Dask worker processes.")
 @click.option("--scheduler", metavar="ADDRESS", help="A Dask scheduler instead.")
 @click.option(
@@ -923,9 +960,18 @@ def ledger_verify(path: Path, expect_head: str | None) -> None:
     help="Write to this file (complete or not at all) instead of stdout.",
 )
 def ledger_export(path: Path, kinds: tuple[str, ...], fmt: str, out: Path | None) -> None:
-    """Export a ledger's records as JSON Lines or CSV (for spreadsheets, pandas)."""
+    """Export a ledger's records as JSON Lines or CSV (for spreadsheets, pandas).
+
+    A ledger that does not verify (tampered, or never closed) is still exported, with a
+    warning on stderr that says so.
+    """
+    from twin.ledger import format_result, verify
     from twin.ledger_export import export, write_out
 
+    checked = verify(path)  # issue 33: exporting a tampered ledger must not pass silently
+    if checked.status != "intact":
+        message, _code = format_result(checked, path)
+        click.echo(f"twin: warning: {message} (exported all the same)", err=True)
     chosen = list(kinds) if kinds else None
     form: Literal["jsonl", "csv"] = "csv" if fmt == "csv" else "jsonl"
     if out is not None:
@@ -1120,7 +1166,13 @@ def smib() -> None:
 @click.option(
     "--rate", type=click.FloatRange(min=0, min_open=True), default=5.0, help="Events/s per SMIB."
 )
-@click.option("--seed", type=click.IntRange(min=0), default=1)
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=1,
+    show_default=True,
+    help="Seed of the emulated play (each SMIB's own stream derives from it).",
+)
 @click.option(
     "--state-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -1189,8 +1241,55 @@ def smib_emulate(
         click.echo(f"{smib_name}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
 
 
+#: the one line each command has in `twin --help` (click would cut its docstring with "...")
+SHORT_HELP = {
+    "account": "Replay a premium-player deposit account, day by day.",
+    "aml": "Measure which laundering strategies the rules catch.",
+    "compare": "Compare two rulesets on the same seeds (paired).",
+    "controls": "Every catalogued control and how it is covered.",
+    "ledger": "Verify, export or date a run's ledger.",
+    "par": "Exact analysis of a PAR sheet (game file).",
+    "run": "Run a scenario: ledger, findings and summary.",
+    "smib": "SMIBs over MQTT: the hardware link.",
+    "state": "A machine's state at a moment, from a ledger.",
+    "sweep": "Run a scenario at every point of a grid of rules.",
+    "table": "Exact analysis of a table game file.",
+    "ledger verify": "Check a ledger's hash chain.",
+    "ledger export": "Export a ledger's records as JSON Lines or CSV.",
+    "ledger retention": "Until when a run's ledger must be kept.",
+    "smib emulate": "Emulate SMIBs in front of the machine model.",
+}
+
+
+def _short_help() -> None:
+    for path, text in SHORT_HELP.items():
+        group: Any = cli
+        for name in path.split():
+            group = group.commands[name]
+        group.short_help = text
+
+
+_short_help()
+
+
 def main(argv: list[str] | None = None) -> Any:
-    """Entry point: user mistakes become one line on stderr and exit code 2."""
+    """Entry point: user mistakes become one line on stderr and exit code 2; SIGINT and
+    SIGTERM one line and exit 130 or 143 (issue 33)."""
+    from twin import signals
+
+    restore = signals.install()
+    try:
+        return _main(argv)
+    finally:
+        if argv is None:  # the process's own command: Python's shutdown is not to be cut
+            signals.quiet()
+        else:  # called in-process (tests): the caller's handlers come back
+            restore()
+
+
+def _main(argv: list[str] | None) -> Any:
+    from twin.signals import Interrupted, quiet, stopped_by
+
     try:
         return cli.main(args=argv, prog_name="twin", standalone_mode=False)
     except InputError as e:
@@ -1200,6 +1299,36 @@ def main(argv: list[str] | None = None) -> Any:
         click.echo("twin: aborted", err=True)
         sys.exit(130)
     except click.ClickException as e:
-        where = f"{e.ctx.command_path}: " if getattr(e, "ctx", None) else ""  # type: ignore[attr-defined]
+        ctx: click.Context | None = getattr(e, "ctx", None)
+        if type(e).__name__ == "NoArgsIsHelpError" and ctx is not None:  # `twin`, `twin ledger`
+            click.echo(ctx.get_help())
+            sys.exit(0)
+        # `twin: error: run: ...`, not `twin: error: twin run: ...`
+        sub = ctx.command_path.partition(" ")[2] if ctx is not None else ""
+        where = f"{sub}: " if sub else ""
         click.echo(f"twin: error: {where}{e.format_message()}", err=True)
         sys.exit(e.exit_code)
+    except (Interrupted, Exception) as e:
+        stop = stopped_by(e)  # a stop, or what failed while a stop was being handled
+        if stop is None:
+            raise
+        quiet()  # a second Ctrl-C must not cut this line short
+        click.echo(f"twin: {_stopped(stop)}", err=True)
+        sys.exit(stop.exit_code)
+
+
+#: the folder of a run that is complete (a signal while its summary prints says so)
+_WRITTEN: list[Path] = []
+
+
+def _stopped(stop: Any) -> str:
+    """The one line that says what a signal stopped and what it left."""
+    what = f"interrupted ({stop.name})"
+    if stop.out is None and _WRITTEN:
+        return f"{what} after the run was complete: it is in {_WRITTEN[-1]}"
+    if stop.out is None:
+        return what
+    if stop.complete:
+        return f"{what} after the run was complete: it is in {stop.out}"
+    return (f"{what}; the partial run is in {stop.out} (marked INCOMPLETE; its ledger was "
+            "never closed)")  # fmt: skip

@@ -35,6 +35,7 @@ from typing import Any, Final, Literal
 from twin import __version__
 from twin.errors import InputError
 from twin.records import Record, from_json
+from twin.signals import deferred
 
 __all__ = [
     "EXIT_INCOMPLETE",
@@ -202,19 +203,33 @@ class Ledger:
         if self._closed:
             raise ValueError(f"ledger {self.path} is closed")
         conn = self._conn
-        conn.execute("BEGIN")
-        try:
-            self._insert(buf)
-            if not self._first_written:
-                conn.execute(_SET_META, ("first_seq", str(self._first_seq)))
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-        self._first_written = True
-        self._committed += len(buf)
-        buf.clear()
+        with deferred():  # a signal waits for the commit and its bookkeeping (issue 33)
+            conn.execute("BEGIN")
+            try:
+                self._insert(buf)
+                if not self._first_written:
+                    conn.execute(_SET_META, ("first_seq", str(self._first_seq)))
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            self._first_written = True
+            self._committed += len(buf)
+            buf.clear()
+
+    def _recover(self) -> None:
+        """After a failure: end any open transaction and drop from the buffer the rows the
+        file already holds (a stop that came after a COMMIT but before its bookkeeping),
+        so that what is left can still be committed."""
+        conn = self._conn
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        last, rows = conn.execute("SELECT MAX(seq), COUNT(*) FROM records").fetchone()
+        if last is not None:
+            self._buf[:] = [row for row in self._buf if row[0] > last]
+            self._committed = int(rows)
+            self._first_written = True
 
     def _insert(self, rows: list[_Row]) -> None:
         """Insert ``rows`` with a few multi-row INSERT statements rather than one statement
@@ -264,7 +279,9 @@ class Ledger:
             self.close()
         elif not self._closed:
             try:
-                self.flush()
+                with deferred(raise_pending=False):  # already stopping: finish the cleanup
+                    self._recover()
+                    self.flush()
             finally:
                 self._conn.close()
                 self._closed = True
@@ -511,6 +528,9 @@ def _open_ledger(path: Path) -> sqlite3.Connection:
         raise InputError(path, "", "a ledger file", "no such file")
     if not path.is_file():
         raise InputError(path, "", "a ledger file", "not a file")
+    cut = _truncation(path)
+    if cut is not None:
+        raise InputError(path, "", "a complete casino-twin ledger", _Said(cut))
     if not _looks_like_sqlite(path):
         raise InputError(path, "", "a casino-twin ledger (SQLite)", "not an SQLite database")
     try:
@@ -543,6 +563,38 @@ def _open_ledger(path: Path) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+class _Said(str):
+    """A found value shown as it is (not quoted) in an InputError."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+_MAGIC: Final = b"SQLite format 3\x00"
+
+
+def _truncation(path: Path) -> str | None:
+    """How ``path`` is cut short, if it is an SQLite file that was truncated (a copy that
+    stopped, a full disk): shorter than its header, or than the size its header records."""
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as fh:
+            head = fh.read(100)
+    except OSError as exc:
+        raise InputError(path, "", "a readable file", exc.strerror or str(exc)) from None
+    if 0 < len(head) < 100 and (_MAGIC.startswith(head) or head.startswith(_MAGIC)):
+        return f"a truncated file ({size} bytes: not even a whole SQLite header)"
+    if len(head) < 100 or not head.startswith(_MAGIC):
+        return None
+    page = int.from_bytes(head[16:18], "big")
+    page = 65536 if page == 1 else page
+    pages = int.from_bytes(head[28:32], "big")
+    valid = head[24:28] == head[92:96]  # the recorded size is only kept up to date then
+    if valid and pages and size < page * pages:
+        return f"a truncated file ({size} of its {page * pages} bytes)"
+    return None
 
 
 def format_result(result: VerifyResult, path: str | Path) -> tuple[str, int]:

@@ -88,6 +88,19 @@ def apply(data: Mapping[str, Any], overrides: Iterable[tuple[str, Any]]) -> dict
     return doc
 
 
+def exists(data: Mapping[str, Any], path: str) -> bool:
+    """Whether ``path`` names a key (or an array entry) that ``data`` already has."""
+    node: Any = data
+    for part in split_path(path):
+        if isinstance(part, int):
+            if not isinstance(node, list) or part >= len(node):
+                return False
+        elif not isinstance(node, dict) or part not in node:
+            return False
+        node = node[part]
+    return True
+
+
 def _render(parts: list[str | int]) -> str:
     out = ""
     for p in parts:
@@ -95,4 +108,4 @@ def _render(parts: list[str | int]) -> str:
     return out
 
 
-__all__ = ["SOURCE", "apply", "parse_assignment", "parse_value", "split_path"]
+__all__ = ["SOURCE", "apply", "exists", "parse_assignment", "parse_value", "split_path"]

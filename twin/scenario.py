@@ -1522,7 +1522,9 @@ def _validate_with_overrides(
         return parse_scenario(doc, source=source, base_dir=base_dir)
     except InputError as exc:
         for key, value in pairs:
-            if exc.key == key or exc.key.startswith((f"{key}.", f"{key}[")):
+            # the key it set, one inside it, or one it made up (--set foo.bar=4: `foo`)
+            made = key.startswith((f"{exc.key}.", f"{exc.key}[")) and not ov.exists(data, key)
+            if exc.key == key or exc.key.startswith((f"{key}.", f"{key}[")) or made:
                 raise InputError(
                     f"{ov.SOURCE} (--set {key}={value!r})", exc.key, exc.expected, exc.found
                 ) from None

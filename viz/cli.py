@@ -25,7 +25,7 @@ def _size(text: str) -> tuple[int, int]:
     return w, h
 
 
-@click.command("viz")
+@click.command("viz", short_help="Watch a run live, replay a ledger, or play a drill.")
 @click.argument("scenario", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--ledger",
