@@ -30,9 +30,9 @@ from twin.casino import Casino
 from twin.scenario import parse_scenario
 
 DEFAULT_CASES = (
-    "S1.1e",  # self-adjusting program (1(e))
-    "S1.1a",  # another program, reported as itself (1(a), 3(a))
-    "S1.20f",  # tampered program with halved pays, approved signature (3(a), 1(a), 20(f))
+    "S1.1e",  # self-adjusting program (1(e), 3(a))
+    "S1.1a",  # another program, reported as itself (1(a), reg 28(3)(a), 20(a))
+    "S1.20f",  # tampered program with halved pays, approved signature (28(3)(a), 1(a), 20(f))
     "S1.4b",  # a skewed meter (4(b))
     "S1.4b.undocumented",  # a payout off the books (4(b), 4(d))
     "R36.phantom",  # money from nowhere (reg 36, 10(a))

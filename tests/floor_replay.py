@@ -32,6 +32,7 @@ STATISTICAL = [
     ),
     "MT98.S1.1c",
     "MT98.S1.1e",
+    "MT98.S1.3a",
 ]
 
 
@@ -78,9 +79,23 @@ def reference_requests(seed: int = 1) -> dict[str, list[PlayRequest]]:
     return dict(out)
 
 
-def replay_day(seed: int, requests: dict[str, list[PlayRequest]]) -> list[tuple[str, str]]:
+def replay_day(
+    seed: int, requests: dict[str, list[PlayRequest]], controls: list[str] | None = None
+) -> list[tuple[str, str]]:
     """(control, machine) of every finding of the statistical controls on the replayed day."""
-    casino = Casino(load_scenario(DEFAULT).with_overrides(seed=seed), controls=STATISTICAL)
+    casino = replay_casino(seed, requests, controls)
+    assert casino.compliance is not None
+    return sorted({(f.control, f.subjects[0]) for f in casino.compliance.findings})
+
+
+def replay_casino(
+    seed: int, requests: dict[str, list[PlayRequest]], controls: list[str] | None = None
+) -> Casino:
+    """The replayed day's casino, its compliance engine finished (``controls``: default the
+    statistical ones)."""
+    casino = Casino(
+        load_scenario(DEFAULT).with_overrides(seed=seed), controls=controls or STATISTICAL
+    )
     for m in casino.machines:
         m.install(None)
     for m in casino.machines:
@@ -99,4 +114,4 @@ def replay_day(seed: int, requests: dict[str, list[PlayRequest]]) -> list[tuple[
         m.read_meters()
     assert casino.compliance is not None
     casino.compliance.finish()
-    return sorted({(f.control, f.subjects[0]) for f in casino.compliance.findings})
+    return casino

@@ -130,25 +130,35 @@ CASES: dict[str, Case] = {
         frozenset({"MT98.R36", "MT98.S1.10a"}),
         {"kind": "phantom_credits", "machine": "B-001", "amount": 99575, "at_hours": 3.5},
     ),
-    "S1.1a": Case(
-        frozenset({"MT98.S1.1a", "MT98.S1.3a", "MT98.S1.20a"}),
+    "S1.1a": Case(  # a program swap: reg 30(2) (as R28.3a), no worksheet, below 85 %
+        frozenset({"MT98.S1.1a", "MT98.R28.3a", "MT98.S1.20a"}),
         {"kind": "swap_game", "machine": "B-003", "at_hours": 2.0},
         game="low-return",
     ),
     "S1.1b.i": Case(
-        frozenset({"MT98.S1.1b", "MT98.S1.1b.i", "MT98.S1.1b.ii", "MT98.S1.3a", "MT98.S1.20a"}),
+        frozenset({"MT98.S1.1b", "MT98.S1.1b.i", "MT98.S1.1b.ii", "MT98.R28.3a", "MT98.S1.20a"}),
         {"kind": "tampered_game", "machine": "B-004"},
         game="dead-seven",
     ),
     "S1.1b.ii": Case(
-        frozenset({"MT98.S1.1b", "MT98.S1.1b.ii", "MT98.S1.3a", "MT98.S1.20a"}),
+        frozenset({"MT98.S1.1b", "MT98.S1.1b.ii", "MT98.R28.3a", "MT98.S1.20a"}),
         {"kind": "tampered_game", "machine": "B-004"},
         game="biased",
     ),
     "S1.1b.iii": Case(
-        frozenset({"MT98.S1.1b", "MT98.S1.1b.iii", "MT98.S1.3a", "MT98.S1.20a"}),
+        # the approved program kept (its signature answers), fewer wins from 3 units: 3(a)'s
+        # payback test does not see it in a day (69 % against 93 % over some 740 games is
+        # within the noise of a classic game); 1(b)(iii) sees the hit frequency
+        frozenset({"MT98.S1.1b", "MT98.S1.1b.iii"}),
         {"kind": "wager_dependent", "machine": "B-001", "amount": 3},
         game="no-single-cherry",
+    ),
+    "S1.3a": Case(
+        # the approved program kept, halved pays from 2 units: the payback depends on the
+        # wager (3(a)); the hit frequency does not (no 1(b)(iii)); the day's hold is low (20(f))
+        frozenset({"MT98.S1.3a", "MT98.S1.20f"}),
+        {"kind": "wager_dependent", "machine": "B-002", "amount": 2},
+        game="halved",
     ),
     "S1.1b.i.combination": Case(
         frozenset({"MT98.S1.1b", "MT98.S1.1b.i"}),
@@ -167,8 +177,8 @@ CASES: dict[str, Case] = {
         frozenset({"MT98.S1.1c"}),
         {"kind": "shortened_win", "machine": "A-002", "at_hours": 3.0},
     ),
-    "S1.1e": Case(
-        frozenset({"MT98.S1.1e"}),
+    "S1.1e": Case(  # the approved program kept, its payback by the hold: also 3(a)
+        frozenset({"MT98.S1.1e", "MT98.S1.3a"}),
         # a strong adaptation (gain 8): within one day, the detector finds the default gain
         # of 4 on about a third of seeds (tests/test_controls_slow.py measures its power)
         {"kind": "adaptive_paytable", "machine": "B-003", "amount": 8},
@@ -247,7 +257,7 @@ CASES: dict[str, Case] = {
         {"kind": "hand_pay_without_inspector", "machine": "A-001"},
     ),
     "S1.15": Case(
-        frozenset({"MT98.S1.15", "MT98.S1.3a", "MT98.S1.20f"}),
+        frozenset({"MT98.S1.15", "MT98.R28.3a", "MT98.S1.20f"}),
         {"kind": "swap_game", "machine": "G-001", "at_hours": 1.0},
         game="classic-3reel",
     ),
@@ -282,7 +292,7 @@ CASES: dict[str, Case] = {
         {"kind": "bill_meter_skew", "machine": "A-002", "meter": "bills_500", "amount": 2},
     ),
     "S1.20f": Case(
-        frozenset({"MT98.S1.1a", "MT98.S1.3a", "MT98.S1.20a", "MT98.S1.20f"}),
+        frozenset({"MT98.S1.1a", "MT98.R28.3a", "MT98.S1.20a", "MT98.S1.20f"}),
         {"kind": "tampered_game", "machine": "B-002"},
         game="halved",
     ),

@@ -121,9 +121,10 @@ def test_randomness_confidence_and_fdr_both_change_the_findings(
     1(b)(iii) (test_controls.py, case S1.1b.iii), its dependence test at some p among 8
     tests of one machine of 14. A per-machine confidence of 1 - p (Holm: p / 8 for the
     smallest of 8) or a floor false-discovery rate of p (against the machine's Bonferroni
-    8 p) each alone removes the finding: neither setting overrides the other. (The
-    wager-dependent program is also another program than the approved one: 3(a) and 20(a)
-    see that from its signature challenge, whatever the statistics.)"""
+    8 p) each alone removes the finding: neither setting overrides the other, and nothing
+    else is found (the wager-dependent pays are a setting of the approved image, whose
+    signature challenge answers as approved; 3(a)'s payback test does not see this change in
+    a day)."""
     from dataclasses import replace
 
     base, _ = run_floor(tmp_path, CASES["S1.1b.iii"])
@@ -136,7 +137,7 @@ def test_randomness_confidence_and_fdr_both_change_the_findings(
     casino, _ = run_floor(tmp_path, replace(CASES["S1.1b.iii"], overrides={setting: value}))
     assert casino.compliance is not None
     found = {f.control for f in casino.compliance.findings}
-    assert found == {"MT98.S1.3a", "MT98.S1.20a"}  # and none of 1(b)
+    assert found == set()  # none of 1(b)
 
 
 @pytest.mark.parametrize("factor", [0.5, 0.7, 1.3, 1.5])

@@ -59,10 +59,10 @@ def run(
     return casino, sink, found
 
 
-PROGRAM_CONTROLS = ("MT98.S1.1a", "MT98.S1.3a")
+PROGRAM_CONTROLS = ("MT98.S1.1a", "MT98.S1.3a", "MT98.R28.3a")
 
 
-# -- program verification: 1(a) and 3(a) on what the machine actually runs ----------------
+# -- program verification: 1(a) and reg 28(3)(a) on what the machine actually runs ---------
 
 
 def test_the_answer_to_a_signature_challenge_depends_on_the_seed_and_every_program() -> None:
@@ -72,15 +72,17 @@ def test_the_answer_to_a_signature_challenge_depends_on_the_seed_and_every_progr
     assert rom_signature(1, a) != rom_signature(1, b)
 
 
-def test_tampered_low_return_program_raises_3a_and_1a_from_the_verification() -> None:
+def test_tampered_low_return_program_is_found_under_1a_and_r28_3a_from_the_verification() -> None:
     """The machine runs low-return (82 %) while reporting the approved signature: only the
-    signature challenge shows it; both 1(a) and 3(a) name the machine, citing the challenge."""
+    signature challenge shows it; both 1(a) and reg 28(3)(a) (reg 30(2): it no longer matches
+    its registration) name the machine, citing the challenge. A program swap is a software
+    change, not a 3(a) finding: 3(a) leaves the machine out of its test."""
     data = floor_data(hours=8.0)
     data["inject"] = [
         {"kind": "tampered_game", "machine": "B-003", "game": str(LOW), "at_hours": 2.0}
     ]
     casino, sink, found = run(data, PROGRAM_CONTROLS)
-    assert found == {"MT98.S1.1a": ["B-003"], "MT98.S1.3a": ["B-003"]}
+    assert found == {"MT98.S1.1a": ["B-003"], "MT98.R28.3a": ["B-003"]}
     # the machine kept reporting the approved program in every meter reading
     approved = casino.machine("B-001").spec.game.signature
     assert {r.program_signature for r in sink.of(MetersRead) if r.machine == "B-003"} == {approved}
@@ -101,7 +103,7 @@ def test_tampering_is_found_at_the_first_verification_after_it() -> None:
     casino, sink, _ = run(data, PROGRAM_CONTROLS)
     assert casino.compliance is not None
     times = {f.control: sink.records[f.evidence[0]].t for f in casino.compliance.findings}
-    assert times == {"MT98.S1.1a": 4 * 3600.0, "MT98.S1.3a": 4 * 3600.0}
+    assert times == {"MT98.S1.1a": 4 * 3600.0, "MT98.R28.3a": 4 * 3600.0}
 
 
 def test_verifications_at_install_on_schedule_and_at_closing() -> None:
@@ -124,7 +126,7 @@ def test_verifications_at_install_on_schedule_and_at_closing() -> None:
 def test_an_approved_conversion_raises_neither_3a_nor_1a() -> None:
     """B-003 is converted at 2 h to video-5reel (approved: it runs on bank A): the program
     changes by a recorded software change, the new program is verified, and it returns
-    more than 85 %."""
+    more than 85 %; 3(a) tests each program's play on its own (no change within either)."""
     data = floor_data(hours=8.0)
     data["conversions"] = [{"machine": "B-003", "at_hours": 2.0, "game": str(VIDEO)}]
     casino, sink, found = run(data, PROGRAM_CONTROLS)
@@ -155,12 +157,21 @@ def test_an_approved_conversion_to_a_low_return_program_raises_1a_only() -> None
     assert isinstance(sink.records[f.evidence[0]], ProgramConverted)
 
 
-def test_the_same_program_swap_without_a_conversion_record_raises_3a() -> None:
-    """The control for the test above: the same change, made with no record (swap_game)."""
+def test_the_same_program_swap_without_a_conversion_record_is_found_under_r28_3a() -> None:
+    """The control for the test above: the same change, made with no record (swap_game). It
+    is a software change without the Board's approval (First Schedule 11(a), 14(a), reg
+    30(2): the machine-lifecycle issue); until that is implemented it is found under reg
+    28(3)(a), a machine that no longer matches its registration. It is no 3(a) finding: the
+    payback changed by a software change, and 3(a) leaves the swapped machine out."""
     data = floor_data(hours=8.0)
     data["inject"] = [{"kind": "swap_game", "machine": "B-003", "game": str(VIDEO), "at_hours": 2}]
-    _, _, found = run(data, PROGRAM_CONTROLS)
-    assert found == {"MT98.S1.3a": ["B-003"]}
+    casino, sink, found = run(data, PROGRAM_CONTROLS)
+    assert found == {"MT98.R28.3a": ["B-003"]}
+    assert casino.compliance is not None
+    (f,) = casino.compliance.findings
+    assert "reg 30(2)" in f.message
+    cited = sink.records[f.evidence[0]]
+    assert isinstance(cited, MetersRead) and cited.machine == "B-003"  # it says so itself
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
@@ -172,7 +183,7 @@ def test_tampering_detection_does_not_depend_on_the_seed(seed: int) -> None:
         {"kind": "tampered_game", "machine": "A-002", "game": str(LOW), "at_hours": 1.0}
     ]
     _, _, found = run(data, PROGRAM_CONTROLS)
-    assert found == {"MT98.S1.1a": ["A-002"], "MT98.S1.3a": ["A-002"]}
+    assert found == {"MT98.S1.1a": ["A-002"], "MT98.R28.3a": ["A-002"]}
 
 
 def test_a_conversion_to_an_unapproved_program_is_refused_with_the_reason() -> None:
@@ -476,3 +487,59 @@ def test_a_conversion_to_a_dearer_program_is_checked_against_the_maximum_stake()
     (f,) = casino.compliance.findings
     assert "configured for stakes of up to 1500 cents" in f.message
     assert isinstance(sink.records[f.evidence[0]], ProgramConverted)
+
+
+# -- First Schedule 3(a): a payback that changes while the approved program runs ------------
+
+
+def _stretches(
+    rng: Any, n: int, *, switch_at: int | None = None, jackpots: bool = True
+) -> list[tuple[int, int, int]]:
+    """Stretches of a two-pay game (10 credits a unit bet with probability 0.09, 500 with
+    probability 0.0002: return 1.0), as patrons play it: bets of 1-3 units, a bet of 3 ending
+    its stretches sooner (the bankroll runs out). From stretch ``switch_at`` on the pay of 10
+    becomes 5 (a payback switched from a menu)."""
+    out = []
+    for j in range(n):
+        bet = int(rng.choice([1, 2, 3], p=[0.5, 0.3, 0.2]))
+        games = int(rng.integers(20, 600 // bet))
+        small = 5 if switch_at is not None and j >= switch_at else 10
+        u = rng.random(games)
+        units = small * int((u < 0.09).sum()) + (500 * int((u > 0.9998).sum()) if jackpots else 0)
+        out.append((bet, games, units * bet))
+    return out
+
+
+RTP, VARIANCE = 1.0, 0.09 * 100 + 0.0002 * 250_000 - 1.0
+
+
+def test_a_payback_switched_during_play_is_a_change_point() -> None:
+    """The same player stream with and without a switch from 100 % to 55 % halfway: the
+    change test finds the switch (the time segments), not the unchanged series."""
+    import numpy as np
+
+    from twin.compliance.checks.outcomes import payback_change_test
+
+    switched = payback_change_test(
+        _stretches(np.random.default_rng(5), 200, switch_at=100), RTP, 1, VARIANCE, 200_000
+    )
+    kept = payback_change_test(_stretches(np.random.default_rng(5), 200), RTP, 1, VARIANCE)
+    assert switched.p_value < 1e-4 < 0.05 < kept.p_value, (switched, kept)
+    assert "largest change during play" in switched.detail
+
+
+def test_the_payback_change_test_holds_its_level_on_fair_stretches() -> None:
+    """300 fair series of 60 stretches (heavy-tailed pays, stretch lengths that depend on the
+    bet): the share of p-values at or below 0.05 and 0.01 stays within binomial limits of the
+    level (a chance failure has probability below 1e-3 for each)."""
+    import numpy as np
+    from scipy import stats as sps
+
+    from twin.compliance.checks.outcomes import payback_change_test
+
+    rng = np.random.default_rng(2026)
+    ps = np.array(
+        [payback_change_test(_stretches(rng, 60), RTP, 1, VARIANCE).p_value for _ in range(300)]
+    )
+    for level in (0.05, 0.01):
+        assert (ps <= level).sum() <= sps.binom.ppf(0.999, 300, level), (level, np.sort(ps)[:20])

@@ -13,7 +13,6 @@ and per-spin play resolve ties the same way.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, replace
@@ -262,12 +261,11 @@ class SlotMachine:
         self.by_bet = {}
 
     def answer_signature_challenge(self, seed: int) -> str:
-        """SAS ROM signature (long poll 0x21): the seeded signature of the program it runs
-        (a program that plays other pays at some bets carries both in its image)."""
-        image = self.game.signature
-        if self._at_max_bet is not None:
-            image = hashlib.sha256(bytes.fromhex(image + self._at_max_bet[1].signature)).hexdigest()
-        return rom_signature(seed, image)
+        """SAS ROM signature (long poll 0x21): the seeded signature of the program it runs.
+        Pays chosen by the wager (``play_other_program_from``) or by the hold (``adaptive``)
+        are a setting of the approved image, as a DIP switch or an operator menu: the image,
+        and so the answer, stay the approved ones (item 3(a)'s breach, not a program swap)."""
+        return rom_signature(seed, self.game.signature)
 
     def convert_program(self, game: Game, done: Callable[[str], None]) -> Proc:
         """An approved conversion: a technician changes the program with the slot door open;

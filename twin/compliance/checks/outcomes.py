@@ -15,18 +15,24 @@
   windows: paying less after paying more), referred to its permutation distribution (the
   ``x_j`` are built from the same residuals, so the textbook null does not hold),
   Benjamini-Hochberg across machines at ``paytable_adaptation_fdr``. A changed signature
-  is item 3(a)'s business.
+  is a software change (reg 28(3)(a), 20(a)); 3(a) reads this verdict (a pay table that
+  follows the hold is a payback changed without a hardware or software change) and adds its
+  own test of the payback over the wager and the time of play (:func:`payback_change_test`).
 """
 
 from __future__ import annotations
 
 import hashlib
 from array import array
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
 from twin.compliance import stats
+from twin.compliance.engine import CheckContext
 from twin.compliance.registry import Checker, Kind, control
+from twin.machines.analysis import Analysis
 from twin.machines.events import GamesPlayed, MachineLocked, OutcomeTally, ProgressiveHit
 from twin.machines.verification import ProgramConverted
 from twin.records import Record
@@ -102,6 +108,88 @@ class TrueOutcomeShown(Checker):
             )
 
 
+class StretchLog:
+    """Each machine's stretches of play, per program since its last approved conversion:
+    (bet units, games, credits won, record number), the credits of a jackpot lock counted
+    with the stretch that locked, a link's prize not (it is not the game's pay). Shared by
+    1(e) and 3(a); packed (four 8-byte integers a stretch): a long run stays small."""
+
+    def __init__(self) -> None:
+        self.stretches: dict[tuple[str, str], array[int]] = {}
+        self.program: dict[str, str] = {}  # machine -> the program it runs since its last change
+
+    def _rows(self, ctx: CheckContext, m: str) -> array[int]:
+        sig = self.program.get(m) or ctx.installed[m].game_signature
+        key = (m, sig)
+        rows = self.stretches.get(key)
+        if rows is None:
+            rows = self.stretches[key] = array("q")
+        return rows
+
+    def add(self, ctx: CheckContext, rec: Record) -> None:
+        """Follow a ``games_played``, ``machine_locked``, ``progressive_hit`` or
+        ``program_converted`` record."""
+        m = rec.entity("machine")
+        if isinstance(rec, ProgramConverted):
+            # an approved conversion starts a new series: the new program's own law applies
+            self.program[m] = rec.to_signature
+            return
+        if isinstance(rec, GamesPlayed):
+            self._rows(ctx, m).extend((rec.bet_units, rec.games, rec.won, rec.seq))
+            return
+        rows = self._rows(ctx, m)
+        if isinstance(rec, MachineLocked) and rows:
+            rows[-2] += rec.win
+        elif isinstance(rec, ProgressiveHit) and rows:
+            rows[-2] -= rec.prize_cents // ctx.denomination(m)
+
+    def series(
+        self, ctx: CheckContext
+    ) -> Iterator[tuple[str, str, Analysis, list[tuple[int, int, int, int]]]]:
+        """(machine, program, its analysis, stretches) of every series long enough to test."""
+        for (m, sig), packed in sorted(self.stretches.items()):
+            a = ctx.facts.analysis(sig)
+            if a is None or len(packed) < 4 * (MIN_STRETCHES + 1):
+                continue
+            yield m, sig, a, [tuple(packed[i : i + 4]) for i in range(0, len(packed), 4)]  # type: ignore[misc]
+
+
+@dataclass(frozen=True, slots=True)
+class Adaptation:
+    """One series' 1(e) test and whether Benjamini-Hochberg across the series rejects it."""
+
+    machine: str
+    program: str
+    result: stats.TestResult
+    rejected: bool
+    evidence: tuple[int, ...]
+
+
+def adaptation_verdict(ctx: CheckContext, log: StretchLog) -> list[Adaptation]:
+    """The 1(e) test of every series, Benjamini-Hochberg at ``paytable_adaptation_fdr``
+    (computed once per run: 1(e) reports it, 3(a) reads it)."""
+    shared = ctx.shared
+    if "adaptation_verdict" not in shared:
+        rows = []
+        for m, sig, a, stretches in log.series(ctx):
+            res = adaptation_test(
+                [(b, g, w) for b, g, w, _ in stretches],
+                float(a.rtp) * a.cost,
+                float(a.variance) * a.cost**2,
+            )
+            rows.append((m, sig, res, tuple(s[3] for s in stretches[-20:])))
+        q = float(ctx.param("paytable_adaptation_fdr"))
+        reject: list[bool] = (
+            stats.benjamini_hochberg([r[2].p_value for r in rows], q).tolist() if rows else []
+        )
+        shared["adaptation_verdict"] = [
+            Adaptation(m, sig, res, bool(bad), ev)
+            for (m, sig, res, ev), bad in zip(rows, reject, strict=True)
+        ]
+    out: list[Adaptation] = shared["adaptation_verdict"]
+    return out
+
+
 @control(
     "MT98.S1.1e",
     kind=Kind.RUNTIME,
@@ -120,64 +208,27 @@ class TrueOutcomeShown(Checker):
         "reel weights): 1(b)(ii) sees changed stop frequencies, but not their link to the hold",
         "a pay table adapted to the hold so slowly or weakly that it stays within the "
         "statistical noise of a run (power measured in tests/test_controls_slow.py)",
-        "a program change with a new signature: item 3(a)'s business",
+        "a program swapped for one with another signature: a software change, found under "
+        "MT98.R28.3a, MT98.S1.20a and MT98.S1.1a (a conversion starts a new series)",
     ),
 )
 class NoAdaptivePayTables(Checker):
     """Payout after the machine's recent hold: negative rank correlation is adaptation."""
 
     def setup(self) -> None:
-        # per (machine, program): each stretch's bet, games, won and record number, packed
-        # (four 8-byte integers a stretch, not a list of Python ints: a long run stays small)
-        self.stretches: dict[tuple[str, str], array[int]] = {}
-        self.program: dict[str, str] = {}  # machine -> the program it runs since its last change
-
-    def _rows(self, m: str) -> array[int]:
-        sig = self.program.get(m) or self.ctx.installed[m].game_signature
-        key = (m, sig)
-        rows = self.stretches.get(key)
-        if rows is None:
-            rows = self.stretches[key] = array("q")
-        return rows
+        self.log = StretchLog()
 
     def on_record(self, rec: Record) -> None:
-        m = rec.entity("machine")
-        if isinstance(rec, ProgramConverted):
-            # an approved conversion starts a new series: the new program's own law applies
-            self.program[m] = rec.to_signature
-            return
-        rows = self._rows(m)
-        if isinstance(rec, GamesPlayed):
-            rows.extend((rec.bet_units, rec.games, rec.won, rec.seq))
-        elif isinstance(rec, MachineLocked) and rows:
-            rows[-2] += rec.win
-        elif isinstance(rec, ProgressiveHit) and rows:
-            rows[-2] -= rec.prize_cents // self.ctx.denomination(m)
+        self.log.add(self.ctx, rec)
 
     def finish(self) -> None:
-        rows = []
-        for (m, sig), packed in sorted(self.stretches.items()):
-            a = self.ctx.facts.analysis(sig)
-            stretches = [tuple(packed[i : i + 4]) for i in range(0, len(packed), 4)]
-            if a is None or len(stretches) < MIN_STRETCHES + 1:
-                continue
-            res = adaptation_test(
-                [(b, g, w) for b, g, w, _ in stretches],
-                float(a.rtp) * a.cost,
-                float(a.variance) * a.cost**2,
-            )
-            rows.append((m, res, stretches))
-        if not rows:
-            return
-        q = float(self.ctx.param("paytable_adaptation_fdr"))
-        reject = stats.benjamini_hochberg([r[1].p_value for r in rows], q)
-        for (m, res, stretches), bad in zip(rows, reject, strict=True):
-            if bad:
+        for t in adaptation_verdict(self.ctx, self.log):
+            if t.rejected:
                 self.report(
-                    (m,),
-                    f"machine {m} pays less after paying more: {res.detail} (p = "
-                    f"{res.p_value:.2e}); its pay table appears to follow its hold",
-                    tuple(s[3] for s in stretches[-20:]),
+                    (t.machine,),
+                    f"machine {t.machine} pays less after paying more: {t.result.detail} (p = "
+                    f"{t.result.p_value:.2e}); its pay table appears to follow its hold",
+                    t.evidence,
                     warning=True,
                 )
 
@@ -248,30 +299,150 @@ def adaptation_test(
     if n < MIN_STRETCHES + 1 or var_unit <= 0:
         return stats.TestResult("adaptation", 0.0, 0.0, 1.0, n, "too few stretches")
     observed = float(_rho(dev[None, :], var[None, :], games[None, :])[0])
-    digest = hashlib.sha256(dev.tobytes() + games.tobytes()).digest()[:8]
-    rng = np.random.default_rng(int(np.frombuffer(digest, np.uint64)[0]))
-    exceed = drawn = 0
-    block = 32
-    p = 0.0
-    while True:
-        m = min(block, PERMUTATIONS - 1 - drawn)
-        order = np.argsort(rng.random((m, n)), axis=1)
-        rho = _rho(dev[order], var[order], games[order])
-        hits = np.cumsum(rho <= observed + 1e-12)
-        if exceed + int(hits[-1]) >= EXCEED:
-            at = int(np.searchsorted(hits, EXCEED - exceed))
-            p = EXCEED / (drawn + at + 1)
-            break
-        exceed += int(hits[-1])
-        drawn += m
-        if drawn >= PERMUTATIONS - 1:
-            p = (1 + exceed) / PERMUTATIONS
-            break
-        # blocks of orderings grow, but never beyond BLOCK_CELLS (memory flat in the run's
-        # length; the orderings drawn, and so the p-value, do not depend on the blocks)
-        block = min(4 * block, 8192, max(32, BLOCK_CELLS // n))
+    p = sequential_p(
+        lambda order: _rho(dev[order], var[order], games[order]),
+        observed,
+        n,
+        dev.tobytes() + games.tobytes(),
+    )
     detail = (
         f"rank correlation {observed:.3f} of payout with the recent hold over {n - 1} "
         "stretches (permutation test)"
     )
     return stats.TestResult("adaptation", observed, 0.0, p, n - 1, detail)
+
+
+def sequential_p(
+    stat: Callable[[np.ndarray], np.ndarray],
+    observed: float,
+    n: int,
+    data: bytes,
+    permutations: int = PERMUTATIONS,
+) -> float:
+    """Permutation p-value of ``observed`` (small is extreme) by sequential Monte Carlo over
+    orderings of ``n`` items (Besag and Clifford): ``stat`` maps a block of orderings (rows
+    of indices) to their statistics; stops after ``EXCEED`` orderings at least as extreme,
+    at most ``permutations``. Exact size, and a machine far from extreme costs few
+    orderings. The orderings are seeded from ``data`` (reproducible)."""
+    digest = hashlib.sha256(data).digest()[:8]
+    rng = np.random.default_rng(int(np.frombuffer(digest, np.uint64)[0]))
+    tol = 1e-12 * max(1.0, abs(observed))
+    exceed = drawn = 0
+    block = 32
+    while True:
+        m = min(block, permutations - 1 - drawn)
+        order = np.argsort(rng.random((m, n)), axis=1)
+        hits = np.cumsum(stat(order) <= observed + tol)
+        if exceed + int(hits[-1]) >= EXCEED:
+            at = int(np.searchsorted(hits, EXCEED - exceed))
+            return EXCEED / (drawn + at + 1)
+        exceed += int(hits[-1])
+        drawn += m
+        if drawn >= permutations - 1:
+            return (1 + exceed) / permutations
+        # blocks of orderings grow, but never beyond BLOCK_CELLS (memory flat in the run's
+        # length; the orderings drawn, and so the p-value, do not depend on the blocks)
+        block = min(4 * block, 8192, max(32, BLOCK_CELLS // n))
+
+
+#: Most orderings ever drawn for the permutation p-value of the 3(a) test (the checker draws
+#: at most as many as Benjamini-Hochberg needs, see ``PaybackChangedOnlyByConversion``):
+#: its smallest p-value is 1 / CHANGE_PERMUTATIONS, enough to find one machine among 2,000
+#: at ``payback_change_fdr`` = 0.001. Only a machine far in the tail draws that many (a fair
+#: one stops after about 20 / p).
+CHANGE_PERMUTATIONS = 2_000_000
+#: The change-point part of the 3(a) test splits the run only where both parts hold at least
+#: this share of the series' variance (games): a single stretch at either end is no segment.
+TRIM = 0.1
+
+
+def _wilson_hilferty(chi2: np.ndarray, dof: float) -> np.ndarray:
+    """A chi-square statistic on ``dof`` degrees of freedom as an approximate standard
+    normal deviate (Wilson and Hilferty): puts two statistics on one scale."""
+    k = 2.0 / (9.0 * dof)
+    z: np.ndarray = (np.cbrt(np.maximum(chi2, 0.0) / dof) - (1.0 - k)) / np.sqrt(k)
+    return z
+
+
+def payback_change_test(
+    stretches: list[tuple[int, int, int]],
+    rtp: float,
+    cost: int,
+    variance: float,
+    permutations: int = CHANGE_PERMUTATIONS,
+) -> stats.TestResult:
+    """Item 3(a): does the payback of a series of play (one machine, one program, in order of
+    play) change across its segments? ``stretches``: (bet units, games, credits won);
+    ``rtp``, ``cost``, ``variance``: the approved program's exact (PAR) return, credits a game
+    per unit bet and variance of a game's win in units of the wager.
+
+    Each stretch's deviation from its exact mean per unit bet, ``d_j = (won_j - games_j bet_j
+    rtp cost) / bet_j``, has mean 0 under the approved program whatever stopped the stretch
+    (Wald's identity), and variance ``v_j = games_j variance cost^2`` (the score of a payback
+    shift weighs the stretches so). Two segmentations, each a homogeneity chi-square over its
+    segments' summed deviations ``D`` and variances ``V`` (the common level drops out: that
+    the payback is the approved one is items 1(a) and 20(f)):
+
+    * the wager: the bet levels, ``sum_k D_k^2 / V_k - D^2 / V`` (a payback that depends on
+      the amount wagered; only with two levels or more);
+    * the time: before and after a split point, the largest ``(D_<=s - f D)^2 / (V f (1 -
+      f))`` over the splits with a share ``f`` of the variance between ``TRIM`` and ``1 -
+      TRIM`` (a payback switched during play, e.g. from an operator menu).
+
+    The test statistic is the larger of the two on one scale (Wilson-Hilferty), referred to
+    its permutation distribution: under an unchanged program the stretches are independent
+    and their deviations alike in law per game played, so every assignment of them to the
+    bet levels and to the moments of play is equally likely; a jackpot weighs as much in
+    every ordering, which keeps the size on heavy-tailed games. Sequential as
+    :func:`sequential_p`, at most ``permutations`` orderings (the smallest p-value it can
+    give is ``1 / permutations``)."""
+    bet = np.array([s[0] for s in stretches], np.float64)
+    games = np.array([s[1] for s in stretches], np.float64)
+    won = np.array([s[2] for s in stretches], np.float64)
+    keep = (games > 0) & (bet > 0)
+    bet, games, won = bet[keep], games[keep], won[keep]
+    n = int(bet.size)
+    if n < MIN_STRETCHES + 1 or variance <= 0:
+        return stats.TestResult("payback change", 0.0, 0.0, 1.0, n, "too few stretches")
+    d = (won - games * bet * rtp * cost) / bet
+    v = games * variance * cost * cost
+    total_d, total_v = float(d.sum()), float(v.sum())
+    common = total_d * total_d / total_v
+    levels = np.unique(bet)
+    onehot = (bet[:, None] == levels[None, :]).astype(np.float64)  # the bet levels stay put
+
+    def parts(order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        dd, vv = d[order], v[order]
+        if levels.size > 1:
+            dk, vk = dd @ onehot, vv @ onehot
+            wager = ((dk * dk) / np.where(vk > 0, vk, 1.0)).sum(axis=1) - common
+        else:
+            wager = np.zeros(order.shape[0])
+        dc, vc = np.cumsum(dd, axis=1), np.cumsum(vv, axis=1)
+        f = vc / total_v
+        inside = (f >= TRIM) & (f <= 1.0 - TRIM)
+        z = (dc - f * total_d) ** 2 / np.where(inside, total_v * f * (1.0 - f), 1.0)
+        return wager, np.where(inside, z, 0.0).max(axis=1, initial=0.0)
+
+    def statistic(order: np.ndarray) -> np.ndarray:
+        wager, drift = parts(order)
+        z = _wilson_hilferty(drift, 1.0)
+        if levels.size > 1:
+            z = np.maximum(z, _wilson_hilferty(wager, float(levels.size - 1)))
+        return -z  # small is extreme
+
+    identity = np.arange(n)[None, :]
+    observed = float(statistic(identity)[0])
+    p = sequential_p(statistic, observed, n, d.tobytes() + v.tobytes(), permutations)
+    wager, drift = (float(x[0]) for x in parts(identity))
+    rates = ", ".join(
+        f"{rtp + float(d[bet == lv].sum() / games[bet == lv].sum()) / cost:.2%} at "
+        f"{int(lv)} unit{'s' if lv > 1 else ''}"
+        for lv in levels
+    )
+    detail = (
+        f"payback by bet level {rates} (approved {rtp:.2%}; chi-square {wager:.1f} on "
+        f"{levels.size - 1} d.f.), largest change during play chi-square {drift:.1f}, over "
+        f"{n} stretches (permutation test)"
+    )
+    return stats.TestResult("payback change", -observed, 0.0, p, n, detail)

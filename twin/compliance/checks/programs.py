@@ -1,17 +1,30 @@
 """Programs, returns and progressive links.
 
 Malta First Schedule items 1(a) (minimum return), 2 (progressive links), 3 (payback changes
-only by a hardware or software change). Items 1(c) and 1(e) are in ``checks.outcomes``.
+only by a hardware or software change: a statistical test of the approved program's payback
+over the wager and the time of play, with item 1(e)'s over the hold). Items 1(c) and 1(e)
+are in ``checks.outcomes``; a program swapped without an approved conversion is found under
+reg 28(3)(a) (``checks.identity``), 20(a) and 1(a).
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 
+from twin.compliance import stats
+from twin.compliance.checks.outcomes import (
+    CHANGE_PERMUTATIONS,
+    EXCEED,
+    MIN_STRETCHES,
+    StretchLog,
+    adaptation_verdict,
+    payback_change_test,
+)
 from twin.compliance.registry import Checker, Kind, control
 from twin.machines.events import (
     GamesPlayed,
     MachineInstalled,
+    MachineLocked,
     MetersRead,
     ProgressiveHit,
 )
@@ -67,15 +80,16 @@ class _ApprovedProgram(Checker):
         (
             "the program a machine actually runs (shown by a signature challenge), whatever it "
             "reports"
-        ): P + "test_tampered_low_return_program_raises_3a_and_1a_from_the_verification",
+        ): P
+        + "test_tampered_low_return_program_is_found_under_1a_and_r28_3a_from_the_verification",
         "the program an approved conversion puts in": P
         + "test_an_approved_conversion_to_a_low_return_program_raises_1a_only",
     },
     unchecked=(
         "games of skill (the greatest return over continuous play): the twin has no skill games",
         (
-            "a program whose image the Board does not hold cannot be analysed: 3(a) and 20(a) find"
-            " that machine, 1(a) cannot"
+            "a program whose image the Board does not hold cannot be analysed: reg 28(3)(a) and "
+            "20(a) find that machine, 1(a) cannot"
         ),
         (
             "a program changed between two verifications runs unseen until the next one "
@@ -135,70 +149,135 @@ class MinimumReturn(_ApprovedProgram):
     "MT98.S1.3a",
     kind=Kind.RUNTIME,
     title="Payback changes only by a hardware or software change",
-    reads=("machine_installed", "program_converted", "program_verified", "meters_read"),
+    reads=(
+        "machine_installed",
+        "program_converted",
+        "program_verified",
+        "meters_read",
+        "games_played",
+        "machine_locked",
+        "progressive_hit",
+    ),
+    observes=(),
+    needs=f"a machine with at least {MIN_STRETCHES + 1} stretches of play on one program",
+    params=("payback_change_fdr", "paytable_adaptation_fdr"),
     test=T,
     checks={
-        (
-            "a machine running another program than approved (signature challenge), with no "
-            "recorded change"
-        ): P + "test_tampered_low_return_program_raises_3a_and_1a_from_the_verification",
-        "a machine reporting another program than approved, with no recorded change": P
-        + "test_the_same_program_swap_without_a_conversion_record_raises_3a",
-        "an approved conversion (a recorded software change) is no finding": P
+        "a payback that depends on the wager, the approved program kept (wager_dependent)": C
+        + "S1.3a]",
+        "a payback that follows the machine's hold, the approved program kept "
+        "(adaptive_paytable: item 1(e)'s test and verdict)": C + "S1.1e]",
+        "a payback switched during play, the approved program kept (change point)": P
+        + "test_a_payback_switched_during_play_is_a_change_point",
+        "the change test holds its level (exact mean and variance, permutation test)": P
+        + "test_the_payback_change_test_holds_its_level_on_fair_stretches",
+        "no false alarm on the default floor (error rate measured)": (
+            "tests/test_controls_slow.py::test_payback_change_false_alarms_on_the_default_floor"
+        ),
+        "an approved conversion (a recorded software change) starts a new series: no finding": P
         + "test_an_approved_conversion_raises_neither_3a_nor_1a",
-        "found at the first verification after the change": P
-        + "test_tampering_is_found_at_the_first_verification_after_it",
+        "a program swapped without a conversion is not a 3(a) finding (a software change)": P
+        + "test_the_same_program_swap_without_a_conversion_record_is_found_under_r28_3a",
     },
     unchecked=(
         (
-            "whether the payback is capable of being changed without a hardware or software change"
-            " is a design property; the twin observes only its effect, a program other than the "
-            "approved one"
+            "program swaps without an approved conversion: First Schedule 11(a), 14(a) and reg "
+            "30(2), the machine-lifecycle issue; found today under MT98.R28.3a (reg 30(2): a "
+            "machine whose program is not the one its registration authorises counts as not "
+            "registered), MT98.S1.20a (no worksheet for the program it runs), MT98.S1.1a (its "
+            "return below the minimum) and the statistical controls of what it plays "
+            "(MT98.S1.1b, MT98.S1.20f); a machine whose signature challenge or meter reading "
+            "shows another program is left out of this test"
         ),
         (
-            "a tampered machine that keeps the approved image and answers challenges from it "
-            "cannot be told apart (the limit of ROM-signature verification)"
+            "whether the payback is capable of being changed without a hardware or software change"
+            " is a design property; the twin observes only its effect, a payback that changes "
+            "across the wager, the hold or the time of play while the approved program runs"
+        ),
+        (
+            "a change too small or too short to stand out of a run's statistical noise (a "
+            "machine's payback is noisy: fewer wins from 3 units, payback 69 % against 93 % "
+            "over a day's 740 games, is not found; 1(b)(iii) finds its hit frequency), and a "
+            "payback changed from installation on and kept (the level is items 1(a), 20(f))"
+        ),
+        (
+            "changes along other segments (the patron, the time of day as such, the game's "
+            "history other than its hold)"
         ),
     ),
 )
 class PaybackChangedOnlyByConversion(_ApprovedProgram):
-    """A machine must run the program it was installed with or approved-converted to.
+    """A machine running its approved program (every signature challenge and meter reading
+    shows it) must keep the approved payback: not one for each wager, not one that follows
+    its hold, not one switched during play. Per machine and program (a conversion starts a
+    new series), :func:`payback_change_test` tests the homogeneity of the payback over the
+    bet levels and over a split of the time of play, Benjamini-Hochberg across machines at
+    ``payback_change_fdr``; a pay table that follows the hold is item 1(e)'s test and verdict
+    (``paytable_adaptation_fdr``), a payback changed without a software change too."""
 
-    Its signature challenges show what it really runs, whatever it reports; a meter reading
-    that reports another program shows it too. Either, with no recorded conversion, means the
-    payback changed without a hardware or software change the Board knows of.
-    """
+    def setup(self) -> None:
+        super().setup()
+        self.log = StretchLog()
+        self.results: list[tuple[str, stats.TestResult]] = []
+        self.swapped: dict[str, int] = {}  # machine -> the record showing another program
 
     def on_record(self, rec: Record) -> None:
         self.follow(rec)
+        if isinstance(rec, GamesPlayed | MachineLocked | ProgressiveHit | ProgramConverted):
+            self.log.add(self.ctx, rec)
+            return
         m = rec.entity("machine")
         approved = self.approved.get(m)
         if approved is None:
             return
-        if isinstance(rec, ProgramVerified):
-            if rom_signature(rec.seed, approved) == rec.response:
-                return
-            running = self.running(rec)
-            what = (
-                f"program {running[:12]}"
-                if running is not None
-                else "a program the Board does not hold"
+        if (
+            isinstance(rec, ProgramVerified) and rom_signature(rec.seed, approved) != rec.response
+        ) or (isinstance(rec, MetersRead) and rec.program_signature != approved):
+            self.swapped.setdefault(m, rec.seq)
+
+    def finish(self) -> None:
+        series = [s for s in self.log.series(self.ctx) if s[0] not in self.swapped]
+        self.observed(len(series))
+        if not series:
+            return
+        q = float(self.ctx.param("payback_change_fdr"))
+        # orderings enough for Benjamini-Hochberg to find one machine of them all (p <= q/N)
+        cap = CHANGE_PERMUTATIONS if q <= 0 else int(min(CHANGE_PERMUTATIONS, len(series) / q))
+        rows = []
+        for m, _sig, a, stretches in series:
+            res = payback_change_test(
+                [(b, g, w) for b, g, w, _ in stretches],
+                float(a.rtp),
+                a.cost,
+                float(a.variance),
+                permutations=max(cap, 100 * EXCEED),
             )
-            self.report_once(
-                m,
-                (m,),
-                f"machine {m}'s signature challenge shows it runs {what}, not its approved "
-                f"program {approved[:12]}, without a recorded hardware or software change",
-                (rec.seq,),
-            )
-        elif isinstance(rec, MetersRead) and rec.program_signature != approved:
-            self.report_once(
-                m,
-                (m,),
-                f"machine {m} reports program {rec.program_signature[:12]}, not its approved "
-                f"program {approved[:12]}, without a recorded hardware or software change",
-                (rec.seq,),
-            )
+            rows.append((m, res, tuple(s[3] for s in stretches[-20:])))
+        self.results = [(m, res) for m, res, _ in rows]  # each series' test, for the record
+        reject = stats.benjamini_hochberg([r[1].p_value for r in rows], q)
+        for (m, res, evidence), bad in zip(rows, reject, strict=True):
+            if bad:
+                self.report_once(
+                    m,
+                    (m,),
+                    f"machine {m} runs its approved program, but its payback changes: "
+                    f"{res.detail} (p = {res.p_value:.2e}); a payback changed without a "
+                    "hardware or software change",
+                    evidence,
+                    warning=True,
+                )
+        tested = {s[0] for s in series}
+        for t in adaptation_verdict(self.ctx, self.log):
+            if t.rejected and t.machine in tested:
+                self.report_once(
+                    t.machine,
+                    (t.machine,),
+                    f"machine {t.machine} runs its approved program, but its payback follows "
+                    f"its hold: {t.result.detail} (p = {t.result.p_value:.2e}, item 1(e)); a "
+                    "payback changed without a hardware or software change",
+                    t.evidence,
+                    warning=True,
+                )
 
 
 class _LinkApproved(Checker):
@@ -340,7 +419,7 @@ class ProgressiveIncrement(Checker):
         ),
         (
             "wider winning options without approval: a pay-table change shows as a program change "
-            "(MT98.S1.3a)"
+            "(MT98.R28.3a), or as a payback change while the approved program runs (MT98.S1.3a)"
         ),
     ),
 )
