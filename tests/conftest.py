@@ -8,8 +8,10 @@ import os
 import shutil
 import tempfile
 import warnings
+from collections import Counter
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,3 +50,52 @@ def scenarios_dir() -> Path:
 @pytest.fixture
 def games_dir() -> Path:
     return GAMES
+
+
+#: Issue 25: a casino without a door check or an AML function breaches the regulation by
+#: itself, one finding per clause citing "no such function in this casino": reg 45 (no door:
+#: nobody entering is identified), 48 and 50(1) (no AML function: nobody trained, no
+#: Reporting Officer) and, when a transaction needed it, 46(1)-(4) (nobody identifies or
+#: cross-references). The machine-side test floors (tests/data/controls.toml,
+#: scenarios/tiny.toml) and several department floors are such casinos.
+ABSENT = "no such function in this casino"
+NO_DOOR = frozenset({"MT98.R45"})
+NO_AML = frozenset({"MT98.R48", "MT98.R50.1"})
+NO_AML_WHEN_NEEDED = frozenset({"MT98.R46.1", "MT98.R46.2", "MT98.R46.3", "MT98.R46.4"})
+
+
+def _field(f: Any, name: str) -> Any:
+    return f[name] if isinstance(f, dict) else getattr(f, name)
+
+
+def besides_absent_functions(
+    findings: Any, *, door: bool = False, aml: bool = False, entrants: bool = True
+) -> list[Any]:
+    """The findings other than those of the functions the casino lacks, after asserting those:
+    without a door exactly one R45 (when anyone came in: ``entrants``; a run whose patrons
+    never arrive has no one to find unidentified); without an AML function exactly one R48
+    and one R50.1,
+    and at most one of each of R46(1)-(4) (at the first transaction that needed it); with
+    the function, none of its. (Issue 25: "0 findings" on such a floor was a false clean.)
+    ``findings``: Finding records or their JSON (``RunResult.findings``)."""
+    gated = NO_DOOR | NO_AML | NO_AML_WHEN_NEEDED
+
+    def of_absence(f: Any) -> bool:  # (R22's absent notice is a finding of its own)
+        return ABSENT in _field(f, "message") and _field(f, "control") in gated
+
+    absent = [f for f in findings if of_absence(f)]
+    got = Counter(_field(f, "control") for f in absent)
+    must = (set() if door or not entrants else set(NO_DOOR)) | (set() if aml else set(NO_AML))
+    may = set() if aml else set(NO_AML_WHEN_NEEDED)
+    shown = [(_field(f, "control"), _field(f, "message")) for f in absent]
+    assert must <= set(got) <= must | may, shown
+    assert all(n == 1 for n in got.values()), shown
+    return [f for f in findings if not of_absence(f)]
+
+
+def besides_absent(casino: Any) -> list[Any]:
+    """:func:`besides_absent_functions` for a built casino: its findings, with the functions
+    it has (``casino.entrance``, ``casino.aml``) taken from it."""
+    return besides_absent_functions(
+        casino.compliance.findings, door=casino.entrance is not None, aml=casino.aml is not None
+    )

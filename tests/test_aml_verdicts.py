@@ -115,7 +115,7 @@ def test_no_aml_function_is_one_finding_per_clause() -> None:
                      employer="licensee")  # fmt: skip
     rig.at(0.5)
     came = rig.emit(PatronArrived, patron="P1", segment="s", bankroll_cents=0, visit=1,
-                    residency="local", age=40)  # fmt: skip
+                    residency="local")  # fmt: skip
     rig.admit("P1", 1)
     rig.buy("P1", 300_000)
     agg = rig.buy("P1", 300_000)  # the window's total past the threshold
@@ -157,8 +157,7 @@ def test_chips_from_winnings_reading(literal: bool, found: bool) -> None:
     b = rig.buy("P1", 500_000)
     rig.emit(TableStretch, table="RL-1", game="g", patron="P1", dealer="DLR-1", bet="red",
              stake_cents=1000, rounds=10, buy_in_cents=0, handle_cents=10_000,
-             net_cents=50_000, theo_cents=270, var_cents2=0, chip_series="A",
-             device="")  # fmt: skip
+             net_cents=50_000, theo_cents=270, var_cents2=0, chip_series="A")  # fmt: skip
     out = rig.redeem("P1", 540_000)
     rig.identify("P1", "cash_out", (out.seq,), 540_000)
     _xref(rig, b, out, bought_cents=500_000, cashed_cents=540_000, from_winnings=True)

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import besides_absent_functions
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
@@ -187,18 +188,28 @@ def test_strict_exits_1_on_findings_and_writes_them(tmp_path: Path) -> None:
     assert p.returncode == 1, p.stderr
     summary = json.loads(p.stdout)
     assert summary["compliance"]["by_control"]["MT98.S1.10a"] == 1
-    findings = json.loads((tmp_path / "out" / "findings.json").read_text())
+    every = json.loads((tmp_path / "out" / "findings.json").read_text())
+    findings = besides_absent_functions(every)  # the floor has no door, no AML function
     assert {f["control"] for f in findings} == {"MT98.S1.10a", "MT98.S1.8"}
     first = findings[0]
     assert first["subjects"][0] == "A-001" and first["evidence"]
     # the findings are ledger records too, chained like the rest
     con = sqlite3.connect(tmp_path / "out" / "ledger.sqlite")
     rows = con.execute("SELECT count(*) FROM records WHERE kind = 'finding'").fetchone()
-    assert rows[0] == len(findings)
+    assert rows[0] == len(every)
     assert twin("ledger", "verify", tmp_path / "out" / "ledger.sqlite").returncode == 0
+    # without the injection the test floor still lacks a door check and an AML function,
+    # which --strict fails (issue 25); a whole casino (the default scenario) passes it
     (tmp_path / "c").mkdir()
-    clean = twin("run", _floor_with(tmp_path / "c", ""), "--strict", "--out", tmp_path / "clean")
-    assert clean.returncode == 0, clean.stderr
+    bare = twin("run", _floor_with(tmp_path / "c", ""), "--strict", "--out", tmp_path / "bare")
+    assert bare.returncode == 1, bare.stderr
+    bare_found = json.loads((tmp_path / "bare" / "findings.json").read_text())
+    assert besides_absent_functions(bare_found) == []  # (and R46 where a buy-in needed it)
+    n = len(bare_found)
+    assert f"twin: --strict: {n} finding(s) ({n} control(s) breached);" in bare.stderr
+    whole = twin("run", "--hours", "1", "--strict", "--out", tmp_path / "whole")
+    assert whole.returncode == 0, whole.stderr
+    assert "twin: --strict: passed;" in whole.stderr and "not exercised" in whole.stderr
 
 
 @pytest.mark.parametrize(

@@ -417,7 +417,7 @@ def test_machine_of_reads_the_machine_role() -> None:
     left = PatronLeft(seq=1, t=0.0, patron="P1", machine="A-002", reason="done", spent_cents=0)
     assert machine_of(left) == "A-002"
     arrived = PatronArrived(
-        seq=2, t=0.0, patron="P1", segment="x", bankroll_cents=1, visit=1, residency="", age=30
+        seq=2, t=0.0, patron="P1", segment="x", bankroll_cents=1, visit=1, residency=""
     )
     assert machine_of(arrived) is None
 

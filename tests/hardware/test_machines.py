@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import besides_absent_functions
 
 from twin import api
 from twin.casino import Casino
@@ -156,7 +157,8 @@ def test_drive_patrons_play_the_real_machine_through_bench_commands(
     assert all(g.patron.startswith("P") for g in sink.of(GamesPlayed))
     paid = sum(c.credits for c in sink.of(CashedOut))
     assert paid == emu.machine.meters[MeterCode.TOTAL_CANCELLED_CREDITS]
-    assert [f["control"] for f in result.findings] == []
+    # the bench floor has no door check and no AML function (issue 25): those findings only
+    assert [f["control"] for f in besides_absent_functions(result.findings)] == []
 
 
 def test_drive_reports_that_the_commands_do_not_imply_are_found(
@@ -235,10 +237,11 @@ def _play_on_the_smib(emu: SmibEmulator, stretches: list[PlayResult]) -> None:
 
 
 def _machine_findings(findings: list[Finding]) -> list[tuple[str, str, tuple[str, ...], str]]:
-    """Control, severity, subjects and message of each finding of a machine control."""
+    """Control, severity, subjects and message of each finding of a machine control (not the
+    link's, nor those of the functions the floor lacks: no AML function; nobody enters)."""
     return sorted(
         (f.control, f.severity, f.subjects, f.message)
-        for f in findings
+        for f in besides_absent_functions(findings, entrants=False)
         if not f.control.startswith("HW.")
     )
 

@@ -83,7 +83,6 @@ from twin.floor.cage_events import CageTransaction, RecordDestroyed, RecordVolum
 from twin.floor.entrance_events import EntryAdmitted, IdChecked
 from twin.floor.tables.events import TableStretch
 from twin.machines.events import BillAccepted, CashedOut, CoinsAccepted, GamesPlayed, HandPaid
-from twin.patrons.events import PatronLeft, SessionStarted
 from twin.records import Record
 from twin.scenario import AmlConfig
 from twin.staff.dispatch import Dispatcher
@@ -104,6 +103,18 @@ PARAMS = (
 )
 #: years of monthly identification volumes kept from before the run
 ARCHIVE_YEARS = 6
+
+
+class Seated(Protocol):
+    """What the desk reads of the floor's ``session_started`` and ``patron_left`` records
+    (who the floor puts at which machine, and when)."""
+
+    @property
+    def t(self) -> float: ...
+    @property
+    def patron(self) -> str: ...
+    @property
+    def machine(self) -> str: ...
 
 
 class Rules(Protocol):
@@ -391,13 +402,13 @@ class AmlDesk:
             held.clear()  # fed by no one the floor knows: anonymous
         held.append((rec, cents))
 
-    def _see_session(self, rec: SessionStarted) -> None:
+    def _see_session(self, rec: Seated) -> None:
         self.seated[rec.machine] = rec.patron
         for fed, cents in self.held.pop(rec.machine, []):
             if fed.t == rec.t:  # fed in the instant the session began: the session's
                 self._money_in(rec.patron, fed, cents, self._on("attendant"))
 
-    def _see_left(self, rec: PatronLeft) -> None:
+    def _see_left(self, rec: Seated) -> None:
         if rec.machine and self.seated.get(rec.machine) == rec.patron:
             del self.seated[rec.machine]
 
@@ -750,8 +761,9 @@ class AmlDesk:
 # the views (junkets, premium accounts...) that the departments registered
 _SEES: dict[str, Callable[[AmlDesk, Any], None]] = {
     EntryAdmitted.kind: AmlDesk._see_admitted,
-    SessionStarted.kind: AmlDesk._see_session,
-    PatronLeft.kind: AmlDesk._see_left,
+    # the floor's slot sessions (twin.patrons.events, a layer above the floor: by kind)
+    "session_started": AmlDesk._see_session,
+    "patron_left": AmlDesk._see_left,
     IdChecked.kind: AmlDesk._see_nothing,
     ShiftStarted.kind: AmlDesk._first_sight,
     CageTransaction.kind: AmlDesk._see_cage,
