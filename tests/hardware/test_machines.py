@@ -5,10 +5,8 @@ Runs are paced against the wall clock (a few seconds of simulated time each).
 
 from __future__ import annotations
 
-import threading
-import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +23,6 @@ from twin.hardware.link import close_socket
 from twin.hardware.records import (
     SmibCommandResult,
     SmibEvent,
-    SmibMeters,
     SmibReconciled,
     SmibRequest,
 )
@@ -40,10 +37,11 @@ from twin.machines.events import (
 from twin.machines.machine import SlotMachine
 from twin.machines.par import load_game
 from twin.machines.sas import Door, MeterCode
-from twin.records import MemorySink, Record
+from twin.records import MemorySink
 
 from .broker import TWIN_PASSWORD, TWIN_USER, Broker, smib_password
 from .floors import GAME, scenario
+from .rig import PlayWhenOnline
 
 
 def _url(broker: Broker) -> str:
@@ -102,7 +100,6 @@ def test_mirror_machine_writes_what_a_simulated_machine_writes(
     sink = MemorySink()
 
     def play() -> None:
-        time.sleep(1.0)
         emu.insert_bill(2000)
         for _ in range(3):
             emu.play(10)
@@ -111,10 +108,11 @@ def test_mirror_machine_writes_what_a_simulated_machine_writes(
         emu.cash_out()
         emu.send_meters()
 
-    player = threading.Thread(target=play)
-    player.start()
+    player = PlayWhenOnline("S-001", play)
     lines: list[list[str]] = []
-    result = api.run(path, hardware=_url(broker), sinks=[sink], on_hardware_lines=lines.append)
+    result = api.run(
+        path, hardware=_url(broker), sinks=[sink, player], on_hardware_lines=lines.append
+    )
     player.join()
     mine = [r for r in sink.records if getattr(r, "machine", None) == "A-001"]
     kinds = Counter(r.kind for r in mine)
@@ -240,31 +238,6 @@ def _play_on_the_smib(emu: SmibEmulator, stretches: list[PlayResult]) -> None:
     emu.send_meters()
 
 
-class _PlayWhenOnline:
-    """A sink that starts ``play`` on a thread of its own once the twin holds the birth
-    meters of SMIB ``smib``: play before then is history to the twin (at or before the
-    birth's last event, in its baseline meters), not activity it mirrors. A fixed delay
-    after starting the run raced the twin's start-up, which takes longer on a busy machine."""
-
-    def __init__(self, smib: str, play: Callable[[], None]) -> None:
-        self.smib = smib
-        self.thread = threading.Thread(target=play, name=f"play-{smib}")
-        self.started = False
-
-    def accept(self, rec: Record) -> None:
-        if (
-            not self.started
-            and isinstance(rec, SmibMeters)
-            and rec.smib == self.smib
-            and rec.source == "birth"
-        ):
-            self.started = True
-            self.thread.start()
-
-    def close(self) -> None:
-        pass
-
-
 def _machine_findings(findings: list[Finding]) -> list[tuple[str, str, tuple[str, ...], str]]:
     """Control, severity, subjects and message of each finding of a machine control."""
     return sorted(
@@ -288,11 +261,10 @@ def test_mirror_and_simulated_machine_give_the_same_findings_for_the_same_play(
     simulated.run(driver=FastDriver())
     # the same machine behind an emulated SMIB, mirrored into a paced run
     emu = _emulator(broker, emulators, "S-001", _serial(bound, "S-001"))
-    player = _PlayWhenOnline("S-001", lambda: _play_on_the_smib(emu, stretches))
+    player = PlayWhenOnline("S-001", lambda: _play_on_the_smib(emu, stretches))
     hw_sink = MemorySink()
     api.run(bound, hardware=_url(broker), sinks=[hw_sink, player])
-    assert player.started, "the twin never had S-001's birth"
-    player.thread.join()
+    player.join()
 
     sim_findings = sim_sink.of(Finding)
     hw_findings = hw_sink.of(Finding)
