@@ -43,6 +43,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--bench-scenario", default=str(HERE / "bench.toml"), metavar="FILE")
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """One process, whatever ``-n auto`` the project's pytest options ask (``-n`` runs the
+    tests on every core): the procedures drive one bench, and two at once on the same SMIB
+    would see each other's credits and meters."""
+    return 0
+
+
 def _pairs(values: list[str], option: str) -> dict[str, str]:
     out = {}
     for v in values:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -11,9 +12,9 @@ from twin.hardware.book import HardwareWorld, Registered
 from twin.hardware.emulator import Memory, SmibEmulator
 from twin.hardware.link import Broker as Endpoint
 from twin.hardware.link import LinkConfig, SmibLink, close_socket
-from twin.hardware.records import SmibEvent
+from twin.hardware.records import SmibEvent, SmibMeters
 from twin.machines.par import Game, load_game
-from twin.records import MemorySink, R, Sink
+from twin.records import MemorySink, R, Record, Sink
 
 from .broker import TWIN_PASSWORD, TWIN_USER, Broker, smib_password
 
@@ -108,3 +109,34 @@ class Rig:
             except Exception:
                 pass
         self.link.stop()
+
+
+class PlayWhenOnline:
+    """A sink that starts ``play`` on a thread of its own once the twin holds the birth
+    meters of SMIB ``smib``: play before then is history to the twin (at or before the
+    birth's last event, in its baseline meters), not activity it mirrors. (A fixed delay
+    after starting the run raced the twin's start-up, which takes longer on a busy machine:
+    the tests run two at a time.)"""
+
+    def __init__(self, smib: str, play: Callable[[], None]) -> None:
+        self.smib = smib
+        self.thread = threading.Thread(target=play, name=f"play-{smib}")
+        self.started = False
+
+    def accept(self, rec: Record) -> None:
+        if (
+            not self.started
+            and isinstance(rec, SmibMeters)
+            and rec.smib == self.smib
+            and rec.source == "birth"
+        ):
+            self.started = True
+            self.thread.start()
+
+    def close(self) -> None:
+        pass
+
+    def join(self) -> None:
+        """Wait for the play to end (after the run: it must have started)."""
+        assert self.started, f"the twin never had {self.smib}'s birth meters"
+        self.thread.join()

@@ -5,8 +5,6 @@ Runs are paced against the wall clock (a few seconds of simulated time each).
 
 from __future__ import annotations
 
-import threading
-import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +21,12 @@ from twin.drivers import FastDriver
 from twin.hardware.emulator import Memory, Misbehaviour, SmibEmulator
 from twin.hardware.link import Broker as Endpoint
 from twin.hardware.link import close_socket
-from twin.hardware.records import SmibCommandResult, SmibEvent, SmibReconciled, SmibRequest
+from twin.hardware.records import (
+    SmibCommandResult,
+    SmibEvent,
+    SmibReconciled,
+    SmibRequest,
+)
 from twin.machines.engine import PerSpinEngine, PlayRequest, PlayResult
 from twin.machines.events import (
     BillAccepted,
@@ -39,6 +42,7 @@ from twin.records import MemorySink
 
 from .broker import TWIN_PASSWORD, TWIN_USER, Broker, smib_password
 from .floors import GAME, scenario
+from .rig import PlayWhenOnline
 
 
 def _url(broker: Broker) -> str:
@@ -97,7 +101,6 @@ def test_mirror_machine_writes_what_a_simulated_machine_writes(
     sink = MemorySink()
 
     def play() -> None:
-        time.sleep(1.0)
         emu.insert_bill(2000)
         for _ in range(3):
             emu.play(10)
@@ -106,10 +109,11 @@ def test_mirror_machine_writes_what_a_simulated_machine_writes(
         emu.cash_out()
         emu.send_meters()
 
-    player = threading.Thread(target=play)
-    player.start()
+    player = PlayWhenOnline("S-001", play)
     lines: list[list[str]] = []
-    result = api.run(path, hardware=_url(broker), sinks=[sink], on_hardware_lines=lines.append)
+    result = api.run(
+        path, hardware=_url(broker), sinks=[sink, player], on_hardware_lines=lines.append
+    )
     player.join()
     mine = [r for r in sink.records if getattr(r, "machine", None) == "A-001"]
     kinds = Counter(r.kind for r in mine)
@@ -260,10 +264,9 @@ def test_mirror_and_simulated_machine_give_the_same_findings_for_the_same_play(
     simulated.run(driver=FastDriver())
     # the same machine behind an emulated SMIB, mirrored into a paced run
     emu = _emulator(broker, emulators, "S-001", _serial(bound, "S-001"))
-    player = threading.Timer(1.0, _play_on_the_smib, (emu, stretches))
-    player.start()
+    player = PlayWhenOnline("S-001", lambda: _play_on_the_smib(emu, stretches))
     hw_sink = MemorySink()
-    api.run(bound, hardware=_url(broker), sinks=[hw_sink])
+    api.run(bound, hardware=_url(broker), sinks=[hw_sink, player])
     player.join()
 
     sim_findings = sim_sink.of(Finding)

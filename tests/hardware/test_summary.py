@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -16,6 +14,7 @@ from twin.machines.par import load_game
 
 from .broker import TWIN_PASSWORD, TWIN_USER, Broker, smib_password
 from .floors import GAME, scenario
+from .rig import PlayWhenOnline
 
 
 def test_summary_counts_hardware_findings_per_control(tmp_path: Path, broker: Broker) -> None:
@@ -29,20 +28,20 @@ def test_summary_counts_hardware_findings_per_control(tmp_path: Path, broker: Br
     emu.start()
 
     def play() -> None:
-        time.sleep(1.0)
         emu.insert_bill(2000)
         emu.play(10)
         emu.skew_meter("total_coin_in", 7)
         emu.send_meters()
 
-    player = threading.Thread(target=play)
-    player.start()
+    player = PlayWhenOnline("S-001", play)
     url = f"mqtt://{TWIN_USER}:{TWIN_PASSWORD}@{broker.host}:{broker.port}"
     try:
-        result = api.run(path, hardware=url, out=tmp_path / "out")
+        result = api.run(path, hardware=url, out=tmp_path / "out", sinks=[player])
     finally:
-        player.join()
+        if player.started:
+            player.thread.join()
         emu.stop()
+    player.join()
     found = Counter(f["control"] for f in result.findings)
     assert found["HW.identity"] == 1 and found["HW.reconcile"] == 1
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
