@@ -38,7 +38,7 @@ def test_smib_emulate_bad_input_is_one_line_and_exit_2() -> None:
     cases = {
         ("--broker", "http://h"): "twin: error: --broker: expected mqtt://host[:port] or "
         "mqtts://host[:port], found 'http://h'\n",
-        ("--broker", "mqtt://h", "--misbehave", "fly=2"): "twin: error: twin smib emulate: "
+        ("--broker", "mqtt://h", "--misbehave", "fly=2"): "twin: error: smib emulate: "
         "Invalid value for --misbehave: 'fly=2': expected drop, duplicate, reorder, delay, "
         "reset_at, die_at, skew or short_credit=<number>\n",
         ("--broker", "mqtt://h", "--game", "/nowhere.toml"): "twin: error: /nowhere.toml: "
