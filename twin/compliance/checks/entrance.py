@@ -98,7 +98,11 @@ class Listing:
         "under age is known only from the age on a document the door checked: a minor who "
         "came in unchecked, or on an adult's document and was never recognised, is not found "
         "(the casino could not know; reg 45 finds the unchecked entry)",
+        "a casino whose layout declares no gaming area (no [entrance] in the twin) is not "
+        "checked: nothing marks where the gaming area is (not exercised, not clean)",
     ),
+    observes=(),
+    needs="a gaming area declared by the approved layout, and a machine or a person in it",
 )
 class GamingAreaKeptClear(Checker):
     def setup(self) -> None:
@@ -144,6 +148,7 @@ class GamingAreaKeptClear(Checker):
             self.present(rec.person, rec, doing, rec.entered_as)
 
     def placed(self, m: MachineInstalled) -> None:
+        self.observed()  # a machine's place checked against the declared gaming area
         if m.zone not in self.gaming or m.zone in self.other:
             self.report_once(
                 ("zone", m.machine),
@@ -154,6 +159,7 @@ class GamingAreaKeptClear(Checker):
             )
 
     def present(self, person: str, rec: Record, doing: str, entered_as: str = "") -> None:
+        self.observed()  # a person in the declared gaming area, checked against s.26
         why = self.listing.get(person)
         if why is None:
             return
@@ -194,6 +200,8 @@ class GamingAreaKeptClear(Checker):
         "and the records of leaving the premises are not complete (a table visit ends in the "
         "pit's records)",
     ),
+    observes=("entry_admitted",),
+    needs="a person admitted at a door, or a visitor of a casino with a door who played",
 )
 class ListedKeptOut(Checker):
     def setup(self) -> None:
@@ -233,6 +241,8 @@ class ListedKeptOut(Checker):
             elif rec.casino == self.home:
                 self.reckless(rec, idc)
         elif isinstance(rec, SessionStarted):
+            if self.home:
+                self.observed()  # a session of a casino with a door: was its player let in?
             seq = self.arrived.pop(rec.patron, None)
             if seq is not None:
                 self.unidentified(rec.patron, self.home, rec, seq)
