@@ -112,7 +112,11 @@ TABLES: dict[str, Any] = {
 }
 
 
-def scenario(inject: tuple[dict[str, Any], ...] = (), **overrides: Any) -> Any:
+def scenario(
+    inject: tuple[dict[str, Any], ...] = (),
+    aml_policy: dict[str, Any] | None = None,
+    **overrides: Any,
+) -> Any:
     """The tiny floor from Monday 2 March 2026 10:00 for 40 hours (two evenings, the
     Reporting Officer's office hours and the morning retention pass between): a door with a
     peer, a cage, a roulette table, the AML function and four launderers."""
@@ -130,7 +134,7 @@ def scenario(inject: tuple[dict[str, Any], ...] = (), **overrides: Any) -> Any:
     data["entrance"] = {"casino": "home", "peers": [{"id": "peer", "visits_per_hour": 2.0}]}
     data["cage"] = {"visit_share": 0.2}
     data["tables"] = TABLES
-    data["aml"] = AML
+    data["aml"] = AML if aml_policy is None else AML | {"policy": aml_policy}
     data["ruleset"]["overrides"] = dict(overrides)
     data["inject"] = list(inject)
     return parse_scenario(data, source="test", base_dir=SCENARIOS)

@@ -1155,6 +1155,23 @@ class LaundererGroup(_Model):
     play_minutes: NonNegativeDist = Triangular(low=5.0, mode=10.0, high=25.0)
 
 
+class AmlPolicy(_Model):
+    """``[aml.policy]``: the licensee's own AML procedure (issue 34). Every key defaults to
+    what the ruleset requires; the controls read only the ruleset, so a procedure looser than
+    the law is a legal scenario whose breaches are found, and a stricter one is clean and
+    shows its cost (identifications, reports)."""
+
+    #: the amount above which the desk identifies, in cents of the regulation's currency
+    #: (like the ruleset's ``aml_id_threshold_cents``; None: the ruleset's)
+    id_threshold_cents: NonNegativeInt | None = None
+    #: the desk's window for adding up (None: the ruleset's ``aml_session_is_gaming_day`` and
+    #: ``aml_aggregate_in_out_separately``)
+    session_is_gaming_day: bool | None = None
+    aggregate_in_out_separately: bool | None = None
+    #: whether the licensee appoints (and notifies) a Reporting Officer (reg 50(1))
+    appoint_reporting_officer: bool = True
+
+
 class AmlConfig(_Model):
     """``[aml]`` (docs/scenario-aml.md): the licensee's anti-money-laundering function and
     the launderers the twin sends in. Shares in [0, 1]; money in cents of the floor's
@@ -1188,6 +1205,7 @@ class AmlConfig(_Model):
     #: that does not cross-reference to its buy-in, or not from winnings, at once)
     reports_to_suspect: PositiveInt = 2
     launderers: tuple[LaundererGroup, ...] = Field(default=(), strict=False)
+    policy: AmlPolicy = Field(default_factory=AmlPolicy)
 
     @model_validator(mode="after")
     def _office(self) -> AmlConfig:

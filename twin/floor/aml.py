@@ -238,13 +238,28 @@ class AmlDesk:
         self.denominations = dict(denominations)
         self.particulars = particulars
         self.home = home
-        self.threshold: Fraction = rules.money("aml_id_threshold_cents")
+        # the desk works to its own procedure ([aml.policy], issue 34), by default the law's
+        policy = config.policy
+        key = "aml_id_threshold_cents"
+        self.threshold: Fraction = rules.money(key)
+        if policy.id_threshold_cents is not None:  # the same currency as the law's, converted
+            self.threshold *= Fraction(policy.id_threshold_cents, int(rules.get(key)))
         # whole cents: above the threshold iff above its floor; "just below" it from the
         # ceiling of its share up to its floor (the same answers as comparing with fractions)
         self._over = math.floor(self.threshold)
         self._near_low = math.ceil(config.near_threshold_share * self.threshold)
-        self.by_day = bool(rules.get("aml_session_is_gaming_day"))
-        self.separately = bool(rules.get("aml_aggregate_in_out_separately"))
+        self.by_day = bool(
+            rules.get("aml_session_is_gaming_day")
+            if policy.session_is_gaming_day is None
+            else policy.session_is_gaming_day
+        )
+        self.separately = bool(
+            rules.get("aml_aggregate_in_out_separately")
+            if policy.aggregate_in_out_separately is None
+            else policy.aggregate_in_out_separately
+        )
+        #: the Reporting Officer ("" when the licensee appoints none: reports go unevaluated)
+        self.officer = config.officer if policy.appoint_reporting_officer else ""
         self.winnings_only = bool(rules.get("aml_chips_from_net_winnings"))
         # who the floor's session records put at each machine; notes and coins fed into a
         # machine in the instant before a session begins there (anonymous if none does)
@@ -297,8 +312,9 @@ class AmlDesk:
         appointed = (self._today() - timedelta(days=cfg.appointed_days_before)).isoformat()
         who = {"name": cfg.officer_name, "grade": cfg.officer_grade,
                "designation": cfg.officer_designation}  # fmt: skip
-        self.emit(ReportingOfficerAppointed, officer=cfg.officer, date=appointed, **who)
-        for recipient in ("board_secretary", "commissioner_of_police"):
+        if self.officer:
+            self.emit(ReportingOfficerAppointed, officer=cfg.officer, date=appointed, **who)
+        for recipient in ("board_secretary", "commissioner_of_police") if self.officer else ():
             if recipient == "commissioner_of_police" and self.armed.not_notified_police:
                 continue
             self.emit(ReportingOfficerNotified, officer=cfg.officer, recipient=recipient,
@@ -634,7 +650,7 @@ class AmlDesk:
             return
         case = self._id("AML")
         report = self.emit(InternalReport, case=case, employee=employee, patron=patron,
-                           officer=self.cfg.officer, flag=flag, observed=seen.seq,
+                           officer=self.officer, flag=flag, observed=seen.seq,
                            transactions=seqs)  # fmt: skip
         self.reports_on.setdefault(self._who(patron), []).append(report.seq)
         if self.armed.skip_suspicion_id:
@@ -645,6 +661,8 @@ class AmlDesk:
         if self.armed.unevaluated_report:
             self.armed.unevaluated_report = False
             return
+        if not self.officer:
+            return  # no Reporting Officer: nobody evaluates the report
         self.env.process(self.evaluate(self.cases[case]))
 
     # -- the Reporting Officer (50(2)(b)-(c), 49(1), 51) ---------------------------------------
