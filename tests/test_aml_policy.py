@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from fractions import Fraction
+from typing import Any
 
 from test_aml import baseline, of, run, scenario
 
@@ -77,3 +78,51 @@ def test_a_bad_aml_policy_is_one_precise_error() -> None:
     with pytest.raises(InputError) as err:
         scenario(aml_policy={"apoint_reporting_officer": False})
     assert err.value.key == "aml.policy.apoint_reporting_officer"
+
+
+def test_compare_the_lm_1000_proposal_with_operators_adapting_or_keeping_lm_2000() -> None:
+    """Issue 34: the same proposal, two questions. Operators adapting (today's answer): the
+    desk identifies from Lm 1,000 and both arms are clean. Operators keeping Lm 2,000: the
+    law moved, the desk did not, and the proposed arm's findings are reg 46's on the
+    transactions between the two amounts."""
+    from pathlib import Path
+
+    from twin.experiments import Plan, compare, load_arm
+    from twin.experiments.arms import kept_policies
+    from twin.experiments.report import render_text, to_json
+
+    root = Path(__file__).resolve().parent.parent
+    scenario = root / "scenarios" / "aml.toml"
+    base = load_arm("malta-1998", "baseline")
+    prop = load_arm(root / "scenarios" / "proposals" / "aml-threshold-lm-1000.toml", "proposed")
+    kept = tuple(kept_policies(scenario, base, 12.0))
+    assert kept == (
+        ("aml.policy.id_threshold_cents", 200_000),
+        ("aml.policy.session_is_gaming_day", False),
+        ("aml.policy.aggregate_in_out_separately", True),
+        ("entrance.policy.admission_min_age_years", 18),
+    )
+
+    def study(operators: str) -> Any:
+        plan = Plan(str(scenario), base, prop, replications=2, root_seed=1, hours=12.0,
+                    min_replications=2, operators=operators, kept=kept)  # fmt: skip
+        return compare(plan, workers=0)
+
+    adapt, keep = study("adapt"), study("keep")
+
+    def found(result: Any, arm: str) -> Counter[str]:
+        obs = getattr(result, arm)
+        return Counter({k.removeprefix("findings."): v for o in obs for k, v in o.values.items()
+                        if k.startswith("findings.") and v})  # fmt: skip
+
+    assert found(adapt, "baseline") == found(adapt, "proposed") == Counter()
+    assert found(keep, "baseline") == Counter()
+    gap = found(keep, "proposed")
+    assert gap and set(gap) <= {"MT98.R46.1", "MT98.R46.2", "MT98.R46.3", "MT98.R46.4"}
+    # the baseline arms are the same runs (the operators' choice touches the proposal only)
+    assert [o.ledger_sha256 for o in adapt.baseline] == [o.ledger_sha256 for o in keep.baseline]
+    text = render_text(keep)
+    assert "operators: keep today's procedures under the proposal" in text
+    assert "aml.policy.id_threshold_cents = 200000" in text
+    assert to_json(keep)["operators_kept"]["aml.policy.id_threshold_cents"] == 200_000
+    assert "adapt their procedures to the proposed law" in render_text(adapt)

@@ -593,6 +593,15 @@ def behaviour_params() -> list[dict[str, Any]]:
     help="Run the proposed arm on other seeds (no common random numbers), to measure what "
     "the pairing gains.",
 )
+@click.option(
+    "--operators",
+    type=click.Choice(["adapt", "keep"]),
+    default="adapt",
+    show_default=True,
+    help="Under the proposal the operators adapt their procedures to the new law (the cost "
+    "of the rule), or keep today's (the compliance gap on the day the rule changes: which "
+    "controls find what).",
+)
 @click.option("--force", is_flag=True, help="Replace a study already in --out.")
 @click.option("--json", "as_json", is_flag=True, help="Print compare.json to stdout.")
 def compare(
@@ -611,6 +620,7 @@ def compare(
     scheduler: str | None,
     out_dir: Path | None,
     independent: bool,
+    operators: str,
     force: bool,
     as_json: bool,
 ) -> None:
@@ -622,7 +632,7 @@ def compare(
     Exit 0, 1 when a replication failed twice, 2 on invalid input.
     """
     from twin import api
-    from twin.experiments.arms import Focus, check_on, load_arm
+    from twin.experiments.arms import Focus, check_on, kept_policies, load_arm
     from twin.experiments.compare import Plan
     from twin.experiments.compare import compare as run_study
     from twin.experiments.report import render_html, render_text, to_json
@@ -673,6 +683,8 @@ def compare(
         confidence=confidence,
         focus=focus,
         independent=independent,
+        operators=operators,
+        kept=tuple(kept_policies(path, arm_b, span)) if operators == "keep" else (),
     )
 
     def show(ev: dict[str, Any]) -> None:

@@ -86,6 +86,34 @@ class Arm:
         return f"{self.ruleset}" + (f" with {changes}" if changes else "")
 
 
+#: The operators' procedures that follow a rule unless the scenario pins them (issue 34):
+#: ruleset parameter -> (the department's section, its policy key). With ``--operators keep``
+#: the proposed arm's operators keep today's value: the law changes, the casino does not.
+POLICY_OF_RULE: dict[str, tuple[str, str]] = {
+    "aml_id_threshold_cents": ("aml", "id_threshold_cents"),
+    "aml_session_is_gaming_day": ("aml", "session_is_gaming_day"),
+    "aml_aggregate_in_out_separately": ("aml", "aggregate_in_out_separately"),
+    "admission_min_age_years": ("entrance", "admission_min_age_years"),
+}
+
+
+def kept_policies(scenario: Path, baseline: Arm, hours: float | None) -> list[tuple[str, Any]]:
+    """The settings that pin the scenario's operators to the baseline arm's law: each policy of
+    :data:`POLICY_OF_RULE` whose department the scenario has and whose policy follows the
+    law (not set in the scenario), set to the value the baseline's ruleset gives it."""
+    from twin.api import prepare
+
+    sc = prepare(scenario, hours=hours, overrides=baseline.settings())
+    rs = load_ruleset(sc.ruleset.name, sc.ruleset.overrides, source=str(scenario))
+    out: list[tuple[str, Any]] = []
+    for rule, (section, key) in POLICY_OF_RULE.items():
+        dept = getattr(sc, section, None)
+        if dept is None or rule not in rs or getattr(dept.policy, key) is not None:
+            continue
+        out.append((f"{section}.policy.{key}", rs.get(rule)))
+    return out
+
+
 def load_arm(spec: str | Path, label: str) -> Arm:
     """An arm from a ruleset name or a proposal file; a bad one is one ``InputError``."""
     text = str(spec)

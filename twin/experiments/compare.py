@@ -50,6 +50,11 @@ class Plan:
     #: run the proposed arm on other seeds (``root_seed + INDEPENDENT_OFFSET + i``): no common
     #: random numbers, to measure what the pairing gains
     independent: bool = False
+    #: issue 34: "adapt", the operators follow the proposed law (the cost of the rule); or
+    #: "keep", they keep today's procedures (the compliance gap on the day the rule changes):
+    #: ``kept`` holds the settings that pin them, laid over the proposed arm's
+    operators: str = "adapt"
+    kept: tuple[tuple[str, Any], ...] = ()
 
     def seed(self, arm: Arm, index: int) -> int:
         shift = INDEPENDENT_OFFSET if self.independent and arm is self.proposed else 0
@@ -61,7 +66,8 @@ class Plan:
             arm=arm.label,
             index=index,
             seed=self.seed(arm, index),
-            settings=tuple(arm.settings()),
+            settings=tuple(arm.settings())
+            + (self.kept if arm is self.proposed and self.operators == "keep" else ()),
             hours=self.hours,
         )
 

@@ -107,6 +107,13 @@ def render_text(result: StudyResult) -> str:
             else ", common random numbers"
         )
         + f"); stopped at {result.stopped}",
+        "  operators: "
+        + (
+            "keep today's procedures under the proposal (the compliance gap on the day the "
+            "rule changes): " + ", ".join(f"{k} = {v}" for k, v in p.kept)
+            if p.operators == "keep"
+            else "adapt their procedures to the proposed law (the cost of the rule)"
+        ),
         f"  on {result.executor}, {result.wall_seconds:.1f} s"
         + (
             f"; {result.computed_not_used} more computed, not used"
@@ -170,6 +177,8 @@ def to_json(result: StudyResult) -> dict[str, Any]:
         "replications_used": result.used,
         "confidence": p.confidence,
         "independent": p.independent,
+        "operators": p.operators,
+        "operators_kept": {k: v for k, v in p.kept} if p.operators == "keep" else {},
         "focus": None
         if p.focus is None
         else {"kpis": list(p.focus.kpis), "relative_precision": p.focus.relative_precision},
@@ -304,6 +313,13 @@ def render_html(result: StudyResult) -> str:
         f"{'the proposed arm on independent seeds' if p.independent else 'common random numbers'}"
         "</td></tr>"
         f"<tr><th>stopped at</th><td>{e(result.stopped)}</td></tr>"
+        "<tr><th>operators</th><td>"
+        + (
+            e("keep today's procedures: " + ", ".join(f"{k} = {v}" for k, v in p.kept))
+            if p.operators == "keep"
+            else "adapt to the proposed law"
+        )
+        + "</td></tr>"
         f"<tr><th>run on</th><td>{e(result.executor)}, {result.wall_seconds:.0f} s</td></tr>"
         "</table>"
     )
