@@ -547,7 +547,11 @@ def test_lm_amount_is_compared_exactly_with_euro_cents_at_the_threshold() -> Non
     assert limit < 465_875
     assert limit >= 465_874
     assert limit >= 200_000
-    assert rs.money_text("aml_id_threshold_cents") == "MTL 2,000.00 (EUR 4,658.75)"
+    # (exact: EUR 4,658.75, the rounded cent, is above the threshold, issue 34)
+    assert rs.money_text("aml_id_threshold_cents") == "MTL 2,000.00 (EUR 4,658.7468…)"
+    assert rs.money_text("junket_member_min_deposit_cents", least=True) == (
+        "MTL 1,000.00 (EUR 2,329.3734…: EUR 2,329.38 at least)"
+    )
     # the maximum stake (reg 28(3)(d)) of Lm 5 is EUR 11.6468...: a EUR 11.64 stake is within it
     stake = rs.money("max_stake_cents")
     assert 1_164 <= stake < 1_165

@@ -244,15 +244,25 @@ class Ruleset:
             self._money[key] = cents
         return cents
 
-    def money_text(self, key: str) -> str:
-        """``key`` as the clause states it and in the floor's currency, for messages:
-        "MTL 2,000.00 (EUR 4,658.75)"."""
+    def money_text(self, key: str, *, least: bool = False) -> str:
+        """``key`` as the clause states it and, exactly, in the floor's currency, for
+        messages: "MTL 2,000.00 (EUR 4,658.7468…)" (never rounded to a cent on the wrong
+        side of the rule); ``least``: a minimum, also giving its first whole cent ("MTL
+        1,000.00 (EUR 2,329.3734…: EUR 2,329.38 at least)")."""
         reg = int(self.get(key))
         own = f"{self.currency} {reg / 100:,.2f}"
         floor = self.jurisdiction.floor_currency
         if not self.jurisdiction.exchange_rate_param or floor == self.currency:
             return own
-        return f"{own} ({floor} {float(self.money(key)) / 100:,.2f})"
+        cents = self.money(key)
+        tenths = math.floor(cents * 100)  # ten-thousandths of the unit, rounded down
+        text = f"{floor} {tenths // 10_000:,}.{tenths % 10_000:04d}"
+        if cents * 100 != tenths:
+            text += "…"
+        if least and cents.denominator != 1:
+            first = math.ceil(cents)
+            text += f": {floor} {first // 100:,}.{first % 100:02d} at least"
+        return f"{own} ({text})"
 
     def cite(self, key: str) -> str:
         """The clause that names ``key`` (e.g. "First Schedule, item (1)(a)")."""

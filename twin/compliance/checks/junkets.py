@@ -566,7 +566,7 @@ class MinimumDeposit(Checker):
                 member,
                 (member, junket),
                 f"junket member {member} of {junket} lodged EUR {got / 100:,.2f}, short of "
-                f"the minimum {self.ctx.ruleset.money_text(key)} for "
+                f"the minimum {self.ctx.ruleset.money_text(key, least=True)} for "
                 + ("a junket of one person" if one else "each person of a junket"),
                 (*self.evidence[member], seq),
             )
