@@ -255,7 +255,7 @@ class Ruleset:
         if not self.jurisdiction.exchange_rate_param or floor == self.currency:
             return own
         cents = self.money(key)
-        tenths = math.floor(cents * 100)  # ten-thousandths of the unit, rounded down
+        tenths = math.floor(cents * 100 + Fraction(1, 2))  # ten-thousandths of the unit
         text = f"{floor} {tenths // 10_000:,}.{tenths % 10_000:04d}"
         if cents * 100 != tenths:
             text += "…"
