@@ -914,6 +914,18 @@ class TablesConfig(_Model):
 # [cage] (regs 23(4), 37-43): cage, cash desks, drop and count
 
 
+class CagePolicy(_Model):
+    """``[cage.policy]``: how long the licensee keeps its books (issue 34), each in years,
+    by default the ruleset's period (``cheque_record_retention_years``,
+    ``accounts_retention_years``, ``internal_audit_retention_years``). A shorter period is a
+    casino that destroys its books too early: the Board finds it when it asks for a volume
+    the law says must still exist."""
+
+    payment_records_years: NonNegativeInt | None = None
+    accounts_years: NonNegativeInt | None = None
+    internal_audit_years: NonNegativeInt | None = None
+
+
 class CageConfig(_Model):
     """``[cage]``: the cage and cash desks, the books and the count of the slot drop (see
     docs/scenario-cage.md). Rates are per day; shares in [0, 1]; money in cents."""
@@ -946,10 +958,12 @@ class CageConfig(_Model):
         int, expect("a month number from 1 to 12", lambda v: 1 <= v <= 12)
     ] = 12  # the financial year ends on the last day of this month
     statements_after_days: NonNegativeInt = 75  # year end to audited statements lodged
-    archive_years: NonNegativeInt = 11  # history of monthly volumes kept before t = 0
+    archive_years: NonNegativeInt = 11  # the casino's books began this many years before t = 0
     retention_time: HHMM = time(7, 0)  # the daily pass of the retention schedule
     record_requests_per_day: NonNegativeFloat = 1.0  # Board inspectors' requests
     produce_minutes: NonNegativeDist = Triangular(low=5.0, mode=20.0, high=60.0)
+
+    policy: CagePolicy = Field(default_factory=CagePolicy)
 
     @model_validator(mode="after")
     def _check_methods(self) -> CageConfig:

@@ -209,7 +209,19 @@ class Cage:
         self.day_in = 0
         self.day_out = 0
         self.register: dict[str, int] = {}  # unclaimed item -> value, outstanding
-        self.volumes: dict[str, Volume] = {}
+        self.volumes: dict[str, Volume] = {}  # the volumes the casino holds (or held in the run)
+        #: every monthly period of books since they began (``archive_years``) that the law
+        #: says must still exist, held or not: what a Board inspector may ask for
+        self.periods: dict[str, Volume] = {}
+        #: how long the casino keeps each category ([cage.policy], default the law's)
+        self.keep = {
+            category: (
+                self.params[law]
+                if getattr(config.policy, f"{category}_years") is None
+                else getattr(config.policy, f"{category}_years")
+            )
+            for category, law in RETENTION.items()
+        }
         self._n: dict[str, int] = {}
         self._meters: dict[tuple[str, str], int] = {}
         self._collected: list[tuple[MoneyRemoved, str, int, int]] = []
@@ -665,9 +677,13 @@ class Cage:
             ):  # fmt: skip
                 years = self.params[RETENTION[category]]
                 if retention_ends(last, years) + relativedelta(months=2) < start:
-                    continue  # destroyed long ago
+                    continue  # destroyed long ago, as the law allows
                 vid = f"{category}-{label}"
-                self.volumes[vid] = Volume(vid, category, last)
+                if retention_ends(last, self.keep[category]) + relativedelta(months=2) < start:
+                    # destroyed long ago under the casino's own shorter period
+                    self.periods[vid] = Volume(vid, category, last, destroyed=True)
+                    continue
+                self.volumes[vid] = self.periods[vid] = Volume(vid, category, last)
                 self.emit(RecordVolume, volume=vid, category=category,
                           first_entry=month.isoformat(), last_entry=last.isoformat(),
                           entries=1 if category == "internal_audit" else 30,
@@ -679,7 +695,7 @@ class Cage:
             yield env.timeout(clock.next_local(env.now, self.cfg.retention_time) - env.now)
             today = self._today()
             for vol in self.volumes.values():
-                years = self.params[RETENTION[vol.category]]
+                years = self.keep[vol.category]
                 if not vol.destroyed and retention_ends(vol.last_entry, years) <= today:
                     self.destroy(vol)
 
@@ -708,7 +724,7 @@ class Cage:
             inspector = self._on("inspector")
             today = self._today()
             due = [
-                v for v in self.volumes.values()
+                v for v in self.periods.values()
                 if retention_ends(v.last_entry, self.params[RETENTION[v.category]])
                 > today
             ]  # fmt: skip
@@ -716,7 +732,8 @@ class Cage:
                 continue
             vol = due[int(rng.integers(len(due)))]
             request = self._id("REQ")
-            self.emit(RecordsRequested, request=request, volume=vol.id, inspector=inspector)
+            self.emit(RecordsRequested, request=request, volume=vol.id, inspector=inspector,
+                      category=vol.category, last_entry=vol.last_entry.isoformat())  # fmt: skip
             if vol.destroyed:
                 self.emit(RecordsNotProduced, request=request, volume=vol.id,
                           reason="destroyed")  # fmt: skip

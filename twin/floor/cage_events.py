@@ -268,11 +268,15 @@ class RecordDestroyed(Record):
 
 @record("records_requested", roles=("request", "volume", "inspector"))
 class RecordsRequested(Record):
-    """A Board inspector asks for a volume (reg 43(2); 37(4): a hard copy)."""
+    """A Board inspector asks for a volume (reg 43(2); 37(4): a hard copy): the records of
+    ``category`` up to ``last_entry``, a period the law says must still be kept (whether or
+    not the casino kept them)."""
 
     request: str
     volume: str
     inspector: str
+    category: str
+    last_entry: str
 
 
 @record("records_produced", roles=("request", "volume", "staff"))

@@ -208,16 +208,26 @@ class _Retention(Checker):
                     f"years from {rec.last_entry} ended ({ends.isoformat()})", ev,
                 )  # fmt: skip
         elif isinstance(rec, RecordsRequested):
-            if rec.volume in self.volumes:
+            # the Board asks for a period whatever the casino made of it: the books that
+            # must exist by the law, not only the volumes the casino lists (issue 34)
+            if rec.category == self.category:
                 self.requests[rec.request] = rec
         elif isinstance(rec, RecordsNotProduced):
             req = self.requests.pop(rec.request, None)
             if req is not None:
                 self.observed()  # a request answered (here, not)
+                years = int(self.ctx.param(CATEGORY_PARAM[self.category]))
+                ends = date.fromisoformat(req.last_entry) + relativedelta(years=years)
+                asked = self.ctx.clock.at(req.t).date()
+                if asked >= ends:
+                    return  # past the law's period: nothing needs to be kept
+                held = self.volumes.get(rec.volume)
+                proof = (req.seq, rec.seq) if held is None else (held.seq, req.seq, rec.seq)
                 self.report_once(rec.volume, (rec.volume, req.inspector),
-                                 f"{self.what} {rec.volume} asked for by a Board inspector "
-                                 f"could not be produced ({rec.reason})",
-                                 (req.seq, rec.seq))  # fmt: skip
+                                 f"{self.what} {rec.volume} (to {req.last_entry}) asked for by "
+                                 f"a Board inspector on {asked.isoformat()} could not be "
+                                 f"produced ({rec.reason}); the law keeps it {years} years, to "
+                                 f"{ends.isoformat()}", proof)  # fmt: skip
         elif isinstance(rec, RecordsProduced):
             req = self.requests.pop(rec.request, None)
             if req is not None:
