@@ -17,11 +17,12 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 from conftest import besides_absent_functions
+from test_viz_drills import _play as play_on_screen
 
 from twin.errors import InputError
 from twin.ledger import read_rows
 from viz.app import Viewer, init_pygame
-from viz.drill import DrillScreen, Score, find_drill, load_drill, play_script, start_attempt
+from viz.drill import Score, find_drill, load_drill, play_script, start_attempt
 
 Script = list[tuple[str, Any]]
 JACKPOT_DONE_RIGHT: Script = [("key", "1"), ("wait", 20), ("key", "2"), ("wait", 720), ("key", "3")]
@@ -38,13 +39,8 @@ def _rows(ledger: Path, *kinds: str) -> list[tuple[int, float, dict[str, Any]]]:
 
 
 def _play(name: str, script: Script, out: Path) -> tuple[Score, Viewer]:
-    attempt = start_attempt(find_drill(name), out=out)
-    viewer = Viewer(attempt.source, (1280, 800))
-    screen = DrillScreen(attempt)
-    screen.attach(viewer)
-    viewer.draw()
-    sc = play_script(attempt, script, screen)
-    viewer.draw()  # the summary screen, on a real surface
+    """An attempt played on a real surface, ending on its summary screen."""
+    sc, viewer, _ = play_on_screen(name, script, out)
     return sc, viewer
 
 
