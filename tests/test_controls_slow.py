@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import besides_absent
 from scipy import stats as sps
 from test_controls import CASES, FLOOR, GAMES, Case, classic_variant
 
@@ -46,7 +47,9 @@ def controls_found(tmp: Path, case: Case | None, seed: int) -> set[str]:
     casino = Casino(parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent))
     casino.run()
     assert casino.compliance is not None
-    return {f.control for f in casino.compliance.findings}
+    # (the floor has no door check and no AML function: those findings, asserted exactly,
+    # are no alarm of a statistical test)
+    return {f.control for f in besides_absent(casino)}
 
 
 def test_a_fair_floor_rarely_raises_an_alarm(tmp_path: Path) -> None:
