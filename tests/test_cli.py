@@ -443,3 +443,33 @@ def test_an_unknown_key_set_on_the_command_line_names_the_override() -> None:
     err = _one_line(p)
     assert err.startswith("twin: error: command line (--set foo.bar=4): foo: expected no such key")
     assert "tiny.toml" not in err
+
+
+# -- shipped files by name (issue 33) -------------------------------------------------------
+
+
+def test_shipped_scenarios_games_and_tables_run_by_name_from_any_folder(tmp_path: Path) -> None:
+    """``twin run singapore``, ``twin par video-5reel``, ``twin table punto-banco-8deck`` from a
+    folder with no scenarios/ of its own; ``twin scenarios`` lists them; a mistyped name is
+    one line naming the shipped ones, exit 2."""
+    listed = json.loads(twin("scenarios", "--json", cwd=tmp_path).stdout)
+    assert {r["name"] for r in listed["scenarios"]} >= {"default", "tiny", "singapore", "aml"}
+    assert {r["name"] for r in listed["games"]} >= {"video-5reel", "classic-3reel"}
+    assert {r["name"] for r in listed["tables"]} == {
+        "blackjack-infinite-s17-das", "punto-banco-8deck", "roulette-single-zero",
+    }  # fmt: skip
+    got = twin("run", "tiny", "--hours", "0.25", "--out", tmp_path / "t", cwd=tmp_path)
+    assert got.returncode == 0, got.stderr
+    assert json.loads((tmp_path / "t" / "summary.json").read_text())["scenario"] == "tiny"
+    par = twin("par", "video-5reel", cwd=tmp_path)
+    assert par.returncode == 0 and par.stdout.startswith("PAR sheet video-5reel: Wild Frontier")
+    table = twin("table", "punto-banco-8deck", cwd=tmp_path)
+    assert table.returncode == 0 and table.stdout.startswith("Punto banco (punto-banco-8deck)")
+    typo = twin("run", "singapor", cwd=tmp_path)
+    assert (typo.returncode, typo.stderr) == (
+        2,
+        "twin: error: singapor: expected a scenario file or the name of a shipped one (aml, "
+        "default, large, singapore, small, study, tiny), found 'neither'\n",
+    )
+    (tmp_path / "tiny").write_text("")  # a path that exists wins over a shipped name
+    assert twin("run", "tiny", cwd=tmp_path).returncode == 2

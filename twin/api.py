@@ -145,6 +145,41 @@ def default_scenario() -> Path:
     raise InputError("scenarios/default.toml", "", "the default scenario file", "no such file")
 
 
+def shipped_dir(kind: str = "") -> Path:
+    """The folder of the files shipped inside the package: scenarios (``kind`` ""), PAR
+    sheets ("games") or table games ("tables")."""
+    base = Path(str(resources.files("twin") / "data" / "scenarios"))
+    return base / kind if kind else base
+
+
+def shipped(kind: str = "") -> dict[str, Path]:
+    """The shipped files of ``kind`` by name (``default``, ``tiny``... ``video-5reel``...)."""
+    folder = shipped_dir(kind)
+    return {p.stem: p for p in sorted(folder.glob("*.toml"))} if folder.is_dir() else {}
+
+
+def resolve(arg: str | Path, kind: str = "") -> Path:
+    """A file the user named: a path to it, or the name of a shipped one (``twin run
+    singapore``, ``twin par video-5reel``), from any folder after any install. A path that
+    exists wins; a bare name that is no file but a shipped name is the shipped file; anything
+    else is returned as given (the loader then names it as not found)."""
+    path = Path(arg)
+    if path.exists():
+        return path
+    text = str(arg)
+    name = text.removesuffix(".toml")
+    if "/" not in text and "\\" not in text:
+        names = shipped(kind)
+        got = names.get(name)
+        if got is not None:
+            return got
+        if names and not text.endswith(".toml"):  # a bare word: a name mistyped
+            what = {"": "scenario", "games": "PAR sheet", "tables": "table game"}[kind]
+            raise InputError(text, "", f"a {what} file or the name of a shipped one ("
+                             + ", ".join(names) + ")", "neither")  # fmt: skip
+    return path
+
+
 def settings(overrides: Overrides) -> list[tuple[str, Any]]:
     """Overrides as ``(path, value)`` pairs: a mapping, pairs, or ``"KEY=VALUE"`` strings."""
     if isinstance(overrides, Mapping):
@@ -170,7 +205,7 @@ def prepare(
         pairs.append(("scenario.duration_hours", float(hours)))
     if isinstance(scenario, Scenario):
         return with_settings(scenario, pairs)
-    path = default_scenario() if scenario is None else Path(scenario)
+    path = default_scenario() if scenario is None else resolve(scenario)
     return load_scenario(path, pairs)
 
 

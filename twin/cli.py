@@ -355,11 +355,12 @@ def strict_not_exercised(summary: dict[str, Any]) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON.")
 def par(file: Path, as_json: bool) -> None:
     """Exact analysis of a PAR sheet (game file): return, hit frequency, volatility."""
+    from twin import api
     from twin.machines.analysis import analyse
     from twin.machines.par import load_game
     from twin.machines.par_report import render_text, to_json_dict
 
-    analysis = analyse(load_game(file))
+    analysis = analyse(load_game(api.resolve(file, "games")))
     if as_json:
         click.echo(json.dumps(to_json_dict(analysis), indent=2))
     else:
@@ -379,10 +380,11 @@ def par(file: Path, as_json: bool) -> None:
 @click.option("--seed", type=click.IntRange(min=0), default=0, help="Seed of --simulate (0).")
 def table(file: Path, as_json: bool, simulate: int | None, seed: int) -> None:
     """Exact analysis of a table game file: every bet's payout, house edge and deviation."""
+    from twin import api
     from twin.floor.tables.analysis import analyse, render_text
     from twin.floor.tables.games import load_table_game
 
-    doc = analyse(load_table_game(file), simulate or 0, seed)
+    doc = analyse(load_table_game(api.resolve(file, "tables")), simulate or 0, seed)
     if as_json:
         click.echo(json.dumps(doc, indent=2))
     else:
@@ -647,7 +649,7 @@ def compare(
     elif min_replications > replications:
         raise InputError("command line", "--min-replications",
                          f"at most --replications ({replications})", min_replications)  # fmt: skip
-    path = (scenario if scenario is not None else api.default_scenario()).resolve()
+    path = (api.resolve(scenario) if scenario is not None else api.default_scenario()).resolve()
     if not path.is_file():
         raise InputError(path, "", "a scenario file", "no such file")
     sc = api.prepare(path)
@@ -885,7 +887,7 @@ def sweep(
             raise InputError("--kpi", "", "a KPI (" + ", ".join(KPIS)
                              + ", or findings.<control id>)", k)  # fmt: skip
     shown = kpis or ("theo_win_cents", "theo_hold_percent", "findings")
-    path = (scenario if scenario is not None else api.default_scenario()).resolve()
+    path = (api.resolve(scenario) if scenario is not None else api.default_scenario()).resolve()
     if not path.is_file():
         raise InputError(path, "", "a scenario file", "no such file")
     sc = api.prepare(path)
@@ -1254,6 +1256,35 @@ def smib_emulate(
 
 
 #: the one line each command has in `twin --help` (click would cut its docstring with "...")
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
+def scenarios(as_json: bool) -> None:
+    """The scenarios, PAR sheets and table games shipped inside the package: each runs by its
+    name from any folder (twin run singapore, twin par video-5reel, twin table
+    punto-banco-8deck)."""
+    import tomllib
+
+    from twin import api
+
+    doc: dict[str, list[dict[str, str]]] = {}
+    for kind, title in (("", "scenarios"), ("games", "games"), ("tables", "tables")):
+        rows = []
+        for name, path in api.shipped(kind).items():
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            about = data.get("scenario", data.get("game", data.get("meta", {})))
+            text = str(about.get("description") or about.get("name") or "")
+            rows.append({"name": name, "description": text, "path": str(path)})
+        doc[title] = rows
+    if as_json:
+        click.echo(json.dumps(doc, indent=2))
+        return
+    for title, rows in doc.items():
+        click.echo(f"{title}:")
+        width = max((len(r["name"]) for r in rows), default=0)
+        for r in rows:
+            click.echo(f"  {r['name']:<{width}}  {r['description']}".rstrip())
+
+
 SHORT_HELP = {
     "account": "Replay a premium-player deposit account, day by day.",
     "aml": "Measure which laundering strategies the rules catch.",
@@ -1262,6 +1293,7 @@ SHORT_HELP = {
     "ledger": "Verify, export or date a run's ledger.",
     "par": "Exact analysis of a PAR sheet (game file).",
     "run": "Run a scenario: ledger, findings and summary.",
+    "scenarios": "The shipped scenarios, PAR sheets and table games, by name.",
     "smib": "SMIBs over MQTT: the hardware link.",
     "state": "A machine's state at a moment, from a ledger.",
     "sweep": "Run a scenario at every point of a grid of rules.",
