@@ -473,3 +473,16 @@ def test_shipped_scenarios_games_and_tables_run_by_name_from_any_folder(tmp_path
     )
     (tmp_path / "tiny").write_text("")  # a path that exists wins over a shipped name
     assert twin("run", "tiny", cwd=tmp_path).returncode == 2
+
+
+def test_twin_controls_ends_with_its_totals(tmp_path: Path) -> None:
+    """The README's `twin controls | tail -1` (issue 33): the totals are the last line."""
+    from twin.compliance.catalog import coverage, render_controls_text
+    from twin.compliance.registry import registry
+
+    totals = render_controls_text(coverage(registry())).rstrip("\n").split("\n")[-1]
+    assert totals.endswith("(of 149)")
+    for args in (("controls",), ("controls", "--parts")):
+        assert twin(*args, cwd=tmp_path).stdout.rstrip("\n").split("\n")[-1] == totals
+    readme = (ROOT / "README.md").read_text()
+    assert f"$ twin controls | tail -1\n{totals}\n" in readme

@@ -462,7 +462,8 @@ def controls(as_json: bool, parts: bool, run_dir: Path | None) -> None:
         doc["behaviour"] = behaviour_params()
         click.echo(json.dumps(doc, indent=2))
     else:
-        click.echo(render_controls_text(rows, parts=parts))
+        *table, totals = render_controls_text(rows, parts=parts).rstrip("\n").split("\n")
+        click.echo("\n".join(table).rstrip("\n"))
         click.echo("\nFindings of the hardware link (SMIBs; not controls of a regulation):")
         width = max(len(h.id) for h in HARDWARE)
         for h in HARDWARE:
@@ -474,6 +475,7 @@ def controls(as_json: bool, parts: bool, run_dir: Path | None) -> None:
         for b in behaviour_params():
             click.echo(f"  {b['ruleset']}  {b['param']} = {b['value']}  ({b['cite']})")
             click.echo(f"      {b['behaviour']}")
+        click.echo(f"\n{totals}")  # last, so `twin controls | tail -1` is the totals
 
 
 def _run_verdicts(run_dir: Path, as_json: bool) -> None:
