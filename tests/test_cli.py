@@ -486,3 +486,37 @@ def test_twin_controls_ends_with_its_totals(tmp_path: Path) -> None:
         assert twin(*args, cwd=tmp_path).stdout.rstrip("\n").split("\n")[-1] == totals
     readme = (ROOT / "README.md").read_text()
     assert f"$ twin controls | tail -1\n{totals}\n" in readme
+
+
+def test_without_a_terminal_a_run_prints_progress_lines(tmp_path: Path) -> None:
+    """Issue 33: a run whose stderr is no terminal (a CI log) says how far it is, every
+    TWIN_PROGRESS_SECONDS (default 15) seconds, with the rate and the time left; --no-progress
+    silences it; a bad cadence is one line, exit 2."""
+    import os
+    import re
+
+    env = dict(os.environ, TWIN_PROGRESS_SECONDS="0.000001")
+
+    def run(*args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "twin", "run", "tiny", "--hours", "24", *args],
+            cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env | extra,
+        )  # fmt: skip
+
+    got = run("--out", str(tmp_path / "a"))
+    assert got.returncode == 0, got.stderr
+    lines = [x for x in got.stderr.splitlines() if x.startswith("twin: tiny: ")]
+    assert lines
+    pattern = (
+        r"twin: tiny: [\d.]+ of 24 sim-h \(\d+%\) in \d+ s, x[\d,]+ real time, about \d+ s left"
+    )
+    assert all(re.fullmatch(pattern, x) for x in lines), lines
+    quiet = run("--out", str(tmp_path / "b"), "--no-progress")
+    assert quiet.returncode == 0 and "sim-h" not in quiet.stderr
+    bad = run("--out", str(tmp_path / "c"), TWIN_PROGRESS_SECONDS="soon")
+    assert (bad.returncode, bad.stderr) == (
+        2,
+        "twin: error: environment: TWIN_PROGRESS_SECONDS: expected a number of seconds, "
+        "found 'soon'\n",
+    )
+    assert not (tmp_path / "c").exists() and not (tmp_path / "c.incomplete").exists()

@@ -137,7 +137,8 @@ def cli() -> None:
 @click.option(
     "--progress/--no-progress",
     default=None,
-    help="Progress bar on stderr (default: when stderr is a terminal).",
+    help="Progress bar on stderr (default: when stderr is a terminal; otherwise a line every "
+    "15 s with the rate and the time left, unless --no-progress).",
 )
 @click.option(
     "--strict",
@@ -196,9 +197,13 @@ def run(
     out = (
         Path(out_dir) if out_dir is not None else Path("out") / f"{sc.scenario.name}-seed{sc.seed}"
     )
-    show = progress if progress is not None else sys.stderr.isatty()
+    tty = sys.stderr.isatty()
+    show = progress if progress is not None else tty
+    # without a terminal (a CI log, a service) and unless --no-progress: a line every
+    # PROGRESS_EVERY seconds of wall time, with the rate and the time left (issue 33)
+    lines = progress is None and not tty
     if hardware_url is not None:  # issue 8: the status lines take the terminal, not a bar
-        show = False
+        show = lines = False
         if pace not in (None, 1.0):
             raise InputError("command line", "--pace", "1 (or nothing) with --hardware", pace)
         pace = 1.0
@@ -211,10 +216,27 @@ def run(
         desc=f"{sc.scenario.name}",
         bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} sim-h [{elapsed}<{remaining}]",
     ) as bar:
+        import time
+
+        began, said, every = time.monotonic(), [time.monotonic()], progress_every()
 
         def advance(now: float) -> None:
             bar.n = round(now / 3600, 2)
             bar.refresh()
+
+        def advance_lines(now: float) -> None:
+            wall = time.monotonic()
+            if wall - said[0] < every or now <= 0:
+                return
+            said[0] = wall
+            spent = wall - began
+            left = spent * (sc.duration_seconds - now) / now
+            click.echo(
+                f"twin: {sc.scenario.name}: {now / 3600:.1f} of {total_h:g} sim-h "
+                f"({now / sc.duration_seconds:.0%}) in {spent:.0f} s, x{now / spent:,.0f} real "
+                f"time, about {left:.0f} s left",
+                err=True,
+            )
 
         def lagging(status: PacedStatus) -> None:
             click.echo(
@@ -226,7 +248,7 @@ def run(
         driver: Driver = (
             PacedDriver(pace, on_lag=lagging)
             if pace is not None
-            else FastDriver(advance if show else None)
+            else FastDriver(advance if show else advance_lines if lines else None)
         )
         try:
             result = api.run(
@@ -290,6 +312,23 @@ def _status_lines() -> Any:
                 click.echo(f"twin: {line}", err=True)
 
     return show
+
+
+#: seconds of wall time between two progress lines of a run without a terminal (the
+#: environment's TWIN_PROGRESS_SECONDS, when set, for a log's own cadence)
+PROGRESS_EVERY = 15.0
+
+
+def progress_every() -> float:
+    text = os.environ.get("TWIN_PROGRESS_SECONDS", "")
+    try:
+        every = float(text) if text else PROGRESS_EVERY
+    except ValueError:
+        raise InputError("environment", "TWIN_PROGRESS_SECONDS", "a number of seconds",
+                         text) from None  # fmt: skip
+    if not every > 0:
+        raise InputError("environment", "TWIN_PROGRESS_SECONDS", "a number above 0", text)
+    return every
 
 
 def run_warnings(summary: dict[str, Any]) -> list[str]:
