@@ -520,3 +520,30 @@ def test_without_a_terminal_a_run_prints_progress_lines(tmp_path: Path) -> None:
         "found 'soon'\n",
     )
     assert not (tmp_path / "c").exists() and not (tmp_path / "c.incomplete").exists()
+
+
+def test_a_run_that_cannot_fit_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    """Issue 33: a million days of the tiny floor would need a ledger of about 166 GB, and a
+    bank of a billion machines is no floor: each is one line, exit 2, nothing written."""
+    from twin import api
+    from twin.sizes import estimate
+
+    est = estimate(api.prepare("default", hours=24.0))
+    assert (est.machines, round(est.ledger_bytes / 2**20, 1)) == (600, 25.5)
+    days = twin("run", "tiny", "--days", "1e6", "--out", tmp_path / "d", cwd=tmp_path)
+    assert days.returncode == 2
+    assert days.stderr.startswith("twin: error: ") and days.stderr.count("\n") == 1
+    assert "expected a ledger the free space at" in days.stderr
+    assert "found '1,000,000.0 days of 4 machines, a ledger of about 165.9 GB'" in days.stderr
+    assert "--ignore-size-estimate" in days.stderr
+    huge = twin("run", "tiny", "--set", "floor.banks[0].count=1000000000", cwd=tmp_path)
+    assert (huge.returncode, huge.stderr) == (
+        2,
+        "twin: error: command line (--set floor.banks[0].count=1000000000): "
+        "floor.banks[0].count: expected an integer from 1 to 20,000 (machines in one bank), "
+        "found 1000000000\n",
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    ok = twin("run", "tiny", "--hours", "0.1", "--ignore-size-estimate", "--out", tmp_path / "o",
+              cwd=tmp_path)  # fmt: skip
+    assert ok.returncode == 0, ok.stderr

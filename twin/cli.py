@@ -158,6 +158,12 @@ def cli() -> None:
     type=click.Path(exists=True, dir_okay=False),
     help="With an mqtts:// --hardware: the certificate of the broker's authority.",
 )
+@click.option(
+    "--ignore-size-estimate",
+    is_flag=True,
+    help="Run even when the estimate of the run's memory or ledger exceeds this machine's "
+    "memory or the free disk space (it is refused otherwise, before anything is written).",
+)
 def run(
     scenario: Path | None,
     seed: int | None,
@@ -173,6 +179,7 @@ def run(
     strict: bool,
     hardware_url: str | None,
     hardware_ca: str | None,
+    ignore_size_estimate: bool,
 ) -> None:
     """Run SCENARIO (default scenarios/default.toml); write a ledger, findings and a summary.
 
@@ -197,6 +204,10 @@ def run(
     out = (
         Path(out_dir) if out_dir is not None else Path("out") / f"{sc.scenario.name}-seed{sc.seed}"
     )
+    if not ignore_size_estimate:  # what cannot fit this machine is refused before t = 0
+        from twin.sizes import check_fits
+
+        check_fits(sc, out, str(sc.source_path or scenario or "the scenario"))
     tty = sys.stderr.isatty()
     show = progress if progress is not None else tty
     # without a terminal (a CI log, a service) and unless --no-progress: a line every

@@ -225,12 +225,23 @@ class Progressive(_Model):
     increment_bp: Annotated[int, expect("an integer from 1 to 10000", lambda v: 1 <= v <= 10000)]
 
 
+#: the most machines one bank may hold: more than any casino floor (the largest have a few
+#: thousand machines in all); a larger count is a typo or a unit slip, refused at once
+MAX_BANK_MACHINES = 20_000
+
+
 class Bank(_Model):
     """A bank of identical machines (``[[floor.banks]]``)."""
 
     id: Ident
     zone: Ident
-    count: PositiveInt
+    count: Annotated[
+        int,
+        expect(
+            f"an integer from 1 to {MAX_BANK_MACHINES:,} (machines in one bank)",
+            lambda v: 1 <= v <= MAX_BANK_MACHINES,
+        ),
+    ]
     game: Annotated[Path, BeforeValidator(_resolve_game)]
     #: other approved pay tables the operator may install on this bank instead of ``game``
     #: (issue 12): of ``game`` and these, each machine runs the one with the lowest designed
