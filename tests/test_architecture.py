@@ -145,6 +145,7 @@ KERNEL = {
     "twin.records",
     "twin.scenario",
     "twin.signals",
+    "twin.sizes",
     "twin.streams",
     "twin.world",
 }

@@ -199,7 +199,8 @@ def test_parse_scenario_from_dict(tmp_path: Path) -> None:
     data["floor"]["banks"][0]["count"] = 0
     with pytest.raises(InputError) as info:
         parse_scenario(data, source="mem", base_dir=path.parent)
-    assert_error(info.value, "mem", "floor.banks[0].count", "a positive integer", 0)
+    expected = "an integer from 1 to 20,000 (machines in one bank)"  # issue 33: bounded
+    assert_error(info.value, "mem", "floor.banks[0].count", expected, 0)
 
 
 def test_models_are_frozen(tmp_path: Path) -> None:

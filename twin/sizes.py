@@ -30,6 +30,9 @@ RECORDS_PER_MACHINE_DAY = 131
 LEDGER_BYTES_PER_RECORD = 340
 #: the share of physical memory a run may plan to take
 MEMORY_SHARE = 0.8
+#: a ledger below this size is never refused on the estimate (a full disk or an unwritable
+#: folder is then the folder check's or the ledger's own error, named as such)
+SMALL_LEDGER_BYTES = 64 * 2**20
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +80,7 @@ def check_fits(sc: Scenario, out: Path | None, source: str) -> Estimate:
             f"{est.machines:,} machines and {est.members:,} members, about "
             f"{_gb(est.memory_bytes)}",
         )  # fmt: skip
-    if out is not None:
+    if out is not None and est.ledger_bytes > SMALL_LEDGER_BYTES:
         where = out.resolve()
         while not where.exists() and where != where.parent:
             where = where.parent
