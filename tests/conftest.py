@@ -62,6 +62,7 @@ ABSENT = "no such function in this casino"
 NO_DOOR = frozenset({"MT98.R45"})
 NO_AML = frozenset({"MT98.R48", "MT98.R50.1"})
 NO_AML_WHEN_NEEDED = frozenset({"MT98.R46.1", "MT98.R46.2", "MT98.R46.3", "MT98.R46.4"})
+NO_CAGE = frozenset({"MT98.R41.a"})
 
 
 def _field(f: Any, name: str) -> Any:
@@ -69,23 +70,33 @@ def _field(f: Any, name: str) -> Any:
 
 
 def besides_absent_functions(
-    findings: Any, *, door: bool = False, aml: bool = False, entrants: bool = True
+    findings: Any,
+    *,
+    door: bool = False,
+    aml: bool = False,
+    cage: bool = False,
+    entrants: bool = True,
 ) -> list[Any]:
     """The findings other than those of the functions the casino lacks, after asserting those:
     without a door exactly one R45 (when anyone came in: ``entrants``; a run whose patrons
     never arrive has no one to find unidentified); without an AML function exactly one R48
     and one R50.1,
-    and at most one of each of R46(1)-(4) (at the first transaction that needed it); with
+    and at most one of each of R46(1)-(4) (at the first transaction that needed it); without
+    a cage (no books) exactly one R41.a (at the first gaming operation: ``entrants``); with
     the function, none of its. (Issue 25: "0 findings" on such a floor was a false clean.)
     ``findings``: Finding records or their JSON (``RunResult.findings``)."""
-    gated = NO_DOOR | NO_AML | NO_AML_WHEN_NEEDED
+    gated = NO_DOOR | NO_AML | NO_AML_WHEN_NEEDED | NO_CAGE
 
     def of_absence(f: Any) -> bool:  # (R22's absent notice is a finding of its own)
         return ABSENT in _field(f, "message") and _field(f, "control") in gated
 
     absent = [f for f in findings if of_absence(f)]
     got = Counter(_field(f, "control") for f in absent)
-    must = (set() if door or not entrants else set(NO_DOOR)) | (set() if aml else set(NO_AML))
+    must = (
+        (set() if door or not entrants else set(NO_DOOR))
+        | (set() if aml else set(NO_AML))
+        | (set() if cage or not entrants else set(NO_CAGE))
+    )
     may = set() if aml else set(NO_AML_WHEN_NEEDED)
     shown = [(_field(f, "control"), _field(f, "message")) for f in absent]
     assert must <= set(got) <= must | may, shown
@@ -95,7 +106,10 @@ def besides_absent_functions(
 
 def besides_absent(casino: Any) -> list[Any]:
     """:func:`besides_absent_functions` for a built casino: its findings, with the functions
-    it has (``casino.entrance``, ``casino.aml``) taken from it."""
+    it has (``casino.entrance``, ``casino.aml``, ``casino.cage``) taken from it."""
     return besides_absent_functions(
-        casino.compliance.findings, door=casino.entrance is not None, aml=casino.aml is not None
+        casino.compliance.findings,
+        door=casino.entrance is not None,
+        aml=casino.aml is not None,
+        cage=casino.cage is not None,
     )

@@ -239,3 +239,30 @@ def test_no_cage_keeps_the_timeline() -> None:
     sc = parse_scenario(data, source="t", base_dir=SCENARIOS)
     _, a = run(sc)
     assert not any(r.kind.startswith("cage") for r in a)
+
+
+def test_a_casino_without_books_is_found_at_its_first_game() -> None:
+    """Issue 25: a casino with no cage keeps no books (no count of the drop, no
+    reconciliation, no accounts). Reg 41(a) is not silent about it: one finding, citing the
+    first gaming operation, and every slot session of the run is an observation of it."""
+    data = tomllib.loads((SCENARIOS / "tiny.toml").read_text())
+    sc = parse_scenario(data, source="test", base_dir=SCENARIOS)
+    casino, records = run(sc)
+    assert casino.cage is None and casino.compliance is not None
+    absent = [f for f in casino.compliance.findings if f.control == "MT98.R41.a"]
+    sessions = [r for r in records if r.kind == "session_started"]
+    assert len(absent) == 1
+    first = sessions[0]
+    assert absent[0].evidence == (first.seq,)
+    assert absent[0].message.startswith(
+        "no such function in this casino: no accounts or records of its operation are kept "
+        "(no cage: no count of the drop, no reconciliation, no books); "
+        f"{first.patron} began a session at machine {first.machine}"  # type: ignore[attr-defined]
+    )
+    verdict = next(v for v in casino.compliance.verdicts() if v.control == "MT98.R41.a")
+    assert verdict.status == "breached"
+    assert verdict.observations == len(sessions) == 14  # the scenario's own 2 hours
+    # with the cage (the baseline of this file) the books are kept: no such finding
+    with_cage, _ = baseline()
+    assert with_cage.compliance is not None
+    assert not [f for f in with_cage.compliance.findings if f.control == "MT98.R41.a"]

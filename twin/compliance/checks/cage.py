@@ -36,8 +36,9 @@ from twin.floor.cage_events import (
     UnclaimedRegistered,
     UnclaimedWrittenOff,
 )
-from twin.floor.tables.events import TableCount, TableFill
+from twin.floor.tables.events import TableCount, TableFill, TableOpened
 from twin.machines.events import MoneyRemoved
+from twin.patrons.events import SessionStarted
 from twin.records import Record
 
 T = "tests/test_cage.py::test_injected_violation_is_found"
@@ -531,7 +532,8 @@ class BankingProof(Checker):
     kind=Kind.PERIODIC,
     title="Proper books giving a true and fair view",
     reads=("cage_transaction", "cage_reconciled", "money_removed", "drop_counted",
-           "drop_variance_investigated", "table_fill", "table_count"),
+           "drop_variance_investigated", "table_fill", "table_count", "financial_year_ended",
+           "session_started", "table_opened"),
     observes=("cage_reconciled", "drop_counted", "table_count"),
     test=T,
     checks={
@@ -543,20 +545,27 @@ class BankingProof(Checker):
         "the pit's count: each table's drop equal to the buy-ins on its table card, the "
         "card's fills and credits those recorded, its opening the last count's closing, and "
         "the win stated from them": "tests/test_pit.py::test_injected_violation_is_found[R41.a]",
+
+        "a casino that keeps no books at all (no cage: no count room, no reconciliation, no "
+        "accounts): found once, at its first gaming operation (a slot session, a table "
+        "opened), with every later one an observation of the same absence (issue 25)": TC
+        + "test_a_casino_without_books_is_found_at_its_first_game",
     },
     unchecked=(
         "the financial position 'at any time' beyond the cage, the slot drop and the pit's "
         "count (bank accounts, the liabilities of reg 41(b)(ii)) is not in the run's records",
-        "on a floor without a cage ([cage]: no count room, no reconciliation) the count of "
-        "the slot drop is not checked: nothing in the run counts it",
+        "on a floor without a cage the drop's containers are not judged one by one: the "
+        "one finding of the absent books stands for them",
         "a table card's buy-ins are taken as the dealer wrote them: they are not re-added "
         "from the stretches (a stretch is recorded when the sitting ends, after the buy-in)",
     ),
-    needs="a cage reconciliation, a drop count or a table count",
+    needs="a cage reconciliation, a drop count or a table count, or a gaming operation in a "
+    "casino that keeps no books",
 )  # fmt: skip
 class TrueAndFairBooks(Checker):
     def setup(self) -> None:
         self.books = False  # the run keeps a cage's books (a count room, reconciliations)
+        self.cage = False  # the cage keeps the books: it closes a financial year at t = 0
         self.cash_in = 0
         self.cash_out = 0
         self.closing: int | None = None
@@ -567,7 +576,12 @@ class TrueAndFairBooks(Checker):
         self.table_closing: dict[str, tuple[int, int]] = {}  # table -> (closing, seq)
 
     def on_record(self, rec: Record) -> None:
-        if isinstance(rec, CageTransaction):
+        if isinstance(rec, FinancialYearEnded):
+            self.cage = True
+        elif isinstance(rec, (SessionStarted, TableOpened)):
+            if not self.cage:
+                self.no_books(rec)
+        elif isinstance(rec, CageTransaction):
             self.cash_in += rec.cash_in_cents
             self.cash_out += rec.cash_out_cents
         elif isinstance(rec, CageReconciled):
@@ -603,6 +617,25 @@ class TrueAndFairBooks(Checker):
             self.card[rec.table] = (fills, credits, [*seqs, rec.seq])
         elif isinstance(rec, TableCount):
             self._table_count(rec)
+
+    def no_books(self, rec: SessionStarted | TableOpened) -> None:
+        """A gaming operation in a casino that keeps no books: one finding, at the first;
+        the later ones are observations of the same absence."""
+        self.observed()
+        what = (
+            f"{rec.patron} began a session at machine {rec.machine}"
+            if isinstance(rec, SessionStarted)
+            else f"table {rec.table} opened"
+        )
+        self.report_once(
+            "no books",
+            (),
+            "no such function in this casino: no accounts or records of its operation are "
+            "kept (no cage: no count of the drop, no reconciliation, no books); "
+            f"{what}, and every later gaming operation goes unaccounted (this finding stands "
+            "for them all; each is counted as an observation of reg 41(a))",
+            (rec.seq,),
+        )
 
     def _table_count(self, rec: TableCount) -> None:
         """The pit's count of one table against its table card (the fills and credits
@@ -652,7 +685,7 @@ class TrueAndFairBooks(Checker):
 
     def finish(self) -> None:
         if not self.books:
-            return  # no cage: nothing counts the drop (see ``unchecked``)
+            return  # no cage: the finding of the absent books stands for the drop
         for seq, got in sorted(self.collected.items()):
             self.report((got.machine,), f"{got.container} of {got.machine} collected, never "
                         "counted", (seq,))  # fmt: skip
