@@ -22,7 +22,7 @@ from test_viz_drills import _play as play_on_screen
 from twin.errors import InputError
 from twin.ledger import read_rows
 from viz.app import Viewer, init_pygame
-from viz.drill import Score, find_drill, load_drill, play_script, start_attempt
+from viz.drill import Score, find_drill, load_drill, play_script, score, start_attempt
 
 Script = list[tuple[str, Any]]
 JACKPOT_DONE_RIGHT: Script = [("key", "1"), ("wait", 20), ("key", "2"), ("wait", 720), ("key", "3")]
@@ -220,3 +220,39 @@ def test_after_and_patron_playing_are_read_and_checked(tmp_path: Path) -> None:
         (slip,) = [s for s in d.steps if s.id == "slip"]
         assert slip.clause == "MT98.S1.8" and len(slip.after) == 1
     assert find_drill("tilt-during-play").trigger_patron_playing
+
+
+def test_time_waiting_for_the_floor_is_not_the_trainees(tmp_path: Path) -> None:
+    """The slip must follow the payout (``after``), so from the trainee's previous act to the
+    payout the trainee waits for the floor (the attendant walking, the machine paying): that
+    time is shown, not held against the limit. A prompt trainee on a slow floor is not late;
+    a slow trainee still is."""
+    sc, _viewer = _play("jackpot-hand-pay", JACKPOT_DONE_RIGHT, tmp_path)
+    ledger = tmp_path / "ledger.sqlite"
+    acts = [t for _s, t, d in _rows(ledger, "command_accepted") if d["source"] == "operator"]
+    (paid,) = [t for _s, t, _d in _rows(ledger, "hand_paid") if t >= sc.started_t]
+    assert len(acts) == 3 and acts[1] < paid < acts[2]
+    assert sc.waited_s == paid - acts[1]
+    assert sc.time_taken_s == acts[2] - sc.started_t
+    own = sc.time_taken_s - sc.waited_s
+    assert 0 < own < sc.time_taken_s
+    spec = find_drill("jackpot-hand-pay")
+    # a limit the whole attempt overruns but the trainee's own time does not: not late
+    between = replace(spec, time_limit_s=(own + sc.time_taken_s) / 2)
+    kept = score(between, ledger, sc.started_t, _machine(ledger, sc))
+    assert kept.passed and not [m for m in kept.mistakes if m.what == "late"]
+    assert f"(and {sc.waited_s / 60:.1f} waiting for the floor)" in kept.summary_text()
+    # a limit below the trainee's own time: late, the message saying both times
+    tight = replace(spec, time_limit_s=own / 2)
+    late = score(tight, ledger, sc.started_t, _machine(ledger, sc))
+    (m,) = [m for m in late.mistakes if m.what == "late"]
+    assert m.text == (
+        f"took {own / 60:.1f} minutes ({sc.waited_s / 60:.1f} more waiting for the floor), "
+        f"the limit is {tight.time_limit_s / 60:.0f}"
+    )
+    assert not late.passed
+
+
+def _machine(ledger: Path, sc: Score) -> str:
+    """The drilled machine: the trigger's (the attempt's first hand-pay job)."""
+    return str(next(d["machine"] for _s, t, d in _rows(ledger, "hand_paid") if t >= sc.started_t))

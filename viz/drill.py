@@ -235,6 +235,9 @@ class Score:
     #: the floor's findings during the attempt about anything but the drilled subject (another
     #: machine, a later episode): shown, not scored
     shown: tuple[Mistake, ...] = ()
+    #: of ``time_taken_s``, the time a step waited for the floor (an outcome it must follow):
+    #: not the trainee's, so not counted against the limit
+    waited_s: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         doc = asdict(self)
@@ -246,7 +249,13 @@ class Score:
         verdict = "PASSED" if self.passed else "FAILED"
         lines = [
             f"drill {self.drill}: {verdict}, {self.points}/100, "
-            f"{self.time_taken_s / 60:.1f} of {self.time_limit_s / 60:.0f} minutes"
+            f"{(self.time_taken_s - self.waited_s) / 60:.1f} of "
+            f"{self.time_limit_s / 60:.0f} minutes"
+            + (
+                f" (and {self.waited_s / 60:.1f} waiting for the floor)"
+                if self.waited_s > 0
+                else ""
+            )
         ]
         lines += [f"  {m.what}: {m.text} [{m.clause}]" for m in self.mistakes]
         lines += [f"  shown, not scored: {m.text} [{m.clause}]" for m in self.shown]
@@ -447,17 +456,18 @@ def score(spec: DrillSpec, ledger: Path, started_t: float, machine: str) -> Scor
             performed.append((index, float(d["t"]), seq))
     # the records each outcome asks for, on the drilled machine, in the drilled episode
     done_at: dict[str, int] = {}
+    done_t: dict[str, float] = {}
     for o in spec.outcomes:
-        seqs = [
-            seq
+        hits = [
+            (seq, float(d["t"]))
             for seq, d in docs
             if seq in episode
             and d["kind"] == o.kind
             and d.get("machine") == machine
             and all(d.get(k) == v for k, v in o.match.items())
         ]
-        if seqs:
-            done_at[o.id] = seqs[0]
+        if hits:
+            done_at[o.id], done_t[o.id] = hits[0]
     highest = -1
     for index, _t, seq in performed:
         s = steps[index]
@@ -504,11 +514,15 @@ def score(spec: DrillSpec, ledger: Path, started_t: float, machine: str) -> Scor
             (mistakes if ours else shown).append(found)
     last = max((t for _i, t, _s in performed), default=started_t)
     taken_s = last - started_t
-    if taken_s > spec.time_limit_s:
+    waited_s = _waited_for_the_floor(spec, performed, done_at, done_t, started_t)
+    own_s = taken_s - waited_s
+    if own_s > spec.time_limit_s:
+        waiting = f" ({waited_s / 60:.1f} more waiting for the floor)" if waited_s > 0 else ""
         mistakes.append(
             Mistake(
                 "late",
-                f"took {taken_s / 60:.1f} minutes, the limit is {spec.time_limit_s / 60:.0f}",
+                f"took {own_s / 60:.1f} minutes{waiting}, the limit is "
+                f"{spec.time_limit_s / 60:.0f}",
                 "-",
             )
         )
@@ -525,7 +539,31 @@ def score(spec: DrillSpec, ledger: Path, started_t: float, machine: str) -> Scor
         time_limit_s=spec.time_limit_s,
         ledger=str(ledger),
         shown=tuple(shown),
+        waited_s=waited_s,
     )
+
+
+def _waited_for_the_floor(
+    spec: DrillSpec,
+    performed: Sequence[tuple[int, float, int]],
+    done_at: Mapping[str, int],
+    done_t: Mapping[str, float],
+    started_t: float,
+) -> float:
+    """The time the trainee could not act because a step waits for the floor: a step that
+    must come after an outcome (``after``, e.g. the slip after the payout) could not be done
+    before that outcome's record, so the time from the trainee's previous act (or the start)
+    to that record is the floor's (the attendant walking, the machine paying), not theirs."""
+    waited = 0.0
+    previous = started_t
+    for index, t, seq in sorted(performed, key=lambda p: p[2]):
+        ready = [
+            done_t[oid] for oid in spec.steps[index].after if oid in done_at and done_at[oid] < seq
+        ]
+        if ready:
+            waited += max(0.0, min(max(ready), t) - previous)
+        previous = t
+    return waited
 
 
 def _episode_end(
@@ -667,7 +705,9 @@ class DrillScreen:
         y += (
             t.draw(
                 s,
-                f"time taken {sc.time_taken_s / 60:.1f} min (limit {sc.time_limit_s / 60:.0f})   "
+                f"time taken {(sc.time_taken_s - sc.waited_s) / 60:.1f} min "
+                f"(limit {sc.time_limit_s / 60:.0f}; {sc.waited_s / 60:.1f} min more waiting "
+                f"for the floor)   "
                 f"steps done {len(sc.steps_done)} of {len(self.attempt.spec.steps)}",
                 (x, y),
                 22,
