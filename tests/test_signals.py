@@ -133,3 +133,59 @@ def test_a_signal_at_any_instant_is_one_line_and_an_honest_folder(
         else:  # stopped at start-up: nothing was written
             assert err == f"twin: interrupted ({sig.name})\n", r
     assert partial >= 3, [(r["at"], r["code"], r["stderr"]) for r in results]
+
+
+#: the studies: each writes its report folder through ``<out>.incomplete`` like a run
+STUDIES = {
+    "compare": [
+        "compare", str(ROOT / "scenarios" / "tiny.toml"),
+        "--proposed", str(ROOT / "scenarios" / "proposals" / "hand-pay-deadline-1h.toml"),
+        "--replications", "4", "--hours", "48",
+    ],
+    "sweep": [
+        "sweep", str(ROOT / "scenarios" / "tiny.toml"),
+        "--grid", str(ROOT / "scenarios" / "proposals" / "hand-pay-deadline-grid.toml"),
+        "--replications", "2", "--hours", "48",
+    ],
+    "aml": ["aml", "--replications", "3", "--days", "2"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("study", "sig"),
+    [
+        # compare and sweep share one Dask pool; aml has its own worker pool
+        ("compare", signal.SIGINT),
+        ("sweep", signal.SIGTERM),
+        ("aml", signal.SIGINT),
+        ("aml", signal.SIGTERM),
+    ],
+    ids=["compare-SIGINT", "sweep-SIGTERM", "aml-SIGINT", "aml-SIGTERM"],
+)
+def test_a_study_stopped_mid_way_is_one_line_and_an_incomplete_folder(
+    tmp_path: Path, sig: signal.Signals, study: str
+) -> None:
+    """``twin compare``, ``sweep`` and ``aml`` stopped while their replications run: one line,
+    exit 130 or 143, no traceback, no report folder that looks complete (its work folder
+    stays marked INCOMPLETE)."""
+    out = tmp_path / "study"
+    work = out.with_name(out.name + ".incomplete")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "twin", *STUDIES[study], "--out", str(out)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while not work.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert proc.poll() is None, proc.communicate()
+    time.sleep(1.0)  # the replications under way
+    proc.send_signal(sig)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + sig, (stdout, stderr)
+    assert "Traceback" not in stderr, stderr
+    assert stderr.count("\n") == 1 and stderr.startswith(f"twin: interrupted ({sig.name})")
+    assert not out.exists()
+    assert (work / "INCOMPLETE").is_file()

@@ -18,10 +18,11 @@ Runs go to a pool of worker processes (``workers``; 0 runs them in this process)
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import signal
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from statistics import median, quantiles
@@ -169,12 +170,21 @@ def detection_study(
             if progress is not None:
                 progress(f"{job.arm} seed {job.seed}: {len(got)}/{len(jobs)} runs")
     else:
-        with ProcessPoolExecutor(max_workers=min(n, len(jobs))) as pool:
-            for job, section, wall in pool.map(run_job, jobs):
+        # a pool whose workers can be stopped: on a signal (or any error) the runs under
+        # way are abandoned at once, not waited for (issue 33: Ctrl-C answers in a moment)
+        pool = multiprocessing.Pool(min(n, len(jobs)), initializer=_worker_signals)
+        try:
+            for job, section, wall in pool.imap(run_job, jobs):
                 got[(job.arm, job.index)] = section
                 run_seconds += wall
                 if progress is not None:
                     progress(f"{job.arm} seed {job.seed}: {len(got)}/{len(jobs)} runs")
+            pool.close()
+        except BaseException:
+            pool.terminate()
+            raise
+        finally:
+            pool.join()
     tables = tuple(
         _table(arm, [got[(arm.label, i)] for i in range(replications)], confidence) for arm in arms
     )
@@ -183,6 +193,13 @@ def detection_study(
         seeds=tuple(seed + i for i in range(replications)), confidence=confidence,
         arms=tables, wall_seconds=time.perf_counter() - began, run_seconds=run_seconds,
     )  # fmt: skip
+
+
+def _worker_signals() -> None:
+    """A worker leaves Ctrl-C to the study (which stops it) and dies quietly when stopped:
+    the study says its one line, the workers none."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _pct(x: float) -> str:
