@@ -1128,6 +1128,29 @@ class JunketsConfig(_Model):
 
 
 # [premium] premium players and deposit accounts (Singapore, issue 11)
+#: To whom the premium desk provides credit (the operator's or an international market
+#: agent's) as a deposit: reg 2A(1)(e) allows it only for a patron who is neither a citizen
+#: nor a permanent resident of Singapore, and 2A(2) limits citizens and PRs to 2A(1)(a)-(d).
+CreditTo = Literal["foreigners", "everyone", "nobody"]
+
+
+class PremiumPolicy(_Model):
+    """``[premium.policy]``: the operator's own premium desk (issue 34). Every key defaults
+    to what the ruleset requires; the SG10 controls read only the ruleset and the records, so
+    a desk looser than the law is a legal scenario whose breaches are found (a desk granting
+    the status from S$50,000: SG10.R3 on each such grant; credit to everyone: SG10.R2A.1e on
+    each credit to a citizen or PR), and one that gives no credit is clean and shows its cost
+    (no credit extended)."""
+
+    #: the balance (cents) from which the desk grants, keeps, renews and restores the status
+    #: (regs 3, 4(2)-(4)) and that the desk asks players to keep on the account; None: the
+    #: ruleset's ``min_balance_cents``
+    min_balance_cents: NonNegativeInt | None = None
+    #: to whom the desk provides credit as a deposit (reg 2A(1)(e), 2A(2)): "foreigners" (the
+    #: law: neither citizens nor permanent residents), "everyone", or "nobody"
+    credit_to: CreditTo = "foreigners"
+
+
 class PremiumConfig(_Model):
     """The premium-player room (``[premium]``, docs/scenario-premium.md): ``players``
     premium players (ids PP0001...) whose deposit accounts opened up to ``history_months``
@@ -1147,6 +1170,7 @@ class PremiumConfig(_Model):
     stake_share: Annotated[float, expect("a share in (0, 1]", lambda v: 0 < v <= 1)] = 0.02
     #: mean days between a player's account events other than play (top-ups, withdrawals...)
     days_between_events: PositiveFloat = 12.0
+    policy: PremiumPolicy = Field(default_factory=PremiumPolicy)
 
     @model_validator(mode="after")
     def _shares(self) -> PremiumConfig:
