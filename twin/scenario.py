@@ -925,16 +925,42 @@ class TablesConfig(_Model):
 # [cage] (regs 23(4), 37-43): cage, cash desks, drop and count
 
 
+#: The particulars of reg 38(2) the cashier copies from a cheque or card (the field of
+#: ``gaming_payment_accepted`` each fills): (b)(i) the name of the account holder (cheques),
+#: (b)(ii)-(iii) the credit institution and, for a cheque, the address where the account is
+#: held, (b)(iv) the account number, (b)(v) the cheque's or card's number, and (d) whether a
+#: guarantee card was produced (cheques). (a) the time of acceptance, (c) the amount and (e)
+#: the substitute's link are written by the cage's own system, on no checklist.
+PaymentParticular = Literal[
+    "account_holder", "bank", "bank_address", "account_number", "number", "guarantee_card"
+]
+PAYMENT_PARTICULARS: tuple[PaymentParticular, ...] = get_args(PaymentParticular)
+
+
 class CagePolicy(_Model):
-    """``[cage.policy]``: how long the licensee keeps its books (issue 34), each in years,
-    by default the ruleset's period (``cheque_record_retention_years``,
-    ``accounts_retention_years``, ``internal_audit_retention_years``). A shorter period is a
-    casino that destroys its books too early: the Board finds it when it asks for a volume
-    the law says must still exist."""
+    """``[cage.policy]``: the cage's own procedures (issue 34). How long the licensee keeps
+    its books, each in years, by default the ruleset's period
+    (``cheque_record_retention_years``, ``accounts_retention_years``,
+    ``internal_audit_retention_years``): a shorter period is a casino that destroys its books
+    too early, found when the Board asks for a volume the law says must still exist. What
+    the cashier records of each cheque and card payment (``payment_particulars``), by
+    default every particular reg 38(2) requires."""
 
     payment_records_years: NonNegativeInt | None = None
     accounts_years: NonNegativeInt | None = None
     internal_audit_years: NonNegativeInt | None = None
+    #: the cashier's checklist: which particulars of reg 38(2)(b) and (d) the cashier copies
+    #: from the cheque or card into the record of each gaming cheque and card payment
+    #: (``gaming_payment_accepted``); default every one the regulation requires. A particular
+    #: left off is missing from every such record (found under 38(2), MT98.R38.2, on each).
+    payment_particulars: tuple[PaymentParticular, ...] = Field(
+        default=PAYMENT_PARTICULARS, strict=False
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> CagePolicy:
+        _check_unique(list(self.payment_particulars), "payment_particulars", "", "particular")
+        return self
 
 
 class CageConfig(_Model):
