@@ -925,16 +925,42 @@ class TablesConfig(_Model):
 # [cage] (regs 23(4), 37-43): cage, cash desks, drop and count
 
 
+#: The particulars of reg 38(2) the cashier copies from a cheque or card (the field of
+#: ``gaming_payment_accepted`` each fills): (b)(i) the name of the account holder (cheques),
+#: (b)(ii)-(iii) the credit institution and, for a cheque, the address where the account is
+#: held, (b)(iv) the account number, (b)(v) the cheque's or card's number, and (d) whether a
+#: guarantee card was produced (cheques). (a) the time of acceptance, (c) the amount and (e)
+#: the substitute's link are written by the cage's own system, on no checklist.
+PaymentParticular = Literal[
+    "account_holder", "bank", "bank_address", "account_number", "number", "guarantee_card"
+]
+PAYMENT_PARTICULARS: tuple[PaymentParticular, ...] = get_args(PaymentParticular)
+
+
 class CagePolicy(_Model):
-    """``[cage.policy]``: how long the licensee keeps its books (issue 34), each in years,
-    by default the ruleset's period (``cheque_record_retention_years``,
-    ``accounts_retention_years``, ``internal_audit_retention_years``). A shorter period is a
-    casino that destroys its books too early: the Board finds it when it asks for a volume
-    the law says must still exist."""
+    """``[cage.policy]``: the cage's own procedures (issue 34). How long the licensee keeps
+    its books, each in years, by default the ruleset's period
+    (``cheque_record_retention_years``, ``accounts_retention_years``,
+    ``internal_audit_retention_years``): a shorter period is a casino that destroys its books
+    too early, found when the Board asks for a volume the law says must still exist. What
+    the cashier records of each cheque and card payment (``payment_particulars``), by
+    default every particular reg 38(2) requires."""
 
     payment_records_years: NonNegativeInt | None = None
     accounts_years: NonNegativeInt | None = None
     internal_audit_years: NonNegativeInt | None = None
+    #: the cashier's checklist: which particulars of reg 38(2)(b) and (d) the cashier copies
+    #: from the cheque or card into the record of each gaming cheque and card payment
+    #: (``gaming_payment_accepted``); default every one the regulation requires. A particular
+    #: left off is missing from every such record (found under 38(2), MT98.R38.2, on each).
+    payment_particulars: tuple[PaymentParticular, ...] = Field(
+        default=PAYMENT_PARTICULARS, strict=False
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> CagePolicy:
+        _check_unique(list(self.payment_particulars), "payment_particulars", "", "particular")
+        return self
 
 
 class CageConfig(_Model):
@@ -1128,6 +1154,29 @@ class JunketsConfig(_Model):
 
 
 # [premium] premium players and deposit accounts (Singapore, issue 11)
+#: To whom the premium desk provides credit (the operator's or an international market
+#: agent's) as a deposit: reg 2A(1)(e) allows it only for a patron who is neither a citizen
+#: nor a permanent resident of Singapore, and 2A(2) limits citizens and PRs to 2A(1)(a)-(d).
+CreditTo = Literal["foreigners", "everyone", "nobody"]
+
+
+class PremiumPolicy(_Model):
+    """``[premium.policy]``: the operator's own premium desk (issue 34). Every key defaults
+    to what the ruleset requires; the SG10 controls read only the ruleset and the records, so
+    a desk looser than the law is a legal scenario whose breaches are found (a desk granting
+    the status from S$50,000: SG10.R3 on each such grant; credit to everyone: SG10.R2A.1e on
+    each credit to a citizen or PR), and one that gives no credit is clean and shows its cost
+    (no credit extended)."""
+
+    #: the balance (cents) from which the desk grants, keeps, renews and restores the status
+    #: (regs 3, 4(2)-(4)) and that the desk asks players to keep on the account; None: the
+    #: ruleset's ``min_balance_cents``
+    min_balance_cents: NonNegativeInt | None = None
+    #: to whom the desk provides credit as a deposit (reg 2A(1)(e), 2A(2)): "foreigners" (the
+    #: law: neither citizens nor permanent residents), "everyone", or "nobody"
+    credit_to: CreditTo = "foreigners"
+
+
 class PremiumConfig(_Model):
     """The premium-player room (``[premium]``, docs/scenario-premium.md): ``players``
     premium players (ids PP0001...) whose deposit accounts opened up to ``history_months``
@@ -1147,6 +1196,7 @@ class PremiumConfig(_Model):
     stake_share: Annotated[float, expect("a share in (0, 1]", lambda v: 0 < v <= 1)] = 0.02
     #: mean days between a player's account events other than play (top-ups, withdrawals...)
     days_between_events: PositiveFloat = 12.0
+    policy: PremiumPolicy = Field(default_factory=PremiumPolicy)
 
     @model_validator(mode="after")
     def _shares(self) -> PremiumConfig:

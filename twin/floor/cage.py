@@ -6,9 +6,11 @@ built by the assembly from the scenario's ``[cage]`` section (docs/scenario-cage
 * cashiers (role ``cashier``) and a chief cashier (role ``chief_cashier``), the licensee's
   employees, serve patrons at the cash desks: buy-ins by cash, gaming cheque, credit or
   debit card, for chips or cash; chips redeemed; a cheque taken back by its drawer for cash
-  or replaced by a substitute cheque. Each cheque or card payment is recorded with every
-  particular of reg 38(2) (``gaming_payment_accepted``, then ``cheque_redeemed``,
-  ``payments_banked``, ``payment_refusal_recorded``);
+  or replaced by a substitute cheque. Each cheque or card payment is recorded with the
+  particulars of reg 38(2) (``gaming_payment_accepted``, then ``cheque_redeemed``,
+  ``payments_banked``, ``payment_refusal_recorded``): those the cashier copies from the
+  cheque or card as the cage's checklist says (``[cage.policy] payment_particulars``,
+  by default every one the regulation requires);
 * cheques are banked and card batches submitted daily at ``banking_time``, each batch with
   an endorsed document of the collecting bank or card issuer (reg 40); a cheque refused at
   first presentation (``dishonour_rate``) goes in the register of dishonoured cheques with
@@ -222,6 +224,8 @@ class Cage:
             )
             for category, law in RETENTION.items()
         }
+        #: the particulars of reg 38(2) the cashier records ([cage.policy], default all)
+        self.checklist = frozenset(config.policy.payment_particulars)
         self._n: dict[str, int] = {}
         self._meters: dict[tuple[str, str], int] = {}
         self._collected: list[tuple[MoneyRemoved, str, int, int]] = []
@@ -447,16 +451,22 @@ class Cage:
         if self.armed.missing_particulars and cheque:
             self.armed.missing_particulars = False
             account = ""
+        guarantee = ""
+        if cheque:  # drawn whatever the checklist, so that it changes no other draw
+            produced = rng.random() < self.cfg.guarantee_card_share
+            guarantee = "produced" if produced else "not produced"
+        # what the cheque or card shows; the cashier copies what the checklist says (reg 38(2))
+        shown = {
+            "account_holder": patron if cheque else "", "bank": bank,
+            "bank_address": address if cheque else "", "account_number": account,
+            "number": number, "guarantee_card": guarantee,
+        }  # fmt: skip
+        copied = {k: (v if k in self.checklist else "") for k, v in shown.items()}
         rec = self.emit(
             GamingPaymentAccepted, payment=payment, method=method, patron=patron, holder=patron,
-            accepted_at=self.world.clock.iso(self.env.now), account_holder=patron if cheque
-            else "", bank=bank,
-            bank_address=address if cheque else "", account_number=account, number=number,
-            amount_cents=amount,
-            guarantee_card=("produced" if rng.random() < self.cfg.guarantee_card_share
-                            else "not produced") if cheque else "",
+            accepted_at=self.world.clock.iso(self.env.now), amount_cents=amount,
             substitute_for=substitute_for, given_with="tokens" if substitute_for else "",
-            cashier=cashier,
+            cashier=cashier, **copied,
         )  # fmt: skip
         self.payments[payment] = Payment(payment, method, patron, amount, self._today(), rec)
         return payment

@@ -11,7 +11,11 @@ the minimum and lapses fall inside a 90-day run.
 
 The operator's status desk decides every player's status at the end of each day (C2) with
 ``twin.accounts.replay.Stepper`` fed the very records the room emits, and records each
-decision (``premium_status_decided``); injections make the desk decide wrongly.
+decision (``premium_status_decided``); injections make the desk decide wrongly. The desk
+works to its own procedure, ``[premium.policy]`` (issue 34): the minimum balance from which
+it grants and keeps the status (and that players are asked to keep), and to whom it gives
+credit as a deposit; by default both are the law's. The desk counts a deposit towards the
+status as reg 2A allows it (credit given to a citizen or PR counts towards nothing).
 Randomness: each player's own streams (``(player, "premium")`` in the run, ``(player,
 "history")`` before it) and each table's own stream for its outcomes.
 """
@@ -19,7 +23,7 @@ Randomness: each player's own streams (``(player, "premium")`` in the run, ``(pl
 from __future__ import annotations
 
 from collections.abc import Generator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
@@ -126,7 +130,14 @@ class PremiumRoom:
     ) -> None:
         self.world = world
         self.cfg = cfg
-        self.rules = rules
+        self.rules = rules  # the law (injections set their scenes by it)
+        #: the desk's own procedure ([premium.policy], issue 34): the status decided (and the
+        #: balance players are asked to keep) from the policy's minimum, by default the law's
+        policy = cfg.policy
+        self.desk = rules
+        if policy.min_balance_cents is not None:
+            self.desk = replace(rules, min_balance_cents=policy.min_balance_cents)
+        self.credit_to: str = policy.credit_to
         self.game: TableGame = load_table_game(cfg.table_game)  # InputError before t = 0
         self.bet = self.game.bet(self.game.main_bet)
         self.tables = [f"PR-{i + 1:02d}" for i in range(cfg.tables)]
@@ -234,7 +245,7 @@ class PremiumRoom:
         ev = account_event(rec, p.events)
         if ev is not None:
             if p.stepper is None:
-                p.stepper = Stepper(p.residency, self.rules)
+                p.stepper = Stepper(p.residency, self.desk)
             p.events += 1
             p.stepper.apply(ev)
         return rec
@@ -324,7 +335,7 @@ class PremiumRoom:
         rng = p.rng
         self.open_account(p, day)
         u = rng.random()
-        if p.residency == "foreigner" and u < 0.35:
+        if self.gives_credit(p) and u < 0.35:
             lender = OPERATOR if rng.random() < 0.5 else "ima"
             self.credit(p, day, lender, self._amount(p, 50, 150))
             self.deposit(p, day, "cash", self._amount(p, 50, 150))
@@ -353,11 +364,11 @@ class PremiumRoom:
             bal = p.balance
             take = (int(bal * (0.1 + 0.3 * rng.random())) // K) * K
             if rng.random() < 0.9:  # most keep the minimum balance on the account
-                take = min(take, max(bal - self.rules.min_balance_cents, 0))
+                take = min(take, max(bal - self.desk.min_balance_cents, 0))
             if take > 0:
                 self.drawdown(p, day, take, "withdrawal")
-        elif u < 8.2:  # credit (foreigners only, reg 2A(1)(e), 2A(2))
-            if ALLOWED_FORMS[p.residency] >= {"credit_operator", "credit_ima"}:
+        elif u < 8.2:  # credit, to whom the desk's policy gives it (the law: foreigners)
+            if self.gives_credit(p):
                 lender = OPERATOR if rng.random() < 0.5 else "ima"
                 self.credit(p, day, lender, self._amount(p, 30, 100))
         elif u < 9.0:  # credit repaid from outside the account
@@ -380,6 +391,13 @@ class PremiumRoom:
             self.close_account(p, day)
             if rng.random() < 0.5:
                 p.open_day = day + timedelta(days=int(rng.integers(20, 120)))
+
+    def gives_credit(self, p: PremiumPlayer) -> bool:
+        """Whether the desk provides credit as a deposit to ``p`` ([premium.policy]
+        ``credit_to``; the law, reg 2A(1)(e) and 2A(2): only to foreigners)."""
+        if self.credit_to == "foreigners":
+            return ALLOWED_FORMS[p.residency] >= {"credit_operator", "credit_ima"}
+        return self.credit_to == "everyone"
 
     def _play_off_record(self, p: PremiumPlayer, day: date) -> None:
         """A visit of the player's history: chips drawn and returned, no session record."""
