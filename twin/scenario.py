@@ -759,9 +759,11 @@ PeerVisits = Literal["authorised", "unauthorised", "none"]
 
 class DoorPolicy(_Model):
     """``[entrance.policy]``: this casino's own door procedure (issue 34). The default is what
-    the ruleset requires: the ruleset's ``admission_min_age_years`` and every check. A policy
-    looser than the law is a legal scenario whose breaches the controls find (they read the
-    ruleset, never this); a stricter one is clean and shows its cost (more refusals)."""
+    the ruleset requires: the ruleset's ``admission_min_age_years`` and every check, a written
+    self-exclusion request notified and copied at once, employees' visits to peers authorised
+    beforehand. A policy looser than the law is a legal scenario whose breaches the controls
+    find (they read the ruleset, never this); a stricter one is clean and shows its cost (more
+    refusals, no visits)."""
 
     #: the age from which the door admits (None: the ruleset's ``admission_min_age_years``)
     admission_min_age_years: (
