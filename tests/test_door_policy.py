@@ -272,6 +272,38 @@ def test_a_licensee_that_copies_late_is_found_on_each_request() -> None:
             assert "no copy went at once to peer-a, peer-b" in f.message
 
 
+def test_a_late_copy_shows_when_the_person_is_admitted_at_a_peer_meanwhile() -> None:
+    """A world of 150 people: a person who asked this casino for self-exclusion comes to a
+    peer's door within the 120 minutes before its copy, and is admitted; reg 24(3) finds the
+    request and the admission (the peer did not know: not reg 24(2)). The default is clean."""
+
+    def small(**policy: Any) -> dict[str, Any]:
+        data = door(**policy)
+        data["patrons"]["population"]["size"] = 150
+        return data
+
+    lawful = run(small())[0]
+    assert not findings(lawful, "MT98.R24.3")
+    casino, sink = run(small(copy_notice_minutes=120))
+    here = {r.person: r for r in of(sink, SelfExclusionRequested) if r.casino == "home"}
+    meanwhile = [
+        a
+        for a in of(sink, EntryAdmitted)
+        if a.person in here and a.casino != "home" and 0 < a.t - here[a.person].t < 7200.0
+    ]
+    assert (len(here), len(meanwhile)) == (3, 2)  # this floor and seed
+    r243 = findings(casino, "MT98.R24.3")
+    assert len(r243) == 5
+    assert controls(casino) - controls(lawful) == Counter({"MT98.R24.3": 5})
+    admitted = sorted(f.subjects for f in r243 if "admitted" in f.message)
+    assert admitted == sorted((a.person, a.casino) for a in meanwhile)
+    for f in r243:
+        if "admitted" in f.message:
+            a = next(a for a in meanwhile if (a.person, a.t) == (f.subjects[0], f.t))
+            assert f.evidence == (here[a.person].seq, a.seq)
+            assert f"asked for self-exclusion at home and was admitted at {a.casino}" in f.message
+
+
 def test_unauthorised_peer_visits_are_found_on_each_visit() -> None:
     """No [[inject]]: the employees visit the peers as before, with no authorisation of the
     licensee; reg 24(4) finds each visit, and nothing else changes. The default policy
