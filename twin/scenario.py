@@ -718,32 +718,67 @@ class HardwareBinding(_Model):
 # [entrance] (regs 20, 22, 24)
 
 
+#: The most employees or directors a peer casino may have (its register is listed at t = 0).
+MAX_PEER_STAFF = 10_000
+PeerStaff = Annotated[
+    int,
+    expect(f"an integer from 0 to {MAX_PEER_STAFF}", lambda v: 0 <= v <= MAX_PEER_STAFF),
+]
+
+
 class PeerCasino(_Model):
     """``[[entrance.peers]]``: another casino licensee in Malta under the same Board, with a
     door of its own that sees ``visits_per_hour`` of the population's visits while the floor
-    is open (a light process: no floor of its own is simulated)."""
+    is open (a light process: no floor of its own is simulated). Its ``employees`` and
+    ``directors`` are on the Board's register of those who may not gamble (reg 24(1));
+    ``staff_play_attempts_per_day`` of them, off duty, try to enter this casino as a player."""
 
     id: Ident
     visits_per_hour: NonNegativeFloat = 20.0
+    employees: PeerStaff = 0
+    directors: PeerStaff = 0
+    staff_play_attempts_per_day: NonNegativeFloat = 0.0
+
+    @model_validator(mode="after")
+    def _check(self) -> PeerCasino:
+        if self.staff_play_attempts_per_day > 0 and self.employees + self.directors == 0:
+            raise invalid(
+                "0 for a peer with no employees or directors (set employees or directors)",
+                key="staff_play_attempts_per_day",
+                found=self.staff_play_attempts_per_day,
+            )
+        return self
 
 
 #: What a door can look at in an id check (an ``id_checked`` record lists what it did).
 DoorCheck = Literal["document_age", "board_list", "exclusion_list", "staff_register"]
 DOOR_CHECKS: tuple[DoorCheck, ...] = get_args(DoorCheck)
+#: What the licensee does about employees' visits to peer casinos (``[entrance.policy]``).
+PeerVisits = Literal["authorised", "unauthorised", "none"]
 
 
 class DoorPolicy(_Model):
     """``[entrance.policy]``: this casino's own door procedure (issue 34). The default is what
-    the ruleset requires: the ruleset's ``admission_min_age_years`` and every check. A policy
-    looser than the law is a legal scenario whose breaches the controls find (they read the
-    ruleset, never this); a stricter one is clean and shows its cost (more refusals)."""
+    the ruleset requires: the ruleset's ``admission_min_age_years`` and every check, a written
+    self-exclusion request notified and copied at once, employees' visits to peers authorised
+    beforehand. A policy looser than the law is a legal scenario whose breaches the controls
+    find (they read the ruleset, never this); a stricter one is clean and shows its cost (more
+    refusals, no visits)."""
 
     #: the age from which the door admits (None: the ruleset's ``admission_min_age_years``)
     admission_min_age_years: (
         Annotated[int, expect("an integer from 0 to 110", lambda v: 0 <= v <= 110)] | None
     ) = None
-    #: what the door looks at in each id check
+    #: what the door looks at in each id check ("staff_register": the Board's register of
+    #: every casino's employees, directors and inspectors, the peers' included)
     checks: tuple[DoorCheck, ...] = Field(default=DOOR_CHECKS, strict=False)
+    #: how long the licensee takes to notify the Board of a written self-exclusion request
+    #: made here and send the copies to every other licensee (0: at once, as reg 24(3) says)
+    copy_notice_minutes: NonNegativeInt = 0
+    #: employees' visits to a peer casino (reg 24(4)): "authorised" beforehand by the
+    #: licensee (the law), "unauthorised" (they go with no authorisation), "none" (the
+    #: licensee authorises none, and no employee visits a peer)
+    peer_visits: PeerVisits = "authorised"
 
     @model_validator(mode="after")
     def _check(self) -> DoorPolicy:

@@ -17,8 +17,17 @@ self-excluded before the run is known to every door from the start.
   floor is open; members not inside this casino), with the same checks and requests.
 - Off-duty employees, inspectors and the licensee's directors now and then try to enter a
   casino as players (``staff_play_attempts_per_day``): the door refuses them (reg 24(1)).
+  Each peer has employees and directors of its own on the Board's register (``employees``,
+  ``directors`` of ``[[entrance.peers]]``), who now and then try to play at this casino (the
+  peer's ``staff_play_attempts_per_day``); this door finds them on that register.
 - Employees visit peers only with the licensee's prior written authorisation
   (``authorised_visits_per_day``, ``authorisation_hours`` ahead; reg 24(4)).
+
+This casino's door and licensee follow ``[entrance.policy]`` (issue 34): the admission age
+and what the id check looks at, how long the notice of a written self-exclusion request made
+here takes to reach the Board and the other licensees (``copy_notice_minutes``), and whether
+employees' visits to peers are authorised beforehand (``peer_visits``). The peers follow the
+law.
 
 Draws: the stream ("entrance", <purpose>) and, per peer, (peer id, <purpose>); never a
 visitor's own stream, so the slot floor's draws are untouched. The population is read
@@ -175,6 +184,27 @@ class Door:
             self.register[mid] = "inspector" if employer == "board" else "employee"
         for d in config.directors:
             self.register[d] = "director"
+        #: the peers' employees and directors: peer id -> their ids (the Board's register)
+        self.peer_staff: dict[str, tuple[str, ...]] = {}
+        #: the Board's register of every casino's staff: person -> category
+        self.board_register: dict[str, str] = dict(self.register)
+        for i, p in enumerate(config.peers):
+            staff_of = peer_staff(p.id, p.employees, p.directors)
+            for person, category in staff_of:
+                if person in self.board_register:
+                    raise InputError(
+                        source,
+                        f"entrance.peers[{i}].id",
+                        "a peer id whose staff ids (<id>-E0001, <id>-D01) are not already "
+                        "this casino's staff, directors or another peer's",
+                        p.id,
+                    )
+                self.board_register[person] = category
+            self.peer_staff[p.id] = tuple(person for person, _ in staff_of)
+        policy_visits = policy.peer_visits
+        self.visits_authorised = policy_visits == "authorised"
+        self.visits_made = policy_visits != "none"
+        self.notice_minutes = policy.copy_notice_minutes
         self.request_share = config.self_exclusion_requests_per_1000_visits / 1000.0
         streams = world.streams
         self._requests = streams.stream("entrance", "requests")
@@ -211,12 +241,20 @@ class Door:
         for pid, category in self.register.items():
             role = self.staff.members[pid].role if pid in self.staff.members else "director"
             bus.emit(StaffRegistered, person=pid, casino=self.home.id, category=category, role=role)
+        for peer, ids in self.peer_staff.items():
+            for pid in ids:
+                category = self.board_register[pid]
+                bus.emit(StaffRegistered, person=pid, casino=peer, category=category,
+                         role=category)  # fmt: skip
         for c in self.casinos.values():
             if not c.home and c.visits_per_hour > 0:
                 env.process(self.peer_arrivals(c))
         if self.config.staff_play_attempts_per_day > 0 and self.register:
             env.process(self.staff_attempts())
-        if self.config.authorised_visits_per_day > 0 and len(self.casinos) > 1:
+        for p in self.config.peers:
+            if p.staff_play_attempts_per_day > 0:
+                env.process(self.peer_staff_attempts(p.id, p.staff_play_attempts_per_day))
+        if self.config.authorised_visits_per_day > 0 and len(self.casinos) > 1 and self.visits_made:
             env.process(self.employee_visits())
 
     def finish(self) -> None:
@@ -248,8 +286,8 @@ class Door:
                 found.append("self_excluded")
         elif excluded:
             found.append("self_excluded")
-        if purpose == "play" and "staff_register" in looks and person in self.register:
-            found.append(self.register[person])
+        if purpose == "play" and "staff_register" in looks and person in self.board_register:
+            found.append(self.board_register[person])
         return tuple(found)
 
     def identify(
@@ -323,23 +361,37 @@ class Door:
         self, casino: CasinoDoor, person: str, late: dict[str, int] | None = None
     ) -> Record:
         """``person`` asks ``casino``'s licensee in writing to ban their admission: the
-        licensee notifies the Board and copies every other casino at once (``late``: peer ->
-        minutes the copy is held back by an injection, 0 never sent)."""
+        licensee notifies the Board and copies every other casino at once, or, this casino's,
+        after its policy's ``copy_notice_minutes`` (``late``: peer -> minutes the copy is held
+        back by an injection, 0 never sent)."""
         bus = self.world.bus
         req = bus.emit(SelfExclusionRequested, casino=casino.id, person=person, in_writing=True)
         self.counts["self_exclusion_requests"] += 1
         casino.excluded.add(person)
-        bus.emit(BoardNotified, casino=casino.id, person=person, request=req.seq,
-                 in_writing=True)  # fmt: skip
+        delay = self.notice_minutes if casino.home else 0
+        if delay > 0:
+            self.world.env.process(self.notify_later(casino, person, req.seq, delay))
+        else:
+            self.notify(casino, person, req.seq)
         for other in self.casinos.values():
             if other is casino:
                 continue
             held = (late or {}).get(other.id)
+            if held is None and delay > 0:
+                held = delay
             if held is None:
                 self.copy(casino, other, person, req.seq)
             elif held > 0:
                 self.world.env.process(self.copy_later(casino, other, person, req.seq, held))
         return req
+
+    def notify(self, casino: CasinoDoor, person: str, request: int) -> None:
+        self.world.bus.emit(BoardNotified, casino=casino.id, person=person, request=request,
+                            in_writing=True)  # fmt: skip
+
+    def notify_later(self, casino: CasinoDoor, person: str, request: int, minutes: int) -> Proc:
+        yield self.world.env.timeout(quantize(minutes * 60.0))
+        self.notify(casino, person, request)
 
     def copy(self, sender: CasinoDoor, to: CasinoDoor, person: str, request: int) -> None:
         self.world.bus.emit(NoticeCopied, casino=sender.id, to_casino=to.id, person=person,
@@ -403,6 +455,19 @@ class Door:
             casino = self.casinos[casinos[min(int(v * len(casinos)), len(casinos) - 1)]]
             self.staff_at_door(casino, person, plays=False)
 
+    def peer_staff_attempts(self, peer: str, per_day: float) -> Proc:
+        """Now and then one of ``peer``'s employees or directors tries to play at this
+        casino (the stream (peer id, "staff_attempts"))."""
+        env = self.world.env
+        rng = self.world.streams.stream(peer, "staff_attempts")
+        mean = 86400.0 / per_day
+        staff = self.peer_staff[peer]
+        while True:
+            yield env.timeout(quantize(rng.exponential(mean)))
+            u = rng.random()
+            self.staff_at_door(self.home, staff[min(int(u * len(staff)), len(staff) - 1)],
+                               plays=False)  # fmt: skip
+
     def staff_at_door(self, casino: CasinoDoor, person: str, *, plays: bool) -> None:
         """``person`` (on the register) asks to play at ``casino``: refused, unless an
         injection lets them in (``plays``), when they play."""
@@ -417,7 +482,8 @@ class Door:
         return sorted(p for p, c in self.register.items() if c == "employee")
 
     def employee_visits(self) -> Proc:
-        """An off-duty employee is authorised to visit a peer, and visits it later."""
+        """An off-duty employee is authorised to visit a peer, and visits it later (with no
+        authorisation if the policy's ``peer_visits`` is "unauthorised": the same visits)."""
         env = self.world.env
         rng = self._visits_rng
         mean = 86400.0 / self.config.authorised_visits_per_day
@@ -431,9 +497,10 @@ class Door:
                 continue
             person = free[min(int(u * len(free)), len(free) - 1)]
             peer = self.casinos[peers[min(int(v * len(peers)), len(peers) - 1)]]
-            self.world.bus.emit(VisitAuthorised, employee=person, casino=self.home.id,
-                                to_casino=peer.id, by="licensee")  # fmt: skip
-            self.counts["visits_authorised"] += 1
+            if self.visits_authorised:
+                self.world.bus.emit(VisitAuthorised, employee=person, casino=self.home.id,
+                                    to_casino=peer.id, by="licensee")  # fmt: skip
+                self.counts["visits_authorised"] += 1
             env.process(self.visit_later(peer, person))
 
     def visit_later(self, peer: CasinoDoor, person: str) -> Proc:
@@ -474,6 +541,14 @@ class Door:
         wait = minutes * 30.0 if minutes > 0 else 1800.0
         yield self.world.env.timeout(quantize(wait))
         self.peer_visit(self.casinos[peer], person)
+
+
+def peer_staff(peer: str, employees: int, directors: int) -> list[tuple[str, str]]:
+    """A peer's staff on the Board's register, (id, category): its employees
+    ``<peer>-E0001``..., then its directors ``<peer>-D01``..."""
+    return [(f"{peer}-E{n:04d}", "employee") for n in range(1, employees + 1)] + [
+        (f"{peer}-D{n:02d}", "director") for n in range(1, directors + 1)
+    ]
 
 
 class EntranceKpis:

@@ -5,7 +5,8 @@ the Board's list at the start of the run (``person_listed``: barred under the Ac
 self-excluded), every self-exclusion request since (``self_exclusion_requested``: the person
 is excluded from that instant, reg 24(3)), and age under ``admission_min_age_years`` (the age
 on ``patron_arrived``, the person's true age, not the document's). Who may not gamble comes
-from ``staff_registered`` (the licensee's employees and directors, the Board's inspectors)
+from ``staff_registered`` (the Board's register: the licensee's employees and directors, the
+Board's inspectors, and the peer casinos' employees and directors, each with their casino)
 and from everyone who came on shift.
 """
 
@@ -35,6 +36,7 @@ from twin.patrons.events import PatronArrived, SessionStarted
 from twin.records import Record
 
 T = "tests/test_entrance.py::"
+P = "tests/test_door_policy.py::"
 LISTING = ("person_listed", "self_exclusion_requested", "id_checked")
 
 
@@ -299,6 +301,9 @@ class ListedKeptOut(Checker):
         + "test_notice_parts",
         "a copy goes to every other casino licensee of the scenario, in writing, at the same "
         "instant": T + "test_injection_finds_exactly_its_control[R24.3]",
+        "a licensee whose own procedure notifies the Board and copies the others later is "
+        "found on each request made to it": P
+        + "test_a_licensee_that_copies_late_is_found_on_each_request",
         "then no casino admits the person (an admission by a door that did not know: the "
         "notice failed it; one that knew is reg 24(2))": T
         + "test_injection_finds_exactly_its_control[R24.3]",
@@ -378,12 +383,16 @@ class SelfExclusionNotified(Checker):
         + "test_injection_finds_exactly_its_control[R24.1]",
         "off-duty staff who try are refused (no finding on the default scenario)": T
         + "test_staff_attempts_are_refused_and_visits_authorised",
+        "a peer casino's employee or director (on the Board's register: staff_registered "
+        "with the peer's casino) who plays here is found on each play": P
+        + "test_a_door_that_skips_the_staff_register_lets_peer_staff_play",
     },
     unchecked=(
         "the exceptions (a) and (b) (play in the performance of functions or the course of "
         "employment): the twin models no such play, so none is exempted",
         "'a casino licensee' as a legal person: its directors stand for it",
-        "peers' own employees and directors are not on this licensee's register",
+        "Board inspectors posted at the peers are not on the register (the twin gives the "
+        "peers employees and directors only)",
     ),
 )
 class StaffNeverGamble(Checker):
@@ -418,8 +427,15 @@ class StaffNeverGamble(Checker):
         "every entry of a licensee's employee at another casino follows an authorisation "
         "of that licensee for that casino, given before the visit (one visit each)": T
         + "test_injection_finds_exactly_its_control[R24.4]",
+        "a licensee whose own procedure sends its employees to peers with no authorisation "
+        "is found on each visit": P + "test_unauthorised_peer_visits_are_found_on_each_visit",
+        "a peer's employee (the Board's register names their casino) let in here with no "
+        "authorisation of their licensee is found": P
+        + "test_a_door_that_skips_the_staff_register_lets_peer_staff_play",
     },
     unchecked=(
+        "'the prior authorisation of the casino licensee' is read as the employee's own "
+        "licensee's (the twin records no authorisation by the casino visited)",
         "who authorised ('any person acting on his behalf'): the authorisation record is "
         "the licensee's; its signatory is not checked",
         "Board inspectors and directors are not casino employees: their visits are not "
