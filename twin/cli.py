@@ -413,8 +413,8 @@ def par(file: Path, as_json: bool) -> None:
     analysis = analyse(load_game(api.resolve(file, "games")))
     if as_json:
         click.echo(json.dumps(to_json_dict(analysis), indent=2))
-    else:
-        click.echo(render_text(analysis))
+    else:  # the text ends with its last line, not with a blank one
+        click.echo(render_text(analysis).rstrip("\n"))
 
 
 @cli.command()
