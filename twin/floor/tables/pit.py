@@ -277,8 +277,8 @@ class Pit:
         self._notice_key = key
         cfg = self.config
         self.world.bus.emit(EntranceNotice, games=games, min_stakes_cents=mins,
-                            max_stakes_cents=maxs, conditions=cfg.notice_conditions,
-                            entrance_fee_cents=cfg.entrance_fee_cents,
+                            max_stakes_cents=maxs, conditions=cfg.shown_conditions,
+                            entrance_fee_cents=cfg.shown_entrance_fee_cents,
                             displayed=True)  # fmt: skip
 
     def post_notice_daily(self) -> Proc:
