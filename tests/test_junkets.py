@@ -345,6 +345,39 @@ def test_domicile_in_malta_is_a_finding() -> None:
     assert f.subjects == ("J9-M1", "J9") and "domiciled in MT" in f.message
 
 
+def test_a_member_domiciled_in_malta_resident_abroad() -> None:
+    """Policy only (no injection, issue 34): the licensee's one-person junket L1 brings a
+    member domiciled in Malta though resident in Italy (``home_domiciled_share = 1``); that
+    is exactly R25.1's finding on the domicile alone. Its clean twin (share 0) is clean,
+    and every other record of the two runs is the same (the domicile is drawn on a stream
+    of its own)."""
+    data = floor_data()
+    data["junkets"]["schedules"][1]["home_domiciled_share"] = 1.0
+    casino, sink = run(data)
+    (f,) = findings(casino)
+    assert f.control == "MT98.R25.1" and f.subjects == ("L1-M1", "L1")
+    assert f.message == ("junket member L1-M1 of L1 is domiciled in MT: junket members must "
+                         "be domiciled and resident outside Malta")  # fmt: skip
+    (arrived,) = [r for r in sink.of(JunketMemberArrived) if r.member == "L1-M1"]
+    assert (arrived.domicile, arrived.residence, arrived.nationality) == ("MT", "IT", "IT")
+    assert f.evidence == (arrived.seq,)
+    notice = next(r for r in sink.of(JunketNotified) if r.junket == "L1")
+    assert notice.member_residences == ("IT",)  # the notice's place of residence: abroad
+    twin, twin_sink = run(floor_data())
+    assert findings(twin) == []
+
+    def rest(records: list[Record]) -> list[tuple[str, float, dict[str, Any]]]:
+        return [(r.kind, r.t, r.payload()) for r in records
+                if r.kind not in ("junket_member_arrived", "finding")]  # fmt: skip
+
+    assert rest(sink.records) == rest(twin_sink.records)
+    data["junkets"]["schedules"][1]["home_domiciled_share"] = 1.5
+    with pytest.raises(InputError) as err:
+        run(data)
+    assert err.value.key == "junkets.schedules[1].home_domiciled_share"
+    assert err.value.found == 1.5 and err.value.expected == "a number in [0, 1]"
+
+
 def test_services_without_application() -> None:
     casino = harness("MT98.R25.2")
     casino.bus.emit(JunketServicesStarted, leader="X", started="2026-01-05")

@@ -12,7 +12,8 @@ salon of the department's own) until the stay ends; then the leader's commission
 turnover and the members' rebates on losses are settled and the chips redeemed.
 
 Junket members are their own entities (``J3-M2``), not members of the slot population.
-Every draw is on a stream of its own: members' particulars on ``(junket, "members")``, a
+Every draw is on a stream of its own: members' particulars on ``(junket, "members")`` (who
+of them is domiciled in Malta though resident abroad on ``(junket, "domicile")``), a
 member's rests on ``(member, "play")``, a table's rounds on ``(table, "outcomes")``.
 
 Injections (``twin.inject_junkets``) arm a misconduct on a junket or a leader before t = 0.
@@ -23,7 +24,7 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
 from enum import StrEnum
 from fractions import Fraction
@@ -359,6 +360,13 @@ class Junkets:
                 nationality=country, domicile=country, residence=country,
                 address=f"{int(rng.integers(1, 200))} Main Street, {country}",
             ))  # fmt: skip
+        if s.home_domiciled_share > 0:  # a stream of its own: the other draws stay as they were
+            home = str(self.ruleset.get("junket_home_country"))
+            where = self.world.streams.stream(jid, "domicile")
+            out = [
+                replace(m, domicile=home) if where.random() < s.home_domiciled_share else m
+                for m in out
+            ]
         return out
 
     def run_junket(self, plan: JunketPlan) -> simpy.events.ProcessGenerator:
