@@ -1140,8 +1140,20 @@ class JunketsConfig(_Model):
     #: are [tables].board_minimum_cents / authorised_maximum_cents, which must name the game)
     board_minimum_cents: Cents | None = None
     authorised_maximum_cents: Cents | None = None
+    #: the stakes of the junket room's tables, as the entrance notice lists them (reg 22(a));
+    #: default: the lowest and the highest ``stake_cents`` of the schedules
+    min_stake_cents: Cents | None = None
+    max_stake_cents: Cents | None = None
     leaders: tuple[JunketLeader, ...] = Field(default=(), strict=False)
     schedules: tuple[JunketSchedule, ...] = Field(default=(), strict=False, min_length=1)
+
+    @property
+    def room_stakes(self) -> tuple[int, int]:
+        """The junket room tables' minimum and maximum stake (cents)."""
+        stakes = [s.stake_cents for s in self.schedules] or [0]
+        lo = self.min_stake_cents if self.min_stake_cents is not None else min(stakes)
+        hi = self.max_stake_cents if self.max_stake_cents is not None else max(stakes)
+        return lo, hi
 
     @model_validator(mode="after")
     def _refs(self) -> JunketsConfig:
@@ -1149,10 +1161,18 @@ class JunketsConfig(_Model):
         if (lo is None) != (hi is None):
             key = "authorised_maximum_cents" if hi is None else "board_minimum_cents"
             raise invalid("a value too (the Board's minimum and authorised maximum go "
-                          "together)", key=key, found=None)  # fmt: skip
+                          "together)", key=key, found=MISSING)  # fmt: skip
         if lo is not None and hi is not None and hi < lo:
             raise invalid(f"an amount >= board_minimum_cents ({lo})",
                           key="authorised_maximum_cents", found=hi)  # fmt: skip
+        low, high = self.room_stakes
+        if self.min_stake_cents is not None and self.max_stake_cents is not None and high < low:
+            raise invalid(f"an amount >= min_stake_cents ({low})", key="max_stake_cents",
+                          found=high)  # fmt: skip
+        for i, s in enumerate(self.schedules):
+            if not low <= s.stake_cents <= high:
+                raise invalid(f"a stake within the junket room's stakes ({low}-{high} cents)",
+                              key=f"schedules[{i}].stake_cents", found=s.stake_cents)  # fmt: skip
         _check_unique([x.id for x in self.leaders], "leaders", "id", "leader id")
         _check_unique([x.prefix for x in self.schedules], "schedules", "prefix", "prefix")
         leaders = [x.id for x in self.leaders]
