@@ -129,6 +129,24 @@ def test_the_junket_floor_runs_clean_with_its_economics() -> None:
     assert notice.members == ("J1-M1", "J1-M2", "J1-M3", "J1-M4")
 
 
+def test_the_junket_room_is_observed_by_the_table_controls() -> None:
+    """On the junket floor (no pit) the table controls observe the junket room alone (issue
+    25): R21.1 each junket session, R21.3 each session and each junket room table's stakes,
+    R22 the one notice and the first minute of each of the 3 openings, R23.1 each of the 5
+    issues of junket chips; all checked, clean."""
+    casino, sink = run(floor_data())
+    assert casino.compliance is not None and findings(casino) == []
+    assert (len(sink.of(JunketTablePlayed)), len(sink.of(JunketChipsIssued))) == (19, 5)
+    v = {v.control: v for v in casino.compliance.verdicts()}
+    got = {c: (v[c].status, v[c].observations) for c in sorted(ROOM_CONTROLS)}
+    assert got == {
+        "MT98.R21.1": ("checked", 19),
+        "MT98.R21.3": ("checked", 19 + 2),
+        "MT98.R22": ("checked", 1 + 3),
+        "MT98.R23.1": ("checked", 5),
+    }
+
+
 def test_junkets_leave_the_slot_floor_exactly_as_it_was() -> None:
     """The junket department draws on streams of its own: every slot record is the same.
     The junket room is on the entrance notice (issue 25): with it, the notice board records
