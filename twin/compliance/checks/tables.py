@@ -75,6 +75,8 @@ def _eur_q(cents: Fraction) -> str:
     unchecked=(
         "21(1)-(2) are the Board's own powers (notices in writing); the twin records them "
         "as given by the scenario and checks only the licensee's side, the wagers",
+        "a junket room session is judged by its average stake (staked_cents / rounds): the "
+        "junket room records sessions, not rounds (the twin plays each session at one stake)",
     ),
 )
 class MinimumStakes(Checker):
@@ -138,6 +140,8 @@ class MinimumStakes(Checker):
     unchecked=(
         "a junket room table's stakes changed during the run: the junket room's stakes are "
         "set up once (the twin never changes them)",
+        "a junket room session is judged by its average stake (staked_cents / rounds): the "
+        "junket room records sessions, not rounds (the twin plays each session at one stake)",
     ),
 )  # fmt: skip
 class AuthorisedStakes(Checker):
@@ -247,12 +251,14 @@ NOTICE_GRACE = 60.0
         "table_stakes are among the stakes in force)": JINJ + "[R22.junket]",
         "it shows the licence conditions the Board requires": T + "test_notice_conditions",
         "it shows the entrance fee the Board approved": T + "test_notice_conditions",
+        "a notice the casino's policy ([tables.policy]) leaves short of the Board's conditions "
+        "or fee, at each posting": T + "test_notice_policy_short_of_the_board",
     },
     unchecked=(
         "'conspicuous place at or near the entrance': the twin has no floor plan; a notice "
         "record is taken as exhibited at the entrance",
         "the slot machines' games and stakes: the twin's notice lists table games only (a "
-        "casino without tables exhibits a notice with no game on it)",
+        "casino without tables exhibits a notice with its junket room's game, or no game)",
     ),
     needs="an opening of the casino, or an entrance notice",
 )  # fmt: skip
