@@ -1,5 +1,7 @@
 """Injections of the junkets (reg 25): each arms one misconduct on a junket or a leader
-(``target``) before the floor opens, so that exactly one control of reg 25 sees it.
+(``target``) before the floor opens, so that exactly one control sees it (reg 25's, or for
+the junket room's stakes and chips, R21.1, R21.3 and R23.1). ``junket_room_off_notice``
+(no target) leaves the junket room off the entrance notice (R22).
 
 Targets are checked before t = 0 (``twin.patrons.junkets.validate_injections``).
 """

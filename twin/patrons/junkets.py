@@ -11,6 +11,12 @@ them if the schedule says so, and plays sessions at the junket room's tables (a 
 salon of the department's own) until the stay ends; then the leader's commission on rolling
 turnover and the members' rebates on losses are settled and the chips redeemed.
 
+As it starts (t = 0) the department records the Board's approval of its junkets' chip
+series (``junket_chips_approved``, reg 23(1)). The junket room is on the entrance notice:
+``junket_room()`` describes it (its game, tables, stakes and the Board's figures for the
+game) to whoever exhibits the notice (the pit, or the notice board without one), which
+records the junket room tables' stakes (``table_stakes``) and lists them (regs 21, 22).
+
 Junket members are their own entities (``J3-M2``), not members of the slot population.
 Every draw is on a stream of its own: members' particulars on ``(junket, "members")`` (who
 of them is domiciled in Malta though resident abroad on ``(junket, "domicile")``), a
