@@ -30,6 +30,7 @@ from twin.inject import INJECTIONS
 from twin.metrics import Metrics
 from twin.patrons.junket_events import (
     JunketArrived,
+    JunketChipsApproved,
     JunketChipsIssued,
     JunketDispensation,
     JunketMemberArrived,
@@ -37,9 +38,9 @@ from twin.patrons.junket_events import (
     JunketServicesStarted,
     JunketTablePlayed,
 )
-from twin.patrons.junkets import JunketMisconduct
+from twin.patrons.junkets import OFF_NOTICE, JunketMisconduct
 from twin.records import MemorySink, Record
-from twin.scenario import load_scenario, parse_scenario
+from twin.scenario import MISSING, load_scenario, parse_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
@@ -50,6 +51,8 @@ ABSENT_CONTROLS = frozenset({"MT98.R45", "MT98.R48", "MT98.R50.1"})
 JUNKET_CONTROLS = frozenset(
     f"MT98.R25.{p}" for p in ("1", "2", "4", "5", "6", "7", "8", "9a", "9b")
 )
+#: the table controls that cover the junket room too (stakes, notice, chips; issue 25)
+ROOM_CONTROLS = frozenset({"MT98.R21.1", "MT98.R21.3", "MT98.R22", "MT98.R23.1"})
 
 
 def floor_data(**schedule: Any) -> dict[str, Any]:
@@ -58,6 +61,8 @@ def floor_data(**schedule: Any) -> dict[str, Any]:
     junkets = tomllib.loads((SCENARIOS / "default.toml").read_text())["junkets"]
     data["scenario"]["duration_hours"] = 60.0
     junkets["game"] = str(ROULETTE)
+    # no [tables]: the Board's figures for the junket room's game are [junkets]'s
+    junkets.update(board_minimum_cents=200, authorised_maximum_cents=50000)
     junkets["schedules"][0].update(first_arrival_hours=6.0, members=4, stay_hours=24.0)
     junkets["schedules"][0].update(schedule)
     junkets["schedules"].append(
@@ -124,12 +129,37 @@ def test_the_junket_floor_runs_clean_with_its_economics() -> None:
     assert notice.members == ("J1-M1", "J1-M2", "J1-M3", "J1-M4")
 
 
+def test_the_junket_room_is_observed_by_the_table_controls() -> None:
+    """On the junket floor (no pit) the table controls observe the junket room alone (issue
+    25): R21.1 each junket session, R21.3 each session and each junket room table's stakes,
+    R22 the one notice and the first minute of each of the 3 openings, R23.1 each of the 5
+    issues of junket chips; all checked, clean."""
+    casino, sink = run(floor_data())
+    assert casino.compliance is not None and findings(casino) == []
+    assert (len(sink.of(JunketTablePlayed)), len(sink.of(JunketChipsIssued))) == (19, 5)
+    v = {v.control: v for v in casino.compliance.verdicts()}
+    got = {c: (v[c].status, v[c].observations) for c in sorted(ROOM_CONTROLS)}
+    assert got == {
+        "MT98.R21.1": ("checked", 19),
+        "MT98.R21.3": ("checked", 19 + 2),
+        "MT98.R22": ("checked", 1 + 3),
+        "MT98.R23.1": ("checked", 5),
+    }
+
+
 def test_junkets_leave_the_slot_floor_exactly_as_it_was() -> None:
-    """The junket department draws on streams of its own: every slot record is the same."""
+    """The junket department draws on streams of its own: every slot record is the same.
+    The junket room is on the entrance notice (issue 25): with it, the notice board records
+    the Board's figures for its game and its tables' stakes, and lists them."""
+    room = ("board_minimum_stake", "stakes_authorised", "table_stakes", "entrance_notice")
 
     def slot(records: list[Record]) -> list[tuple[str, float, dict[str, Any]]]:
         return [(r.kind, r.t, r.payload()) for r in records
-                if not r.kind.startswith("junket") and r.kind != "finding"]  # fmt: skip
+                if not r.kind.startswith("junket")
+                and r.kind not in ("finding", *room)]  # fmt: skip
+
+    def notice(records: list[Record]) -> list[tuple[str, float, dict[str, Any]]]:
+        return [(r.kind, r.t, r.payload()) for r in records if r.kind in room]
 
     def found(casino: Casino) -> list[tuple[float, str, tuple[str, ...], str]]:
         assert casino.compliance is not None
@@ -140,6 +170,24 @@ def test_junkets_leave_the_slot_floor_exactly_as_it_was() -> None:
     del data["junkets"]
     slots, without = run(data)
     assert slot(with_junkets.records) == slot(without.records)
+    g = "roulette-single-zero"
+    stakes = {"game": g, "min_stake_cents": 5000, "max_stake_cents": 10000, "reason": "licence"}
+    listed = {"conditions": (), "entrance_fee_cents": 0, "displayed": True}
+    assert notice(with_junkets.records) == [
+        ("board_minimum_stake", 0.0, {"game": g, "min_stake_cents": 200}),
+        ("stakes_authorised", 0.0, {"game": g, "table": "", "min_stake_cents": 0,
+                                    "max_stake_cents": 50000, "inspector": ""}),
+        ("table_stakes", 0.0, {"table": "JR-1"} | stakes),
+        ("table_stakes", 0.0, {"table": "JR-2"} | stakes),
+        ("entrance_notice", 0.0, {"games": (g,), "min_stakes_cents": (5000,),
+                                  "max_stakes_cents": (10000,)} | listed),
+    ]  # fmt: skip
+    assert notice(without.records) == [
+        ("entrance_notice", 0.0, {"games": (), "min_stakes_cents": (),
+                                  "max_stakes_cents": ()} | listed),
+    ]  # fmt: skip
+    [approval] = [r for r in with_junkets.records if isinstance(r, JunketChipsApproved)]
+    assert approval.t == 0.0 and approval.series == ("NN-J1", "NN-L1")
     # issue 25: this floor has no door and no AML function, and so its findings; they are the
     # same but for their evidence (the junkets' records shift the seqs) and the AML ones only
     # the junket members' money needed
@@ -229,17 +277,41 @@ CASES: dict[str, tuple[str, dict[str, Any], frozenset[str]]] = {
                       frozenset({"J1-M1"})),
     "R25.9b": ("MT98.R25.9b", {"kind": "junket_chips_to_outsider", "target": "J1"},
                frozenset({"J1-G1"})),
+    # the junket room under the table controls (issue 25)
+    "R21.1.junket": ("MT98.R21.1", {"kind": "junket_stake_below_minimum", "target": "J1"},
+                     frozenset({"JR-1"})),
+    "R21.3.junket": ("MT98.R21.3", {"kind": "junket_stake_above_maximum", "target": "J1"},
+                     frozenset({"JR-1"})),
+    "R22.junket": ("MT98.R22", {"kind": "junket_room_off_notice"},
+                   frozenset({"roulette-single-zero"})),
+    "R23.1.junket": ("MT98.R23.1", {"kind": "junket_unapproved_chips", "target": "J1"},
+                     frozenset({"J1"})),
 }  # fmt: skip
 
 
 def test_every_junket_control_and_injection_has_a_case() -> None:
-    assert {c for c, _, _ in CASES.values()} == JUNKET_CONTROLS
-    assert {i["kind"] for _, i, _ in CASES.values()} == {m.value for m in JunketMisconduct}
-    assert all(INJECTIONS[m.value].static for m in JunketMisconduct)
+    assert {c for c, _, _ in CASES.values()} == JUNKET_CONTROLS | ROOM_CONTROLS
+    kinds = {m.value for m in JunketMisconduct} | {OFF_NOTICE}
+    assert {i["kind"] for _, i, _ in CASES.values()} == kinds
+    assert all(INJECTIONS[k].static for k in kinds)
 
 
-#: the controls whose injected violation this module proves (tests/test_controls.py)
-INJECTED_CONTROLS = frozenset(c for c, _, _ in CASES.values())
+#: the controls whose injected violation this module proves (tests/test_controls.py); the
+#: table controls' cases here are the junket room's, their own are tests/test_pit.py's
+INJECTED_CONTROLS = frozenset(c for c, _, _ in CASES.values()) - ROOM_CONTROLS
+
+
+#: the junket room's findings under the table controls, word for word (issue 25)
+ROOM_MESSAGES = {
+    "R21.1.junket": "junket room table JR-1 accepted 4 wagers of 1.99 on roulette-single-zero "
+    "from J1-M1 (J1), below the minimum stake in force (2.00)",
+    "R21.3.junket": "junket room table JR-1 accepted 4 wagers of 500.01 on "
+    "roulette-single-zero from J1-M1 (J1), above the authorised maximum (500.00)",
+    "R22.junket": "the entrance notice lists no game; the authorised games and stakes in force "
+    "are roulette-single-zero 50.00-100.00",
+    "R23.1.junket": "junket J1's non-negotiable chips of series NN-J1 were issued at FM-1 for "
+    "play in the casino; the Board never approved that series",
+}
 
 
 @pytest.mark.parametrize("case_id", sorted(CASES))
@@ -255,6 +327,91 @@ def test_injected_violation_is_found(case_id: str) -> None:
     seqs = {r.seq for r in sink.records}
     assert f.evidence and set(f.evidence) <= seqs
     assert f.at.startswith("2026-03-0")
+    if case_id in ROOM_MESSAGES:
+        assert f.message == ROOM_MESSAGES[case_id]
+        kinds = {r.seq: r.kind for r in sink.records}
+        assert (
+            sorted(kinds[e] for e in f.evidence)
+            == {
+                "R21.1.junket": ["board_minimum_stake", "junket_table_played"],
+                "R21.3.junket": ["junket_table_played", "stakes_authorised"],
+                "R22.junket": ["entrance_notice"],
+                "R23.1.junket": ["junket_chips_approved", "junket_chips_issued"],
+            }[case_id]
+        )
+        if case_id.startswith("R21"):
+            (play,) = [r for r in sink.of(JunketTablePlayed) if r.seq in f.evidence]
+            stake = 199 if case_id == "R21.1.junket" else 50001
+            assert (play.rounds, play.staked_cents) == (4, 4 * stake)
+
+
+def test_junket_room_stakes_beyond_the_board() -> None:
+    """Policy only: junket room tables set up with stakes beyond the Board's figures (a
+    minimum of 1.99 under its 2.00, a maximum of 500.01 over its authorised 500.00) are
+    R21.3's findings, two a table; the notice lists them as they are (no R22)."""
+    data = floor_data()
+    data["junkets"].update(min_stake_cents=199, max_stake_cents=50001)
+    casino, sink = run(data)
+    got = findings(casino)
+    assert [(f.control, f.subjects, f.message) for f in got] == [
+        ("MT98.R21.3", (t,), m)
+        for t in ("JR-1", "JR-2")
+        for m in (
+            f"table {t} set a maximum stake of 500.01 on roulette-single-zero; the Board "
+            "authorised a maximum of 500.00",
+            f"table {t} set a minimum stake of 1.99, below the Board's minimum for "
+            "roulette-single-zero (2.00), with no authorisation",
+        )
+    ]
+    (n,) = [r for r in sink.records if r.kind == "entrance_notice"]
+    assert (n.games, n.min_stakes_cents, n.max_stakes_cents) == (
+        ("roulette-single-zero",), (199,), (50001,),
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("change", "key", "found"),
+    [
+        ({"board_minimum_cents": None, "authorised_maximum_cents": None},
+         "junkets.board_minimum_cents", None),
+        ({"authorised_maximum_cents": None}, "junkets.authorised_maximum_cents", MISSING),
+        ({"authorised_maximum_cents": 100}, "junkets.authorised_maximum_cents", 100),
+        ({"max_stake_cents": 9999}, "junkets.schedules[0].stake_cents", 10000),
+        ({"min_stake_cents": 5001}, "junkets.schedules[1].stake_cents", 5000),
+    ],
+)  # fmt: skip
+def test_junket_room_figures_are_one_input_error(
+    change: dict[str, Any], key: str, found: object
+) -> None:
+    data = floor_data()
+    for k, v in change.items():
+        if v is None:
+            del data["junkets"][k]
+        else:
+            data["junkets"][k] = v
+    with pytest.raises(InputError) as err:
+        run(data)
+    assert (err.value.key, err.value.found) == (key, found)
+
+
+def test_with_a_pit_the_boards_figures_are_the_tables() -> None:
+    """With a [tables] section the Board's figures are [tables]'s, one place for them: a
+    [junkets] figure too, or a junket room game [tables] does not name, is one error."""
+    data = tomllib.loads((SCENARIOS / "default.toml").read_text())
+    data["junkets"].update(board_minimum_cents=500, authorised_maximum_cents=50000)
+    with pytest.raises(InputError) as err:
+        parse = parse_scenario(data, source="default.toml", base_dir=SCENARIOS)
+        Casino(parse)
+    assert (err.value.key, err.value.found) == ("junkets.board_minimum_cents", 500)
+    data = tomllib.loads((SCENARIOS / "default.toml").read_text())
+    del data["tables"]["authorised_maximum_cents"]["punto-banco-8deck"]
+    data["tables"]["tables"] = [
+        t for t in data["tables"]["tables"] if "punto-banco" not in t["game"]
+    ]
+    with pytest.raises(InputError) as err:
+        Casino(parse_scenario(data, source="default.toml", base_dir=SCENARIOS))
+    assert err.value.key == "tables.authorised_maximum_cents"
+    assert "'punto-banco-8deck' (played in the junket room)" in err.value.expected
 
 
 # -- calendar tests ----------------------------------------------------------------------------
@@ -343,6 +500,39 @@ def test_domicile_in_malta_is_a_finding() -> None:
                     nationality="IT", domicile="IT", residence="IT", address="Roma")  # fmt: skip
     (f,) = findings(casino)
     assert f.subjects == ("J9-M1", "J9") and "domiciled in MT" in f.message
+
+
+def test_a_member_domiciled_in_malta_resident_abroad() -> None:
+    """Policy only (no injection, issue 34): the licensee's one-person junket L1 brings a
+    member domiciled in Malta though resident in Italy (``home_domiciled_share = 1``); that
+    is exactly R25.1's finding on the domicile alone. Its clean twin (share 0) is clean,
+    and every other record of the two runs is the same (the domicile is drawn on a stream
+    of its own)."""
+    data = floor_data()
+    data["junkets"]["schedules"][1]["home_domiciled_share"] = 1.0
+    casino, sink = run(data)
+    (f,) = findings(casino)
+    assert f.control == "MT98.R25.1" and f.subjects == ("L1-M1", "L1")
+    assert f.message == ("junket member L1-M1 of L1 is domiciled in MT: junket members must "
+                         "be domiciled and resident outside Malta")  # fmt: skip
+    (arrived,) = [r for r in sink.of(JunketMemberArrived) if r.member == "L1-M1"]
+    assert (arrived.domicile, arrived.residence, arrived.nationality) == ("MT", "IT", "IT")
+    assert f.evidence == (arrived.seq,)
+    notice = next(r for r in sink.of(JunketNotified) if r.junket == "L1")
+    assert notice.member_residences == ("IT",)  # the notice's place of residence: abroad
+    twin, twin_sink = run(floor_data())
+    assert findings(twin) == []
+
+    def rest(records: list[Record]) -> list[tuple[str, float, dict[str, Any]]]:
+        return [(r.kind, r.t, r.payload()) for r in records
+                if r.kind not in ("junket_member_arrived", "finding")]  # fmt: skip
+
+    assert rest(sink.records) == rest(twin_sink.records)
+    data["junkets"]["schedules"][1]["home_domiciled_share"] = 1.5
+    with pytest.raises(InputError) as err:
+        run(data)
+    assert err.value.key == "junkets.schedules[1].home_domiciled_share"
+    assert err.value.found == 1.5 and err.value.expected == "a number in [0, 1]"
 
 
 def test_services_without_application() -> None:

@@ -465,6 +465,45 @@ def test_notice_conditions() -> None:
     assert len(found) == 1 and "stakes in force" in found[0].message
 
 
+@pytest.mark.parametrize(
+    ("policy", "message"),
+    [
+        ({"notice_conditions": []}, "the entrance notice omits the licence conditions the Board "
+         "requires: No admission under 18"),
+        ({"notice_entrance_fee_cents": 500}, "the entrance notice shows an entrance fee of "
+         "5.00; the Board approved 0.00"),
+    ],
+)  # fmt: skip
+def test_notice_policy_short_of_the_board(policy: dict[str, Any], message: str) -> None:
+    """``[tables.policy]`` is what the casino's notice shows, ``[tables]`` notice_conditions
+    and entrance_fee_cents what the Board requires (issue 34): a notice that omits a condition
+    or shows another fee is exactly R22, once at t = 0 and once at each opening (10:00 the
+    next day); the default policy (what the Board requires) is clean."""
+    data = floor_data(policy=policy)
+    data["scenario"]["duration_hours"] = 26.0
+    casino, sink = run(data)
+    found = besides_absent(casino)
+    assert [(f.control, f.message) for f in found] == [("MT98.R22", message)] * 2
+    notices = sink.of(EntranceNotice)
+    assert [n.t for n in notices] == [0.0, 24 * 3600.0]
+    assert [f.evidence[-1] for f in found] == [n.seq for n in notices]
+    [req] = sink.of(NoticeRequirements)  # the Board's requirement is unchanged
+    assert (req.conditions, req.entrance_fee_cents) == (("No admission under 18",), 0)
+    data = floor_data(policy={"notice_conditions": ["No admission under 18"],
+                              "notice_entrance_fee_cents": 0})  # fmt: skip
+    data["scenario"]["duration_hours"] = 26.0
+    casino, _ = run(data)
+    assert [f for f in besides_absent(casino) if f.control == "MT98.R22"] == []
+
+
+def test_notice_policy_mistakes_are_one_input_error() -> None:
+    with pytest.raises(InputError) as err:
+        parse_scenario(floor_data(policy={"notice_entrance_fee_cents": -1}), source=str(FLOOR),
+                       base_dir=FLOOR.parent)  # fmt: skip
+    assert err.value.key == "tables.policy.notice_entrance_fee_cents"
+    assert err.value.found == -1 and "integer >= 0" in err.value.expected
+
+
 def test_unapproved_chips_in_play() -> None:
     approved = (0.0, GamingItemsApproved, {"equipment": ("W-1",), "chip_series": ("A",)})
     assert judge(["MT98.R23.1"], [approved, (1.0, TableStretch, stretch(500))]) == []

@@ -244,6 +244,19 @@ class Casino:
             self.departments.append(self.entrance)
         validate_entrance(self, source)
 
+        # junkets (reg 25): self.junkets (built here, started after the cage: its junket room
+        # is on the entrance notice, which the pit or the notice board exhibits)
+        from twin.patrons.junkets import Junkets, validate_injections
+
+        self.junkets: Junkets | None = None
+        junket_room = None
+        if scenario.junkets is not None:
+            self.junkets = Junkets(
+                self.world, scenario.junkets, self.ruleset,
+                duration_hours=scenario.duration_hours, source=source,
+            )  # fmt: skip
+            junket_room = self.junkets.junket_room(scenario.tables)
+
         # table pit and card room (regs 21, 23, 26): self.pit
         self.pit: Pit | None = None
         self.notice_board: NoticeBoard | None = None  # the entrance notice without a pit
@@ -251,12 +264,13 @@ class Casino:
             from twin.floor.tables.pit import Pit
 
             self.pit = Pit(self.world, scenario.tables, self.staff, source=source,
-                           duration=scenario.duration_seconds)  # fmt: skip
+                           duration=scenario.duration_seconds,
+                           junket_room=junket_room)  # fmt: skip
             self.departments.append(self.pit)
         else:  # a casino without tables still exhibits its entrance notice (reg 22)
             from twin.floor.tables.notice import NoticeBoard
 
-            self.notice_board = NoticeBoard(self.world)
+            self.notice_board = NoticeBoard(self.world, junket_room)
             self.departments.append(self.notice_board)
         from twin import inject_tables
 
@@ -273,15 +287,7 @@ class Casino:
             )  # fmt: skip
             self.departments.append(self.cage)
 
-        # junkets (reg 25): self.junkets
-        from twin.patrons.junkets import Junkets, validate_injections
-
-        self.junkets: Junkets | None = None
-        if scenario.junkets is not None:
-            self.junkets = Junkets(
-                self.world, scenario.junkets, self.ruleset,
-                duration_hours=scenario.duration_hours, source=source,
-            )  # fmt: skip
+        if self.junkets is not None:
             self.departments.append(self.junkets)
         validate_injections(scenario.inject, self.junkets, source)
 

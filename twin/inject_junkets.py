@@ -1,5 +1,7 @@
 """Injections of the junkets (reg 25): each arms one misconduct on a junket or a leader
-(``target``) before the floor opens, so that exactly one control of reg 25 sees it.
+(``target``) before the floor opens, so that exactly one control sees it (reg 25's, or for
+the junket room's stakes and chips, R21.1, R21.3 and R23.1). ``junket_room_off_notice``
+(no target) leaves the junket room off the entrance notice (R22).
 
 Targets are checked before t = 0 (``twin.patrons.junkets.validate_injections``).
 """
@@ -9,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from twin.inject import InjectViolation, injection
-from twin.patrons.junkets import JunketMisconduct
+from twin.patrons.junkets import OFF_NOTICE, JunketMisconduct
 
 if TYPE_CHECKING:
     from twin.casino import Casino
@@ -38,7 +40,17 @@ DOCS: dict[JunketMisconduct, str] = {
     "chips (MT98.R25.9a)",
     J.CHIPS_TO_OUTSIDER: "junket `target`'s first member hands junket chips to a local friend, "
     "who bets them at the junket table (MT98.R25.9b)",
+    J.STAKE_BELOW_MINIMUM: "junket `target`'s first member's first session is played at one "
+    "cent below the Board's minimum stake of the junket room's game (MT98.R21.1)",
+    J.STAKE_ABOVE_MAXIMUM: "junket `target`'s first member's first session is played at one "
+    "cent above the Board's authorised maximum of the junket room's game (MT98.R21.3)",
+    J.UNAPPROVED_CHIPS: "junket `target`'s series of non-negotiable chips is left out of the "
+    "Board's approval of the junkets' chips, and issued all the same (MT98.R23.1)",
 }
+OFF_NOTICE_DOC = (
+    "the entrance notice leaves out the junket room's tables (its game and stakes), listing "
+    "only the pit's (MT98.R22)"
+)
 
 
 def _arm(misconduct: JunketMisconduct) -> None:
@@ -52,4 +64,13 @@ def _arm(misconduct: JunketMisconduct) -> None:
 for _m in JunketMisconduct:
     _arm(_m)
 
-__all__ = ["DOCS"]
+
+@injection(OFF_NOTICE, OFF_NOTICE_DOC, needs=(), static=True)
+def _off_notice(casino: Casino, inj: InjectViolation) -> None:
+    if casino.pit is not None:
+        casino.pit.hide_junket_room = True
+    if casino.notice_board is not None:
+        casino.notice_board.hide_junket_room = True
+
+
+__all__ = ["DOCS", "OFF_NOTICE_DOC"]

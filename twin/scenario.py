@@ -898,6 +898,16 @@ class CardRoomArea(_Model):
         return self.hourly_charge_cents if self.charged_cents is None else self.charged_cents
 
 
+class TablesPolicy(_Model):
+    """``[tables.policy]``: what this casino's entrance notice shows (issue 34). The Board's
+    requirement is ``[tables] notice_conditions`` and ``entrance_fee_cents`` (reg 22(b), (c));
+    by default the notice shows exactly that. A policy that leaves out a condition or shows
+    another fee is a casino whose notice falls short of the Board's requirement."""
+
+    notice_conditions: tuple[NonEmptyStr, ...] | None = Field(default=None, strict=False)
+    notice_entrance_fee_cents: NonNegativeInt | None = None
+
+
 class TablesConfig(_Model):
     """The ``[tables]`` table: the pit and the card room (regs 21, 22, 23, 26).
 
@@ -935,6 +945,20 @@ class TablesConfig(_Model):
     ] = Field(default=("void_wagers", "eviction", "police_complaint"), strict=False)
     counterfeit_share: Share = 0.0
     drop_team: tuple[Ident, ...] = Field(default=("attendant", "inspector"), strict=False)
+    policy: TablesPolicy = Field(default_factory=TablesPolicy)
+
+    @property
+    def shown_conditions(self) -> tuple[str, ...]:
+        """The conditions the casino's entrance notice shows (its policy; default: the
+        Board's requirement)."""
+        shown = self.policy.notice_conditions
+        return self.notice_conditions if shown is None else shown
+
+    @property
+    def shown_entrance_fee_cents(self) -> int:
+        """The entrance fee the casino's notice shows (default: the one the Board approved)."""
+        fee = self.policy.notice_entrance_fee_cents
+        return self.entrance_fee_cents if fee is None else fee
 
     @model_validator(mode="after")
     def _check(self) -> TablesConfig:
@@ -1146,6 +1170,10 @@ class JunketSchedule(_Model):
     tokens_cents: NonNegativeInt = 0
     commission_bp: NonNegativeInt = 0  # the leader's commission on rolling turnover
     rebate_bp: NonNegativeInt = 0  # rebate on each member's net loss
+    #: the share of members domiciled in the ruleset's junket_home_country (Malta) though
+    #: resident abroad (in one of ``countries``); drawn per member on the junket's own
+    #: stream (junket, "domicile"), only when above 0
+    home_domiciled_share: Share = 0.0
 
     def junket_ids(self, duration_hours: float) -> list[str]:
         """The ids of the junkets that arrive before the run ends (at most ``count``)."""
@@ -1168,11 +1196,44 @@ class JunketsConfig(_Model):
     bet: Ident | None = None  # the bet junket players make (default: the game's main bet)
     tables: PositiveInt = 1
     desk: Ident = "FM-1"
+    #: the Board's minimum stake (reg 21(1)) and authorised maximum (reg 21(3)) of the junket
+    #: room's game, for a casino without a [tables] section (with one, the Board's figures
+    #: are [tables].board_minimum_cents / authorised_maximum_cents, which must name the game)
+    board_minimum_cents: Cents | None = None
+    authorised_maximum_cents: Cents | None = None
+    #: the stakes of the junket room's tables, as the entrance notice lists them (reg 22(a));
+    #: default: the lowest and the highest ``stake_cents`` of the schedules
+    min_stake_cents: Cents | None = None
+    max_stake_cents: Cents | None = None
     leaders: tuple[JunketLeader, ...] = Field(default=(), strict=False)
     schedules: tuple[JunketSchedule, ...] = Field(default=(), strict=False, min_length=1)
 
+    @property
+    def room_stakes(self) -> tuple[int, int]:
+        """The junket room tables' minimum and maximum stake (cents)."""
+        stakes = [s.stake_cents for s in self.schedules] or [0]
+        lo = self.min_stake_cents if self.min_stake_cents is not None else min(stakes)
+        hi = self.max_stake_cents if self.max_stake_cents is not None else max(stakes)
+        return lo, hi
+
     @model_validator(mode="after")
     def _refs(self) -> JunketsConfig:
+        lo, hi = self.board_minimum_cents, self.authorised_maximum_cents
+        if (lo is None) != (hi is None):
+            key = "authorised_maximum_cents" if hi is None else "board_minimum_cents"
+            raise invalid("a value too (the Board's minimum and authorised maximum go "
+                          "together)", key=key, found=MISSING)  # fmt: skip
+        if lo is not None and hi is not None and hi < lo:
+            raise invalid(f"an amount >= board_minimum_cents ({lo})",
+                          key="authorised_maximum_cents", found=hi)  # fmt: skip
+        low, high = self.room_stakes
+        if self.min_stake_cents is not None and self.max_stake_cents is not None and high < low:
+            raise invalid(f"an amount >= min_stake_cents ({low})", key="max_stake_cents",
+                          found=high)  # fmt: skip
+        for i, s in enumerate(self.schedules):
+            if not low <= s.stake_cents <= high:
+                raise invalid(f"a stake within the junket room's stakes ({low}-{high} cents)",
+                              key=f"schedules[{i}].stake_cents", found=s.stake_cents)  # fmt: skip
         _check_unique([x.id for x in self.leaders], "leaders", "id", "leader id")
         _check_unique([x.prefix for x in self.schedules], "schedules", "prefix", "prefix")
         leaders = [x.id for x in self.leaders]

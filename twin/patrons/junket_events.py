@@ -156,6 +156,14 @@ class JunketChipsIssued(Record):
     amount_cents: int
 
 
+@record("junket_chips_approved")
+class JunketChipsApproved(Record):
+    """The Board's approval of the junkets' series of non-negotiable chips for use in the
+    casino (reg 23(1)), recorded as the junket room starts."""
+
+    series: tuple[str, ...]
+
+
 @record("junket_tokens_bought", roles=("member", "junket", "desk"))
 class JunketTokensBought(Record):
     """A member bought machine tokens at a cash desk, paying with ``paid_with`` ("junket"
@@ -269,6 +277,7 @@ class JunketKpis:
 
 __all__ = [
     "JunketArrived",
+    "JunketChipsApproved",
     "JunketChipsIssued",
     "JunketChipsRedeemed",
     "JunketDeparted",

@@ -11,8 +11,15 @@ them if the schedule says so, and plays sessions at the junket room's tables (a 
 salon of the department's own) until the stay ends; then the leader's commission on rolling
 turnover and the members' rebates on losses are settled and the chips redeemed.
 
+As it starts (t = 0) the department records the Board's approval of its junkets' chip
+series (``junket_chips_approved``, reg 23(1)). The junket room is on the entrance notice:
+``junket_room()`` describes it (its game, tables, stakes and the Board's figures for the
+game) to whoever exhibits the notice (the pit, or the notice board without one), which
+records the junket room tables' stakes (``table_stakes``) and lists them (regs 21, 22).
+
 Junket members are their own entities (``J3-M2``), not members of the slot population.
-Every draw is on a stream of its own: members' particulars on ``(junket, "members")``, a
+Every draw is on a stream of its own: members' particulars on ``(junket, "members")`` (who
+of them is domiciled in Malta though resident abroad on ``(junket, "domicile")``), a
 member's rests on ``(member, "play")``, a table's rounds on ``(table, "outcomes")``.
 
 Injections (``twin.inject_junkets``) arm a misconduct on a junket or a leader before t = 0.
@@ -23,7 +30,7 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
 from enum import StrEnum
 from fractions import Fraction
@@ -36,8 +43,10 @@ from dateutil.relativedelta import relativedelta
 from twin.errors import InputError
 from twin.floor.aml import Particulars, Seen
 from twin.floor.tables.games import BetLaw, TableGame, load_table_game
+from twin.floor.tables.notice import JunketRoom
 from twin.patrons.junket_events import (
     JunketArrived,
+    JunketChipsApproved,
     JunketChipsIssued,
     JunketChipsRedeemed,
     JunketDeparted,
@@ -56,7 +65,14 @@ from twin.patrons.junket_events import (
     JunketTokensBought,
 )
 from twin.records import Record
-from twin.scenario import Inject, JunketLeader, JunketRepresentative, JunketSchedule, JunketsConfig
+from twin.scenario import (
+    Inject,
+    JunketLeader,
+    JunketRepresentative,
+    JunketSchedule,
+    JunketsConfig,
+    TablesConfig,
+)
 from twin.world import World, quantize
 
 
@@ -85,7 +101,13 @@ class JunketMisconduct(StrEnum):
     CASH_CHIPS = "junket_cash_chips"
     CASH_TOKENS = "junket_cash_tokens"
     CHIPS_TO_OUTSIDER = "junket_chips_to_outsider"
+    STAKE_BELOW_MINIMUM = "junket_stake_below_minimum"
+    STAKE_ABOVE_MAXIMUM = "junket_stake_above_maximum"
+    UNAPPROVED_CHIPS = "junket_unapproved_chips"
 
+
+#: an injection on the junket room as the entrance notice lists it (no target; reg 22)
+OFF_NOTICE = "junket_room_off_notice"
 
 ON_LEADER = frozenset(
     {
@@ -220,12 +242,40 @@ class Junkets:
         self.leader_armed: dict[str, dict[JunketMisconduct, int]] = {x: {} for x in self.leaders}
         self.plans: dict[str, JunketPlan] = {}
         self.turnover: dict[str, int] = {}  # junket -> rolling (junket chip) turnover so far
+        self.source = source
+        self.room: JunketRoom | None = None  # set by junket_room() before t = 0
         for s in config.schedules:
             leader = self.leaders[s.leader] if s.leader is not None else None
             for k, jid in enumerate(s.junket_ids(duration_hours)):
                 arrival = quantize((s.first_arrival_hours + 24.0 * s.every_days * k) * 3600.0)
                 members = self._particulars(jid, s)
                 self.plans[jid] = JunketPlan(jid, k + 1, s, leader, arrival, members)
+
+    def junket_room(self, tables: TablesConfig | None) -> JunketRoom:
+        """The junket room as the entrance notice and the stakes see it (before t = 0). The
+        Board's figures for its game are ``[tables]``'s with a pit (one place for them),
+        ``[junkets]``'s without."""
+        cfg, gid, source = self.config, self.game.id, self.source
+        if tables is not None:
+            for key in ("board_minimum_cents", "authorised_maximum_cents"):
+                if getattr(cfg, key) is not None:
+                    raise InputError(source, f"junkets.{key}", "no value with a [tables] "
+                                     f"section (the Board's figures are tables.{key})",
+                                     getattr(cfg, key))  # fmt: skip
+                if gid not in getattr(tables, key):
+                    raise InputError(source, f"tables.{key}", f"a value for game {gid!r} "
+                                     "(played in the junket room)", None)  # fmt: skip
+            lo, hi = tables.board_minimum_cents[gid], tables.authorised_maximum_cents[gid]
+        elif cfg.board_minimum_cents is None or cfg.authorised_maximum_cents is None:
+            raise InputError(source, "junkets.board_minimum_cents", "the Board's minimum stake "
+                             f"of the junket room's game {gid!r} (with authorised_maximum_cents"
+                             "; a casino without [tables] names them in [junkets])",
+                             None)  # fmt: skip
+        else:
+            lo, hi = cfg.board_minimum_cents, cfg.authorised_maximum_cents
+        low, high = cfg.room_stakes
+        self.room = JunketRoom(gid, tuple(t.id for t in self.tables), low, high, lo, hi)
+        return self.room
 
     # -- injections ------------------------------------------------------------------------
 
@@ -250,6 +300,14 @@ class Junkets:
             return "a junket the licensee organises itself (a schedule without a leader)"
         if m is JunketMisconduct.CASH_TOKENS and plan.schedule.tokens_cents == 0:
             return "a junket whose members buy machine tokens (tokens_cents > 0)"
+        below = m is JunketMisconduct.STAKE_BELOW_MINIMUM
+        if below and self.room is not None and self.room.board_minimum_cents < 2:
+            return "a junket room whose game's Board minimum is at least 2 cents"
+        if m is JunketMisconduct.STAKE_ABOVE_MAXIMUM and self.room is not None:
+            cap = self.room.authorised_maximum_cents + 1
+            if plan.schedule.deposit_cents - plan.schedule.tokens_cents < cap:
+                return (f"a junket whose members' chips cover a stake of {cap} cents (one "
+                        "above the Board's authorised maximum)")  # fmt: skip
         return None
 
     def add_guest(self, plan_id: str, guest: Guest) -> str:
@@ -269,6 +327,9 @@ class Junkets:
 
     def start(self) -> None:
         env = self.world.env
+        unapproved = JunketMisconduct.UNAPPROVED_CHIPS
+        approved = tuple(p.series for p in self.plans.values() if unapproved not in p.armed)
+        self.world.bus.emit(JunketChipsApproved, series=approved)
         for leader in self.leaders.values():
             env.process(self.license_leader(leader))
         for plan in self.plans.values():
@@ -359,6 +420,13 @@ class Junkets:
                 nationality=country, domicile=country, residence=country,
                 address=f"{int(rng.integers(1, 200))} Main Street, {country}",
             ))  # fmt: skip
+        if s.home_domiciled_share > 0:  # a stream of its own: the other draws stay as they were
+            home = str(self.ruleset.get("junket_home_country"))
+            where = self.world.streams.stream(jid, "domicile")
+            out = [
+                replace(m, domicile=home) if where.random() < s.home_domiciled_share else m
+                for m in out
+            ]
         return out
 
     def run_junket(self, plan: JunketPlan) -> simpy.events.ProcessGenerator:
@@ -487,10 +555,11 @@ class Junkets:
             if n <= 0:
                 return
             cash = first and i == 0 and JunketMisconduct.CASH_CHIPS in plan.armed
+            stake = self._stake(plan) if first and i == 0 else s.stake_cents
             with table.seats.request() as seat:
                 yield seat
                 began = env.now
-                played, staked, net = table.rounds(s.stake_cents, n, None if cash else acct.chips)
+                played, staked, net = table.rounds(stake, n, None if cash else acct.chips)
                 yield env.timeout(quantize(played / self.game.rounds_per_hour * 3600.0))
                 self._played(plan, acct.member.id, table, "cash" if cash else "junket",
                              played, staked, net, began)  # fmt: skip
@@ -500,6 +569,16 @@ class Junkets:
             if first and i == 0 and JunketMisconduct.CHIPS_TO_OUTSIDER in plan.armed:
                 yield from self.outsider_plays(plan, acct, table)
             first = False
+
+    def _stake(self, plan: JunketPlan) -> int:
+        """The first member's first stake: the schedule's, or one cent past the Board's
+        figures (injected)."""
+        room = self.room
+        if room is not None and JunketMisconduct.STAKE_BELOW_MINIMUM in plan.armed:
+            return room.board_minimum_cents - 1
+        if room is not None and JunketMisconduct.STAKE_ABOVE_MAXIMUM in plan.armed:
+            return room.authorised_maximum_cents + 1
+        return plan.schedule.stake_cents
 
     def outsider_plays(
         self, plan: JunketPlan, acct: MemberAccount, table: JunketTable
@@ -582,17 +661,20 @@ def validate_injections(injects: Sequence[Inject], junkets: Junkets | None, sour
     """Every junket injection of the scenario names a target it can act on (before t = 0)."""
     kinds = {m.value for m in JunketMisconduct}
     for i, inj in enumerate(injects):
-        if inj.kind not in kinds:
+        if inj.kind not in kinds and inj.kind != OFF_NOTICE:
             continue
         if junkets is None:
             raise InputError(source, f"inject[{i}].kind",
                              "a [junkets] section for a junket injection", inj.kind)  # fmt: skip
+        if inj.kind == OFF_NOTICE:
+            continue
         problem = junkets.target_problem(inj.kind, inj.target)
         if problem is not None:
             raise InputError(source, f"inject[{i}].target", problem, inj.target)
 
 
 __all__ = [
+    "OFF_NOTICE",
     "ON_LEADER",
     "Guest",
     "JunketMisconduct",

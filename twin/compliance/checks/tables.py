@@ -1,8 +1,15 @@
-"""The table pit and the card room: stakes (reg 21), the entrance notice (reg 22), equipment,
-chips and devices (reg 23), card room areas and charges (reg 26).
+"""The table pit, the junket room and the card room: stakes (reg 21), the entrance notice
+(reg 22), equipment, chips and devices (reg 23), card room areas and charges (reg 26).
 
-Everything the Board determined or approved is a record of the run (the pit emits them at
-t = 0), so each checker judges from records alone.
+Everything the Board determined or approved is a record of the run (the pit, or the notice
+board of a casino without one, and the junket room emit them at t = 0), so each checker
+judges from records alone.
+
+The junket room is part of the casino open for business (reg 25(1): visits "to the casino
+for the purpose of junket gaming"; 25(8): deposits "for the purpose of gaming in the
+casino"): its game is an authorised game conducted in the casino (reg 21), its tables'
+stakes belong on the entrance notice (reg 22(a)), and its junket chips are chips for use in
+the casino that the Board approves (reg 23(1)).
 """
 
 from __future__ import annotations
@@ -29,9 +36,12 @@ from twin.floor.tables.events import (
     UnapprovedItemDetected,
     UnapprovedItemReported,
 )
+from twin.patrons.junket_events import JunketChipsApproved, JunketChipsIssued, JunketTablePlayed
 from twin.records import Record
 
 T = "tests/test_pit.py::"
+J = "tests/test_junkets.py::"
+JINJ = J + "test_injected_violation_is_found"
 INJ = T + "test_injected_violation_is_found"
 SANCTIONS = frozenset({"void_wagers", "play_ban", "eviction", "police_complaint"})
 
@@ -40,24 +50,33 @@ def _eur(cents: int) -> str:
     return f"{cents / 100:,.2f}"
 
 
+def _eur_q(cents: Fraction) -> str:
+    """An average stake in euros: exact when whole cents, else to four decimals."""
+    if cents.denominator == 1:
+        return _eur(int(cents))
+    return f"{float(cents) / 100:,.4f}"
+
+
 @control(
     "MT98.R21.1",
     kind=Kind.RUNTIME,
     title="Respect the Board's minimum stakes",
-    reads=("board_minimum_stake", "stakes_authorised", "table_stretch"),
+    reads=("board_minimum_stake", "stakes_authorised", "table_stretch", "junket_table_played"),
     observes=("table_stretch",),
-    needs="a wager at a table",
+    needs="a wager at a table (the pit's, or the junket room's)",
     test=INJ,
     checks={
         "no wager below the Board's minimum for its game is accepted": INJ + "[R21.1]",
         "the minimum in force is the Board's latest notice (21(2)) or a variation the Board "
         "authorised for the table (21(3))": T + "test_minimum_in_force",
+        "no junket room wager (junket_table_played: a stake of staked_cents / rounds) below "
+        "the Board's minimum for the junket room's game": JINJ + "[R21.1.junket]",
     },
     unchecked=(
         "21(1)-(2) are the Board's own powers (notices in writing); the twin records them "
         "as given by the scenario and checks only the licensee's side, the wagers",
-        "the junket room's wagers (junket_table_played, a stake of staked_cents / rounds): "
-        "not checked yet (issue 25, left open)",
+        "a junket room session is judged by its average stake (staked_cents / rounds): the "
+        "junket room records sessions, not rounds (the twin plays each session at one stake)",
     ),
 )
 class MinimumStakes(Checker):
@@ -80,13 +99,28 @@ class MinimumStakes(Checker):
                     f"on {rec.game}, below the minimum stake in force ({_eur(got[0])})",
                     (got[1], rec.seq),
                 )
+        elif isinstance(rec, JunketTablePlayed) and rec.rounds > 0:
+            got = self.varied.get(rec.table) or self.board.get(rec.game)
+            if got is None:
+                return  # no minimum of the Board's for the game: nothing to judge
+            self.observed()
+            stake = Fraction(rec.staked_cents, rec.rounds)
+            if stake < got[0]:
+                self.report(
+                    (rec.table, rec.player, rec.junket),
+                    f"junket room table {rec.table} accepted {rec.rounds} wagers of "
+                    f"{_eur_q(stake)} on {rec.game} from {rec.player} ({rec.junket}), below "
+                    f"the minimum stake in force ({_eur(got[0])})",
+                    (got[1], rec.seq),
+                )
 
 
 @control(
     "MT98.R21.3",
     kind=Kind.RUNTIME,
     title="Maximum stakes and minimum-stake changes need Board authorisation",
-    reads=("board_minimum_stake", "stakes_authorised", "table_stakes", "table_stretch"),
+    reads=("board_minimum_stake", "stakes_authorised", "table_stakes", "table_stretch",
+           "junket_table_played"),
     observes=("table_stakes", "table_stretch"),
     needs="stakes set at a table, or a wager",
     test=INJ,
@@ -97,12 +131,19 @@ class MinimumStakes(Checker):
         "a table's minimum below the Board's minimum is an authorised variation": T
         + "test_minimum_varied_without_authorisation",
         "no wager above the authorised maximum is accepted": INJ + "[R21.3]",
+        "no junket room wager (junket_table_played: a stake of staked_cents / rounds) above "
+        "the maximum authorised for the junket room's game": JINJ + "[R21.3.junket]",
+        "the junket room tables' stakes (table_stakes of its tables, as set up) are within "
+        "the Board's minimum and authorised maximum of its game": J
+        + "test_junket_room_stakes_beyond_the_board",
     },
     unchecked=(
-        "the junket room's stakes (junket_table_played, a stake of staked_cents / rounds): "
-        "not checked yet (issue 25, left open)",
+        "a junket room table's stakes changed during the run: the junket room's stakes are "
+        "set up once (the twin never changes them)",
+        "a junket room session is judged by its average stake (staked_cents / rounds): the "
+        "junket room records sessions, not rounds (the twin plays each session at one stake)",
     ),
-)
+)  # fmt: skip
 class AuthorisedStakes(Checker):
     def setup(self) -> None:
         self.board: dict[str, int] = {}
@@ -133,6 +174,20 @@ class AuthorisedStakes(Checker):
                     (rec.table, rec.patron, rec.dealer),
                     f"table {rec.table} accepted wagers of {_eur(rec.stake_cents)} on "
                     f"{rec.game}, above the authorised maximum ({_eur(cap[0])})",
+                    (cap[1], rec.seq),
+                )
+        elif isinstance(rec, JunketTablePlayed) and rec.rounds > 0:
+            cap = self._max(rec.table, rec.game)
+            if cap is None:
+                return  # no maximum of the Board's for the game: nothing to judge
+            self.observed()
+            stake = Fraction(rec.staked_cents, rec.rounds)
+            if stake > cap[0]:
+                self.report(
+                    (rec.table, rec.player, rec.junket),
+                    f"junket room table {rec.table} accepted {rec.rounds} wagers of "
+                    f"{_eur_q(stake)} on {rec.game} from {rec.player} ({rec.junket}), above "
+                    f"the authorised maximum ({_eur(cap[0])})",
                     (cap[1], rec.seq),
                 )
 
@@ -192,16 +247,18 @@ NOTICE_GRACE = 60.0
         + "test_no_notice_function",
         "it lists every authorised game with the maximum and minimum stakes in force, updated "
         "when they change": INJ + "[R22]",
+        "... the junket room's too (part of the casino open for business: its tables' "
+        "table_stakes are among the stakes in force)": JINJ + "[R22.junket]",
         "it shows the licence conditions the Board requires": T + "test_notice_conditions",
         "it shows the entrance fee the Board approved": T + "test_notice_conditions",
+        "a notice the casino's policy ([tables.policy]) leaves short of the Board's conditions "
+        "or fee, at each posting": T + "test_notice_policy_short_of_the_board",
     },
     unchecked=(
         "'conspicuous place at or near the entrance': the twin has no floor plan; a notice "
         "record is taken as exhibited at the entrance",
-        "the junket room's game and stakes: the notice lists the games and stakes of the "
-        "pit's tables; the junket room's tables keep no stakes of their own in the records",
         "the slot machines' games and stakes: the twin's notice lists table games only (a "
-        "casino without tables exhibits a notice with no game on it)",
+        "casino without tables exhibits a notice with its junket room's game, or no game)",
     ),
     needs="an opening of the casino, or an entrance notice",
 )  # fmt: skip
@@ -293,7 +350,8 @@ class EntranceNoticeCheck(Checker):
 
     @staticmethod
     def _show(stakes: dict[str, tuple[int, int]]) -> str:
-        return "; ".join(f"{g} {_eur(lo)}-{_eur(hi)}" for g, (lo, hi) in sorted(stakes.items()))
+        shown = "; ".join(f"{g} {_eur(lo)}-{_eur(hi)}" for g, (lo, hi) in sorted(stakes.items()))
+        return shown or "no game"
 
     def _notice(self, n: EntranceNotice) -> None:
         if not n.displayed:
@@ -325,28 +383,54 @@ class EntranceNoticeCheck(Checker):
     "MT98.R23.1",
     kind=Kind.RUNTIME,
     title="Only Board-approved equipment, machines and chips",
-    reads=("gaming_items_approved", "table_opened", "table_equipment_changed", "table_stretch"),
-    observes=("table_opened", "table_equipment_changed", "table_stretch"),
-    needs="a table opened, or a wager",
+    reads=(
+        "gaming_items_approved",
+        "table_opened",
+        "table_equipment_changed",
+        "table_stretch",
+        "junket_chips_approved",
+        "junket_chips_issued",
+    ),
+    observes=("table_opened", "table_equipment_changed", "table_stretch", "junket_chips_issued"),
+    needs="a table opened, a wager, or junket chips issued",
     test=INJ,
     checks={
         "every wheel or shoe in use at a table is Board-approved": INJ + "[R23.1]",
         "every chip the pit puts in play is of a Board-approved series": T
         + "test_unapproved_chips_in_play",
+        "every junket's non-negotiable chips issued at the front-money desk are of a series "
+        "the Board approved (the pit's chip series, or the junkets' approval, "
+        "junket_chips_approved)": JINJ + "[R23.1.junket]",
     },
     unchecked=(
         "gaming machines: their approval is checked by the slot controls (reg 28(3), First "
         "Schedule items 1 and 3)",
         "unapproved items a person holds but never gets into play: seen only when staff "
         "detect them, and then a matter of reporting (MT98.R23.3.p)",
-        "the junket room: not checked yet (issue 25, left open); its tables record no "
-        "equipment, and its chips are each junket's own non-negotiable series (NN-<junket>), "
-        "which the Board's approval of chip series does not name",
+        "the junket room's equipment: its tables record no wheel or shoe",
+        "the series of the cash chips a junket room session is played with (chips = 'cash', "
+        "itself an R25.9a finding): junket_table_played does not name it; junket chips are "
+        "checked where they are issued",
     ),
 )
 class ApprovedItems(Checker):
     def setup(self) -> None:
         self.approved: GamingItemsApproved | None = None
+        self.junket_series: set[str] = set()
+        self.junket_approval: list[int] = []  # seqs of the Board's approvals of junket chips
+
+    def _junket_chips(self, rec: JunketChipsIssued) -> None:
+        ok = self.approved
+        if rec.series in self.junket_series or (ok is not None and rec.series in ok.chip_series):
+            return
+        approvals = [*self.junket_approval, *((ok.seq,) if ok is not None else ())]
+        self.report_once(
+            ("junket", rec.series),
+            (rec.junket, rec.desk),
+            f"junket {rec.junket}'s non-negotiable chips of series {rec.series} were issued at "
+            f"{rec.desk} for play in the casino; the Board never approved that series",
+            (rec.seq, *approvals),
+        )
 
     def _check(self, table: str, kind: str, item: str, rec: Record) -> None:
         ok = self.approved
@@ -365,6 +449,11 @@ class ApprovedItems(Checker):
         elif isinstance(rec, TableOpened):
             self._check(rec.table, "equipment", rec.equipment, rec)
             self._check(rec.table, "chips", rec.chip_series, rec)
+        elif isinstance(rec, JunketChipsApproved):
+            self.junket_series.update(rec.series)
+            self.junket_approval.append(rec.seq)
+        elif isinstance(rec, JunketChipsIssued):
+            self._junket_chips(rec)
         elif isinstance(rec, TableEquipmentChanged):
             self._check(rec.table, "equipment", rec.equipment, rec)
         elif isinstance(rec, TableStretch):

@@ -52,6 +52,7 @@ from twin.floor.tables.events import (
     UnapprovedItemReported,
 )
 from twin.floor.tables.games import BetLaw, TableGame, load_table_game
+from twin.floor.tables.notice import JunketRoom
 from twin.scenario import CardRoomArea, TableConfig, TablesConfig
 from twin.staff.dispatch import Dispatcher
 from twin.world import World, quantize
@@ -138,8 +139,11 @@ class Pit:
         *,
         source: str,
         duration: float,
+        junket_room: JunketRoom | None = None,
     ) -> None:
         self.world = world
+        self.junket_room = junket_room  # the junket room's tables, on the notice too (reg 22)
+        self.hide_junket_room = False  # the notice leaves the junket room out (injected)
         self.env = world.env
         self.config = config
         self.staff = staff
@@ -200,6 +204,9 @@ class Pit:
             bus.emit(StakesAuthorised, game=gid, table="", min_stake_cents=0,
                      max_stake_cents=cfg.authorised_maximum_cents[gid],
                      inspector=inspector)  # fmt: skip
+        junket_room = self.junket_room
+        if junket_room is not None and junket_room.game not in self.games:
+            junket_room.emit_board(self.world, inspector)
         approved = tuple(e.asset for e in cfg.equipment if e.approved)
         bus.emit(GamingItemsApproved, equipment=approved, chip_series=cfg.chip_series)
         bus.emit(NoticeRequirements, conditions=cfg.notice_conditions,
@@ -209,6 +216,8 @@ class Pit:
                 bus.emit(CardRoomApproved, area=a.id, hourly_charge_cents=a.hourly_charge_cents)
         for t in self.tables.values():
             self._emit_stakes(t, "licence")
+        if junket_room is not None:
+            junket_room.emit_stakes(self.world)
         self.post_notice(force=True)
         env = self.env
         for t in self.tables.values():
@@ -259,11 +268,19 @@ class Pit:
                             max_stake_cents=t.max_stake, reason=reason)  # fmt: skip
 
     def notice_content(self) -> tuple[tuple[str, ...], tuple[int, ...], tuple[int, ...]]:
-        """Per game: the lowest minimum and the highest maximum in force at its tables."""
-        games = tuple(self.games)
-        of = {g: [t for t in self.tables.values() if t.game.id == g] for g in games}
-        mins = tuple(min(t.min_stake for t in of[g]) for g in games)
-        maxs = tuple(max(t.max_stake for t in of[g]) for g in games)
+        """Per game: the lowest minimum and the highest maximum in force at its tables (the
+        junket room's among them)."""
+        of: dict[str, list[tuple[int, int]]] = {}
+        for t in self.tables.values():
+            of.setdefault(t.game.id, []).append((t.min_stake, t.max_stake))
+        room = self.junket_room
+        if room is not None and not self.hide_junket_room:
+            of.setdefault(room.game, []).extend(
+                [(room.min_stake_cents, room.max_stake_cents)] * len(room.tables)
+            )
+        games = tuple(of)
+        mins = tuple(min(lo for lo, _ in of[g]) for g in games)
+        maxs = tuple(max(hi for _, hi in of[g]) for g in games)
         return games, mins, maxs
 
     def post_notice(self, *, force: bool = False) -> None:
@@ -277,8 +294,8 @@ class Pit:
         self._notice_key = key
         cfg = self.config
         self.world.bus.emit(EntranceNotice, games=games, min_stakes_cents=mins,
-                            max_stakes_cents=maxs, conditions=cfg.notice_conditions,
-                            entrance_fee_cents=cfg.entrance_fee_cents,
+                            max_stakes_cents=maxs, conditions=cfg.shown_conditions,
+                            entrance_fee_cents=cfg.shown_entrance_fee_cents,
                             displayed=True)  # fmt: skip
 
     def post_notice_daily(self) -> Proc:
