@@ -209,6 +209,8 @@ class Outcome:
     seconds: float = 0.0
     failures: list[str] = field(default_factory=list)
     compared: int = 0  # commands whose output was compared
+    #: each compared command with what it really printed (progress lines dropped)
+    printed: list[tuple[Command, list[str]]] = field(default_factory=list)
 
 
 def run_block(block: Block, cwd: Path, env: dict[str, str], timeout: float = 900) -> Outcome:
@@ -256,6 +258,7 @@ def run_block(block: Block, cwd: Path, env: dict[str, str], timeout: float = 900
         if shown and shown[-1] == "...":
             shown, actual = shown[:-1], actual[: len(shown) - 1]
         outcome.compared += 1
+        outcome.printed.append((cmd, got))
         if shown != actual:
             outcome.failures.append(f"{where} prints otherwise:\n{_diff(shown, actual)}")
     outcome.seconds = time.monotonic() - began
@@ -294,19 +297,50 @@ def regenerate(text: str, env: dict[str, str]) -> str:
     return "".join(lines)
 
 
+def rewrite_outputs(text: str, outcomes: list[Outcome]) -> str:
+    """README text with every compared command's shown output replaced by what it printed
+    (a shown output ending in ``...`` keeps its length and its ``...``)."""
+    lines = text.splitlines(keepends=True)
+    printed = [(cmd, got) for o in outcomes for cmd, got in o.printed]
+    for cmd, got in sorted(printed, key=lambda p: p[0].line, reverse=True):
+        assert cmd.shown is not None
+        first = cmd.line + cmd.command.count("\n")  # 0-based index of the first shown line
+        head = lines[cmd.line - 1]
+        indent = head[: head.index("$ ")]
+        new = got
+        if cmd.shown and cmd.shown[-1] == "...":
+            new = [*got[: len(cmd.shown) - 1], "..."]
+        lines[first : first + len(cmd.shown)] = [
+            f"{indent}{line}\n" if line else "\n" for line in new
+        ]
+    return "".join(lines)
+
+
 def main() -> None:
-    """`python tests/readme_blocks.py`: rewrite README.md's help blocks from the live help."""
+    """`python tests/readme_blocks.py`: rewrite README.md's help blocks from the live help;
+    with ``--outputs``, also run every `run` block in order (as the test does) and rewrite
+    the outputs they show with what they print. Review the change with `git diff README.md`:
+    a rewritten output is a claim about the twin."""
+    import argparse
     import tempfile
 
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("--outputs", action="store_true", help="rewrite the shown outputs too")
+    args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        env = prepare(Path(tmp) / "readme")
+        cwd = Path(tmp) / "readme"
+        env = prepare(cwd)
         old = README.read_text(encoding="utf-8")
         new = regenerate(old, env)
+        if args.outputs:
+            outcomes = [run_block(b, cwd, env) for b in parse(new) if b.kind in ("run", "file")]
+            new = rewrite_outputs(new, outcomes)
+    what = "help blocks" + (" and shown outputs" if args.outputs else "")
     if new != old:
         README.write_text(new, encoding="utf-8")
-        print("README.md: help blocks rewritten from the live help")
+        print(f"README.md: {what} rewritten from the live twin")
     else:
-        print("README.md: help blocks already match the live help")
+        print(f"README.md: {what} already match the live twin")
 
 
 if __name__ == "__main__":
