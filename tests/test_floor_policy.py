@@ -99,7 +99,7 @@ def test_the_default_policy_is_the_ruleset_s_and_clean(
 
 def test_a_floor_that_never_calls_a_second_inspector_is_found() -> None:
     """Under a proposal of two inspectors above Lm 10, a floor whose policy is never to call
-    a second one (0) is found under 1(0)(a) on each hand pay above Lm 10, once; the same floor
+    a second one (0) is found under 10(a) on each hand pay above Lm 10, once; the same floor
     with the default policy calls two and is clean."""
     clean, clean_records = run(scenario(hand_pay_second_inspector_above_cents=LM10))
     assert found(clean) == ABSENT
@@ -268,3 +268,32 @@ def test_compare_the_90_percent_proposal_with_the_floor_adapting_or_keeping_85()
     # keeping 85 %: bank B's 12 machines too, on their 86.75 % pay table
     assert s11a(keep, "proposed") == [20.0, 20.0]
     assert [o.ledger_sha256 for o in adapt.baseline] == [o.ledger_sha256 for o in keep.baseline]
+
+
+def test_compare_two_inspectors_above_lm_50_with_the_floor_adapting_or_keeping_one() -> None:
+    """Under the proposal of two inspectors above Lm 50, operators who keep calling one
+    inspector run the same floor as the baseline (the same waits) and 10(a)
+    finds the hand pay above Lm 50 (one, in replication 2); operators who adapt call two and
+    patrons wait longer (p95 501.859 s -> 765.484 s in replication 2)."""
+    from twin.experiments import Plan, compare, load_arm
+    from twin.experiments.arms import kept_policies
+
+    study = SCENARIOS / "study.toml"
+    base = load_arm("malta-1998", "baseline")
+    prop = load_arm(SCENARIOS / "proposals" / "two-inspectors-above-lm-50.toml", "proposed")
+    kept = tuple(kept_policies(study, base, 4.0))
+
+    def run_study(operators: str) -> Any:
+        plan = Plan(str(study), base, prop, replications=2, root_seed=1, hours=4.0,
+                    min_replications=2, operators=operators, kept=kept)  # fmt: skip
+        return compare(plan, workers=0)
+
+    def values(result: Any, arm: str, key: str) -> list[float]:
+        return [o.values.get(key, 0.0) for o in getattr(result, arm)]
+
+    adapt, keep = run_study("adapt"), run_study("keep")
+    s110a, p95 = "findings.MT98.S1.10a", "hand_pay_wait_p95_s"
+    assert values(adapt, "baseline", s110a) == values(adapt, "proposed", s110a) == [0.0, 0.0]
+    assert values(keep, "proposed", s110a) == [0.0, 1.0]
+    assert values(adapt, "baseline", p95) == values(keep, "proposed", p95) == [368.516, 501.859]
+    assert values(adapt, "proposed", p95) == [368.516, 765.484]
