@@ -101,6 +101,9 @@ def test_compare_the_lm_1000_proposal_with_operators_adapting_or_keeping_lm_2000
         ("aml.policy.session_is_gaming_day", False),
         ("aml.policy.aggregate_in_out_separately", True),
         ("entrance.policy.admission_min_age_years", 18),
+        ("floor.policy.hand_pay_second_inspector_above_cents", 0),
+        ("floor.policy.program_verification_hours", 24),
+        ("floor.policy.min_rtp", 0.85),
     )
 
     def study(operators: str) -> Any:

@@ -134,14 +134,12 @@ class Casino:
                     self.staff.enlist(mid, r.id, s.name)
                     members.append(mid)
             self.shifts.append(Shift(s.name, s.start, s.end, tuple(members)))
-        second = "hand_pay_second_inspector_above_cents"
+        # the floor works to its own procedures ([floor.policy], issue 34), by default the law's
+        policy = scenario.floor.policy
         self.crew = Crew(
             self.staff,
             Timing(t.walk_minutes, t.hand_pay_minutes, t.hopper_fill_minutes, t.repair_minutes),
-            # a proposal's rule: two inspectors for a hand pay above an amount (0: never)
-            self.ruleset.money(second)
-            if second in self.ruleset and self.ruleset.get(second) > 0
-            else None,
+            self._second_inspector_above(policy.hand_pay_second_inspector_above_cents),
         )
         self.machines: list[SlotMachine] = []
         prefix = self.ruleset.jurisdiction.registration_prefix
@@ -194,11 +192,13 @@ class Casino:
             on_floor += self.hardware.on_floor()
         # -- end hardware -----------------------------------------------------------------------
         self.floor = SlotFloor(env, on_floor)
-        hours = (
-            self.ruleset.get("program_verification_hours")
-            if ("program_verification_hours" in self.ruleset)
-            else 0
-        )
+        hours = policy.program_verification_hours
+        if hours is None:
+            hours = (
+                self.ruleset.get("program_verification_hours")
+                if ("program_verification_hours" in self.ruleset)
+                else 0
+            )
         self.verifier = ProgramVerifier(
             self.world, lambda: self.staff.on_duty("inspector"), self.machines, hours
         )
@@ -346,16 +346,31 @@ class Casino:
             )
             bus.attach(self.compliance)
 
+    def _second_inspector_above(self, policy: int | None) -> Fraction | None:
+        """The floor's cents above which a hand pay needs two Board inspectors (None: never):
+        the policy's amount or else the ruleset's, both in the regulation's currency."""
+        key = "hand_pay_second_inspector_above_cents"
+        if policy is None:  # a proposal's rule: two inspectors above an amount (0: never)
+            return (
+                self.ruleset.money(key)
+                if key in self.ruleset and self.ruleset.get(key) > 0
+                else None
+            )
+        return Fraction(policy) / self.ruleset.exchange_rate() if policy > 0 else None
+
     def pay_table(self, bank: Bank) -> Game:
         """The program the operator installs on ``bank``: of its game and its other approved
-        pay tables, the one with the lowest designed return that meets the ruleset's
-        ``min_rtp`` (the most hold the rules allow; a link's increment counts, as in 1(a)),
-        or the highest return when none does. A rule change therefore changes what the floor
-        plays, not only the verdict (issue 12)."""
+        pay tables, the one with the lowest designed return that meets the floor policy's
+        ``min_rtp``, by default the ruleset's (the most hold the rules allow; a link's
+        increment counts, as in 1(a)), or the highest return when none does. A rule change
+        therefore changes what the floor plays, not only the verdict (issue 12)."""
         first = self.games[bank.game]
-        if not bank.pay_tables or "min_rtp" not in self.ruleset:
+        least = self.scenario.floor.policy.min_rtp
+        if least is None and "min_rtp" in self.ruleset:
+            least = float(self.ruleset.get("min_rtp"))
+        if not bank.pay_tables or least is None:
             return first
-        floor = Fraction(str(self.ruleset.get("min_rtp")))
+        floor = Fraction(str(least))
         link = Fraction(0)
         if bank.progressive is not None:
             link = Fraction(self.facts.approved_links[bank.progressive][1], 10_000)

@@ -44,6 +44,7 @@ __all__ = [
     "DispatchConfig",
     "FaultsConfig",
     "FloorConfig",
+    "FloorPolicy",
     "OpeningHoursConfig",
     "PatronsConfig",
     "PopulationConfig",
@@ -319,9 +320,32 @@ class Bank(_Model):
         return [f"{self.id}-{n:03d}" for n in range(1, self.count + 1)]
 
 
+class FloorPolicy(_Model):
+    """``[floor.policy]``: the slot floor's own procedures (issue 34). Every key defaults to
+    what the ruleset says (None); the controls read only the ruleset and the records, so a
+    procedure looser than the law is a legal scenario whose breaches the controls find, and a
+    stricter one is clean and shows its cost (longer hand-pay waits, less hold)."""
+
+    #: a hand pay of more than this amount is witnessed by an attendant and two Board
+    #: inspectors together, in cents of the regulation's currency like the ruleset's
+    #: ``hand_pay_second_inspector_above_cents`` (Lm for Malta, converted exactly to the
+    #: floor's cents at the ruleset's exchange rate); 0: never a second inspector; None: the
+    #: ruleset's
+    hand_pay_second_inspector_above_cents: NonNegativeInt | None = None
+    #: how often, in hours, the Board inspectors on duty challenge every machine for its
+    #: program signature (0: only at installation, conversion, return and closing); None: the
+    #: ruleset's ``program_verification_hours``
+    program_verification_hours: NonNegativeFloat | None = None
+    #: the least designed return of the pay table the operator installs on a bank with
+    #: ``pay_tables`` (it installs the leanest meeting it, or the richest when none does);
+    #: None: the ruleset's ``min_rtp``
+    min_rtp: Annotated[float, expect("a number in [0, 1]", lambda v: 0 <= v <= 1)] | None = None
+
+
 class FloorConfig(_Model):
     """The ``[floor]`` table. ``drop_collection``: the local time ("HH:MM") of the daily drop,
-    when a drop team empties every machine's drop bucket and bill stacker (none if absent)."""
+    when a drop team empties every machine's drop bucket and bill stacker (none if absent);
+    ``policy``: the floor's own procedures (:class:`FloorPolicy`, default the ruleset's)."""
 
     coin_pay_seconds: PositiveFloat = 0.125
     banks: Annotated[
@@ -329,6 +353,7 @@ class FloorConfig(_Model):
     ] = Field(strict=False)
     progressives: tuple[Progressive, ...] = Field(default=(), strict=False)
     drop_collection: HHMM | None = None
+    policy: FloorPolicy = Field(default_factory=FloorPolicy)
 
     @model_validator(mode="after")
     def _check(self) -> FloorConfig:

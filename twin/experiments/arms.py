@@ -95,6 +95,9 @@ POLICY_OF_RULE: dict[str, tuple[str, str]] = {
     "aml_aggregate_in_out_separately": ("aml", "aggregate_in_out_separately"),
     "admission_min_age_years": ("entrance", "admission_min_age_years"),
     "min_balance_cents": ("premium", "min_balance_cents"),
+    "hand_pay_second_inspector_above_cents": ("floor", "hand_pay_second_inspector_above_cents"),
+    "program_verification_hours": ("floor", "program_verification_hours"),
+    "min_rtp": ("floor", "min_rtp"),
 }
 
 

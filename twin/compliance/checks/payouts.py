@@ -23,6 +23,7 @@ from twin.machines.events import (
 )
 from twin.machines.sas import Door, ExceptionCode
 from twin.records import Record
+from twin.staff.events import JobStarted
 
 T = "tests/test_controls.py::test_injected_violation_is_found"
 TM = "tests/test_controls_money.py::"
@@ -247,11 +248,15 @@ class PayoutsRecorded(Checker):
     "MT98.S1.10a",
     kind=Kind.RUNTIME,
     title="Jackpot and credit payments made before a certifying inspector",
-    reads=reads_with_book("hand_paid"),
+    reads=reads_with_book("hand_paid", "job_started"),
+    params=("hand_pay_second_inspector_above_cents",),
     test=T,
     checks={
         "a jackpot or credit payment is made in the presence of a Board inspector": "tests/"
         "test_controls.py::test_injected_violation_is_found[S1.10a]",
+        "a proposal's rule: a payment of more than hand_pay_second_inspector_above_cents is "
+        "made before two Board inspectors (the hand-pay job's staff)": "tests/"
+        "test_floor_policy.py::test_a_floor_that_never_calls_a_second_inspector_is_found",
         "the payment certified is due: a jackpot hand pay equals the locked-up win": TM
         + "test_jackpot_hand_pay_must_equal_the_locked_win",
         "the payment certified is due: a credit payout is no more than the credits that play "
@@ -264,21 +269,49 @@ class PayoutsRecorded(Checker):
     ),
 )
 class HandPaysCertified(Checker):
+    """Every hand pay is certified by a Board inspector (by two above a proposal's amount,
+    ``hand_pay_second_inspector_above_cents``: the inspectors who staffed the hand-pay job)."""
+
     def setup(self) -> None:
         self.book = MoneyBook.of(self.ctx)
+        key = "hand_pay_second_inspector_above_cents"
+        self.two_above = (
+            self.ctx.money(key) if key in self.ctx.ruleset and self.ctx.param(key) > 0 else None
+        )
+        # (machine, requested_t) -> (seq, inspectors) of the hand-pay job that staffed it
+        self.jobs: dict[tuple[str, float], tuple[int, int]] = {}
 
     def on_record(self, rec: Record) -> None:
+        if isinstance(rec, JobStarted):
+            if rec.job_kind == "hand_pay":
+                n = sum(1 for w in rec.members if self.ctx.is_inspector(w))
+                self.jobs[(rec.machine, rec.requested_t)] = (rec.seq, n)
+            return
         a = self.book.observe(rec)
         if not isinstance(rec, HandPaid):
             return
         assert a is not None
         m = rec.machine
+        job = self.jobs.pop((m, rec.requested_t), None)
         if not self.ctx.is_inspector(rec.inspector):
             self.report(
                 (m, rec.patron),
                 f"{rec.reason} of {rec.cents} cents on {m} was paid with no Board "
                 "inspector certifying it",
                 (rec.seq,),
+            )
+        elif (
+            self.two_above is not None
+            and rec.cents > self.two_above
+            and job is not None
+            and job[1] < 2
+        ):
+            self.report(
+                (m, rec.patron),
+                f"{rec.reason} of {rec.cents} cents on {m}, more than "
+                f"{self.ctx.ruleset.money_text('hand_pay_second_inspector_above_cents')}, "
+                f"was certified by {job[1]} Board inspector, not two",
+                (job[0], rec.seq),
             )
         if rec.reason == "credit_payout":
             due = a.before - a.surplus
