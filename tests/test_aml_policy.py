@@ -101,6 +101,7 @@ def test_compare_the_lm_1000_proposal_with_operators_adapting_or_keeping_lm_2000
         ("aml.policy.session_is_gaming_day", False),
         ("aml.policy.aggregate_in_out_separately", True),
         ("entrance.policy.admission_min_age_years", 18),
+        ("junkets.policy.max_representatives", 2),
     )
 
     def study(operators: str) -> Any:

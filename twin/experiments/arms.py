@@ -95,6 +95,7 @@ POLICY_OF_RULE: dict[str, tuple[str, str]] = {
     "aml_aggregate_in_out_separately": ("aml", "aggregate_in_out_separately"),
     "admission_min_age_years": ("entrance", "admission_min_age_years"),
     "min_balance_cents": ("premium", "min_balance_cents"),
+    "junket_max_representatives": ("junkets", "max_representatives"),
 }
 
 
