@@ -1156,7 +1156,8 @@ class JunketSchedule(_Model):
     count: PositiveInt | None = None  # how many junkets (default: as many as the run holds)
     members: PositiveInt = 6
     stay_hours: PositiveFloat = 48.0
-    #: hours before arrival the licensee notifies the Board (reg 25(6): at least 48)
+    #: hours before arrival the licensee notifies the Board (reg 25(6): at least 48); the
+    #: desk's ``[junkets.policy] notice_hours``, when set, replaces it
     notice_hours: NonNegativeFloat = 72.0
     #: the Board dispensed with the 48 hours (reg 25(6) proviso): the particulars are due
     #: before junket gaming starts

@@ -22,7 +22,13 @@ Every draw is on a stream of its own: members' particulars on ``(junket, "member
 of them is domiciled in Malta though resident abroad on ``(junket, "domicile")``), a
 member's rests on ``(member, "play")``, a table's rounds on ``(table, "outcomes")``.
 
-Injections (``twin.inject_junkets``) arm a misconduct on a junket or a leader before t = 0.
+The desk works to its own procedures (``[junkets.policy]``, issue 34): when it notifies
+junkets and sends leaders' particulars (set: for all alike; unset: each schedule's and
+leader's own), how many representatives of a leader it registers and whether it accepts
+members resident in Malta (unset: the law's). The controls read only the ruleset.
+
+Injections (``twin.inject_junkets``) arm a misconduct on a junket or a leader before t = 0;
+they cross the ruleset's numbers, whatever the policy.
 """
 
 from __future__ import annotations
