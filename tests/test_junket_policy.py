@@ -221,3 +221,18 @@ def test_a_bad_policy_is_one_input_error(policy: dict[str, Any], key: str, found
     with pytest.raises(InputError) as err:
         run(floor(policy))
     assert err.value.key == key and found in str(err.value)
+
+
+def test_the_reg_25_checkers_read_neither_the_policy_nor_the_department() -> None:
+    """The controls read the ruleset and the records: their module imports no scenario model
+    and not the department."""
+    import ast
+
+    import twin.compliance.checks.junkets as checks
+
+    tree = ast.parse(Path(checks.__file__).read_text())
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert {m for m in imported if m and m.startswith("twin.")} == {
+        "twin.compliance.registry", "twin.patrons.junket_events", "twin.records",
+    }  # fmt: skip
