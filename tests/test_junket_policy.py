@@ -104,10 +104,11 @@ def test_a_desk_sending_the_leaders_particulars_13_days_ahead_is_found() -> None
     assert [r.applied for r in sink.of(JunketLeaderApplied)] == ["2025-12-23"]
 
 
-def test_a_desk_sending_them_30_days_ahead_is_clean() -> None:
-    casino, sink = run(floor({"leader_notice_days": 30}))
+def test_a_desk_sending_them_40_days_ahead_is_clean() -> None:
+    """40 days before 5 January is 26 November, before the licence's issue on 1 December."""
+    casino, sink = run(floor({"leader_notice_days": 40}))
     assert findings(casino) == []
-    assert [r.applied for r in sink.of(JunketLeaderApplied)] == [date(2025, 12, 6).isoformat()]
+    assert [r.applied for r in sink.of(JunketLeaderApplied)] == [date(2025, 11, 26).isoformat()]
 
 
 # -- max_representatives (reg 25(4)) -------------------------------------------------------------
