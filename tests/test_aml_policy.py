@@ -104,6 +104,7 @@ def test_compare_the_lm_1000_proposal_with_operators_adapting_or_keeping_lm_2000
         ("floor.policy.hand_pay_second_inspector_above_cents", 0),
         ("floor.policy.program_verification_hours", 24),
         ("floor.policy.min_rtp", 0.85),
+        ("junkets.policy.max_representatives", 2),
     )
 
     def study(operators: str) -> Any:

@@ -1181,7 +1181,8 @@ class JunketSchedule(_Model):
     count: PositiveInt | None = None  # how many junkets (default: as many as the run holds)
     members: PositiveInt = 6
     stay_hours: PositiveFloat = 48.0
-    #: hours before arrival the licensee notifies the Board (reg 25(6): at least 48)
+    #: hours before arrival the licensee notifies the Board (reg 25(6): at least 48); the
+    #: desk's ``[junkets.policy] notice_hours``, when set, replaces it
     notice_hours: NonNegativeFloat = 72.0
     #: the Board dispensed with the 48 hours (reg 25(6) proviso): the particulars are due
     #: before junket gaming starts
@@ -1212,9 +1213,38 @@ class JunketSchedule(_Model):
         return out
 
 
+class JunketPolicy(_Model):
+    """``[junkets.policy]``: the junket desk's own procedures (issue 34). The controls of reg
+    25 read only the ruleset and the records, never this: a desk looser than the law is a
+    legal scenario whose breaches are found, a stricter one is clean and shows its cost.
+
+    ``notice_hours`` and ``leader_notice_days`` are the desk's working numbers: when set, the
+    desk acts exactly that long ahead for every junket and every leader; None keeps each
+    schedule's ``notice_hours`` and each leader's ``applied`` date (the scenario's, which
+    the law bounds: reg 25(6)'s 48 hours, 25(2)'s 14 days). ``max_representatives`` and
+    ``accept_home_residents`` are what the desk accepts, by default the law."""
+
+    #: hours before each junket's arrival the desk notifies the Board (reg 25(6), 25(7));
+    #: None: each schedule's ``notice_hours``
+    notice_hours: NonNegativeFloat | None = None
+    #: days before a leader's services start the desk gives the Board the leader's
+    #: particulars, its application (reg 25(2)); None: each leader's ``applied`` date
+    leader_notice_days: NonNegativeInt | None = None
+    #: the most representatives of a leader the desk registers, the first the leader names
+    #: (reg 25(4)); None: the ruleset's ``junket_max_representatives``
+    max_representatives: NonNegativeInt | None = None
+    #: reg 25(1): junket members "shall be domiciled and resident outside Malta". The
+    #: members' residence is scenario data (a schedule's ``countries``); whom the desk
+    #: accepts is policy. False (the law): the desk turns away, before the junket is
+    #: notified, every member resident in the ruleset's ``junket_home_country``; True: it
+    #: accepts them. (The domicile is not on the particulars the desk sees: a member domiciled
+    #: in Malta though resident abroad, ``home_domiciled_share``, comes either way.)
+    accept_home_residents: bool = False
+
+
 class JunketsConfig(_Model):
     """``[junkets]``: the junket room (its tables play ``game``), the front-money desk, the
-    junket leaders and the schedules of junkets."""
+    junket leaders and the schedules of junkets, and the desk's procedures (``policy``)."""
 
     #: a table game file, relative to the scenario's folder (read when the casino is built)
     game: Annotated[Path, BeforeValidator(_resolve_table_game)]
@@ -1232,6 +1262,7 @@ class JunketsConfig(_Model):
     max_stake_cents: Cents | None = None
     leaders: tuple[JunketLeader, ...] = Field(default=(), strict=False)
     schedules: tuple[JunketSchedule, ...] = Field(default=(), strict=False, min_length=1)
+    policy: JunketPolicy = Field(default_factory=JunketPolicy)
 
     @property
     def room_stakes(self) -> tuple[int, int]:

@@ -98,6 +98,7 @@ POLICY_OF_RULE: dict[str, tuple[str, str]] = {
     "hand_pay_second_inspector_above_cents": ("floor", "hand_pay_second_inspector_above_cents"),
     "program_verification_hours": ("floor", "program_verification_hours"),
     "min_rtp": ("floor", "min_rtp"),
+    "junket_max_representatives": ("junkets", "max_representatives"),
 }
 
 

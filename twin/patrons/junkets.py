@@ -22,7 +22,13 @@ Every draw is on a stream of its own: members' particulars on ``(junket, "member
 of them is domiciled in Malta though resident abroad on ``(junket, "domicile")``), a
 member's rests on ``(member, "play")``, a table's rounds on ``(table, "outcomes")``.
 
-Injections (``twin.inject_junkets``) arm a misconduct on a junket or a leader before t = 0.
+The desk works to its own procedures (``[junkets.policy]``, issue 34): when it notifies
+junkets and sends leaders' particulars (set: for all alike; unset: each schedule's and
+leader's own), how many representatives of a leader it registers and whether it accepts
+members resident in Malta (unset: the law's). The controls read only the ruleset.
+
+Injections (``twin.inject_junkets``) arm a misconduct on a junket or a leader before t = 0;
+they cross the ruleset's numbers, whatever the policy.
 """
 
 from __future__ import annotations
@@ -239,6 +245,12 @@ class Junkets:
             JunketTable(world, f"JR-{n}", self.game, bet) for n in range(1, config.tables + 1)
         ]
         self.leaders = {x.id: x for x in config.leaders}
+        policy = config.policy
+        most = policy.max_representatives
+        if most is None:
+            most = int(ruleset.get("junket_max_representatives"))
+        #: the representatives the desk registers for each leader (the first it accepts)
+        self.representatives = {x.id: x.representatives[:most] for x in config.leaders}
         self.leader_armed: dict[str, dict[JunketMisconduct, int]] = {x: {} for x in self.leaders}
         self.plans: dict[str, JunketPlan] = {}
         self.turnover: dict[str, int] = {}  # junket -> rolling (junket chip) turnover so far
@@ -248,8 +260,9 @@ class Junkets:
             leader = self.leaders[s.leader] if s.leader is not None else None
             for k, jid in enumerate(s.junket_ids(duration_hours)):
                 arrival = quantize((s.first_arrival_hours + 24.0 * s.every_days * k) * 3600.0)
-                members = self._particulars(jid, s)
-                self.plans[jid] = JunketPlan(jid, k + 1, s, leader, arrival, members)
+                members = self._accepted(self._particulars(jid, s))
+                if members:
+                    self.plans[jid] = JunketPlan(jid, k + 1, s, leader, arrival, members)
 
     def junket_room(self, tables: TablesConfig | None) -> JunketRoom:
         """The junket room as the entrance notice and the stakes see it (before t = 0). The
@@ -314,7 +327,8 @@ class Junkets:
         """``guest`` joins junket ``plan_id`` as one more member (before t = 0); the member
         id it has on that junket."""
         plan = self.plans[plan_id]
-        mid = f"{plan.id}-M{len(plan.members) + 1}"
+        drawn = max((int(m.id.rsplit("-M", 1)[1]) for m in plan.members), default=0)
+        mid = f"{plan.id}-M{drawn + 1}"
         c = guest.country
         plan.members.append(Member(
             id=mid, name=f"Guest {mid}", id_number=guest.passport, nationality=c, domicile=c,
@@ -344,15 +358,24 @@ class Junkets:
         """Simulation time of local midnight starting ``d`` (0 for days before the run)."""
         return max(0.0, self.world.clock.seconds(_day_start(d)))
 
+    @staticmethod
+    def _application_day(leader: JunketLeader, days: int) -> date:
+        """The day the leader's particulars go to the Board ``days`` (calendar) days before
+        its services start."""
+        return leader.services_start - relativedelta(days=days)
+
     def license_leader(self, leader: JunketLeader) -> simpy.events.ProcessGenerator:
         """The leader's application, licence, representatives, services, in date order."""
         env, bus, clock = self.world.env, self.world.bus, self.world.clock
         armed = self.leader_armed[leader.id]
         applied = leader.applied
+        days = self.config.policy.leader_notice_days  # the desk's procedure (None: `applied`)
+        if days is not None:
+            applied = self._application_day(leader, days)
         if JunketMisconduct.LATE_APPLICATION in armed:
             days = int(self.ruleset.get("junket_leader_notice_days"))
-            applied = leader.services_start - relativedelta(days=days - 1)
-        reps = list(leader.representatives)
+            applied = self._application_day(leader, days - 1)
+        reps = list(self.representatives[leader.id])
         if JunketMisconduct.THIRD_REPRESENTATIVE in armed:
             most = int(self.ruleset.get("junket_max_representatives"))
             while len(reps) <= most:
@@ -429,6 +452,15 @@ class Junkets:
             ]
         return out
 
+    def _accepted(self, members: list[Member]) -> list[Member]:
+        """The members the desk accepts (reg 25(1)): by default none resident in the
+        ruleset's ``junket_home_country``; with ``accept_home_residents`` every one. The
+        particulars are drawn first either way: the other draws stay as they were."""
+        if self.config.policy.accept_home_residents:
+            return members
+        home = str(self.ruleset.get("junket_home_country"))
+        return [m for m in members if m.residence != home]
+
     def run_junket(self, plan: JunketPlan) -> simpy.events.ProcessGenerator:
         """Notice, arrival, deposits and chips, play, settlement and departure."""
         env, bus, clock = self.world.env, self.world.bus, self.world.clock
@@ -441,10 +473,13 @@ class Junkets:
             members[-1] = Member(last.id, last.name, last.id_number, last.nationality,
                                  last.domicile, home, f"12 Tower Road, Sliema, {home}")  # fmt: skip
         arrival_local = clock.at(plan.arrival)
-        sent = arrival_local.astimezone(UTC) - timedelta(hours=s.notice_hours)  # scenario data
+        ahead = self.config.policy.notice_hours  # the desk's procedure (None: the schedule's)
+        sent = arrival_local.astimezone(UTC) - timedelta(
+            hours=ahead if ahead is not None else s.notice_hours
+        )
         if JunketMisconduct.LATE_NOTICE in armed:
             hours = int(self.ruleset.get("junket_notice_hours"))
-            sent = arrival_local.astimezone(UTC) - relativedelta(hours=hours - 1)
+            sent = arrival_local.astimezone(UTC) - timedelta(hours=hours - 1)
         notice_t = clock.seconds(sent)
         yield env.timeout(max(0.0, notice_t))
         if s.dispensation:
@@ -459,7 +494,7 @@ class Junkets:
             licence_number=leader.licence_number if leader else "",
             representatives=tuple(
                 f"{r.name}|{r.address}|{r.id_number}"
-                for r in (leader.representatives if leader else ())
+                for r in (self.representatives[leader.id] if leader else ())
             ),
             members=tuple(m.id for m in members), member_names=tuple(m.name for m in members),
             member_residences=tuple(m.residence for m in members), member_id_numbers=tuple(ids),
