@@ -44,12 +44,31 @@ def test_twin_run_hardware_shows_a_live_line_per_smib(broker: Broker, tmp_path: 
     try:
         wait_until("the first status line", lambda: b"SMIB S-00" in err.read_bytes(), 30)
         emulate = ("smib", "emulate", "--broker", broker.url, "--events", "15", "--rate", "6")
-        # S-001 is the registered machine; S-002 reports another serial (HW.identity)
-        good = _twin(*emulate, "--id", "S-001", "--password", "pw-S-001",
-                     "--serial", hw.registry["S-001"].serial)  # fmt: skip
-        assert good.returncode == 0, good.stderr
-        other = _twin(*emulate, "--id", "S-002", "--password", "pw-S-002", "--seed", "2")
-        assert other.returncode == 0, other.stderr
+        # S-001 is the registered machine; S-002 reports another serial (HW.identity); the two
+        # boards play at once, as on a floor (one after the other, a loaded machine could end
+        # the 14-second run before the second said goodbye)
+        boards = [
+            subprocess.Popen(
+                [sys.executable, "-m", "twin", *emulate, *extra],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for extra in (
+                (
+                    "--id",
+                    "S-001",
+                    "--password",
+                    "pw-S-001",
+                    "--serial",
+                    hw.registry["S-001"].serial,
+                ),
+                ("--id", "S-002", "--password", "pw-S-002", "--seed", "2"),
+            )
+        ]
+        for board in boards:
+            _out, board_err = board.communicate(timeout=60)
+            assert board.returncode == 0, board_err
         assert run.wait(timeout=60) == 0, err.read_text()
     finally:
         if run.poll() is None:
