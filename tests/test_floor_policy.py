@@ -23,11 +23,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_aml import run
 
 from twin.casino import Casino
 from twin.errors import InputError
 from twin.metrics import Metrics
-from twin.records import MemorySink, Record
+from twin.records import Record
 from twin.scenario import FloorPolicy, parse_scenario
 from twin.staff.events import JobCompleted, JobStarted
 
@@ -53,13 +54,6 @@ def scenario(policy: dict[str, Any] | None = None, pay_tables: bool = False, **l
         data["floor"]["policy"] = policy
     data["ruleset"]["overrides"] = dict(law)
     return parse_scenario(data, source="test", base_dir=SCENARIOS)
-
-
-def run(sc: Any) -> tuple[Casino, list[Record]]:
-    sink = MemorySink()
-    casino = Casino(sc, sinks=[sink])
-    casino.run()
-    return casino, sink.records
 
 
 def found(casino: Casino) -> Counter[str]:
