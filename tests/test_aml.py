@@ -15,13 +15,7 @@ from typing import Any
 import pytest
 import simpy
 
-from twin.casino import Casino
-from twin.clock import Clock, OpeningHours
-from twin.compliance.checks.aml import RANKS, _rank_ok
-from twin.compliance.engine import ComplianceEngine, FloorFacts
-from twin.compliance.findings import Finding
-from twin.compliance.ruleset import load_ruleset
-from twin.floor.aml_events import (
+from twin.aml.records import (
     AmlTrainingCompleted,
     CashOutCrossReferenced,
     IdentificationRecorded,
@@ -33,9 +27,15 @@ from twin.floor.aml_events import (
     RoEvaluation,
     SuspicionReported,
 )
-from twin.floor.cage_events import CageTransaction
-from twin.floor.entrance_events import CasinoLicensed, EntryAdmitted
-from twin.floor.tables.events import TableStretch
+from twin.cage.records import CageTransaction
+from twin.casino import Casino
+from twin.clock import Clock, OpeningHours
+from twin.compliance.checks.aml import RANKS, _rank_ok
+from twin.compliance.engine import ComplianceEngine, FloorFacts
+from twin.compliance.findings import Finding
+from twin.compliance.ruleset import load_ruleset
+from twin.door.records import CasinoLicensed, EntryAdmitted
+from twin.pit.records import TableStretch
 from twin.records import MemorySink, Record, RecordBus
 from twin.scenario import parse_scenario
 from twin.staff.events import ShiftStarted

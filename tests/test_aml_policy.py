@@ -14,9 +14,9 @@ from typing import Any
 
 from test_aml import baseline, of, run, scenario
 
+from twin.aml.records import ReportingOfficerAppointed
+from twin.cage.records import CageTransaction
 from twin.errors import InputError
-from twin.floor.aml_events import ReportingOfficerAppointed
-from twin.floor.cage_events import CageTransaction
 from twin.machines.events import CashedOut
 
 LAW = Fraction(200_000) / Fraction("0.4293")  # Lm 2,000 in euro cents, exactly

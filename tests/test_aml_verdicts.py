@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 from test_aml import Rig, _evaluate, _report, _xref
 
+from twin.aml.records import SuspicionReported
 from twin.casino import Casino
 from twin.compliance.checks.aml import MoneyTrail
 from twin.compliance.registry import registry
-from twin.floor.aml_events import SuspicionReported
-from twin.floor.tables.events import TableStretch
 from twin.machines.events import BillAccepted, CashedOut
 from twin.patrons.events import PatronArrived, PatronLeft, SessionStarted
+from twin.pit.records import TableStretch
 from twin.records import MemorySink, Record, truth_kinds
 from twin.scenario import load_scenario
 from twin.staff.events import ShiftStarted

@@ -152,22 +152,22 @@ KERNEL = {
 #: The assembly: the casino, the run API, the CLI and what reads a whole run. Anything in twin.
 ASSEMBLY = {
     "twin.__main__",
-    "twin.actions",
+    "twin.slots.actions",
     "twin.api",
     "twin.casino",
     "twin.cli",
     "twin.commands",
     "twin.departments",
     # the injections of the parts around the slot floor (issue 10), one module each
-    "twin.inject_aml",
-    "twin.inject_cage",
-    "twin.inject_entrance",
-    "twin.inject_junkets",
-    "twin.inject_tables",
-    "twin.inject_premium",
+    "twin.aml.injections",
+    "twin.cage.injections",
+    "twin.door.injections",
+    "twin.junkets.injections",
+    "twin.pit.injections",
+    "twin.premium.injections",
     # a procedure bench builds a casino around one SMIB (issue 8): assembly, not the link
     "twin.hardware.procedures",
-    "twin.inject",
+    "twin.slots.injections",
     "twin.kinds",
     "twin.ledger_export",
     "twin.ledger_retention",
@@ -177,17 +177,39 @@ ASSEMBLY = {
 }
 CORE_LIBS = {"simpy", "numpy", "pydantic", "pydantic_core", "dateutil", "tzdata", "scipy"}
 #: Sub-package -> the twin packages it may import besides the kernel (and itself).
+#: The departments (issue 26) and the departments each may import (interim: see below).
+DEPARTMENT_NEEDS: dict[str, set[str]] = {
+    "twin.slots": {
+        "twin.door",
+        "twin.pit",
+        "twin.cage",
+        "twin.junkets",
+        "twin.premium",
+        "twin.aml",
+    },
+    "twin.door": {"twin.slots"},
+    "twin.pit": {"twin.slots"},
+    "twin.cage": {"twin.slots"},
+    "twin.junkets": {"twin.slots", "twin.pit", "twin.aml"},
+    "twin.premium": {"twin.slots", "twin.pit"},
+    "twin.aml": {"twin.slots", "twin.door", "twin.pit", "twin.cage", "twin.junkets"},
+}
 LAYERS: dict[str, set[str]] = {
     "twin.machines": set(),
     "twin.staff": set(),
-    "twin.patrons": {"twin.machines", "twin.floor", "twin.accounts"},
-    "twin.floor": {"twin.machines", "twin.staff"},
+    "twin.patrons": {"twin.machines"},
+    # the departments (issue 26): each may use the domain libraries and the departments it
+    # declares it needs
+    **{
+        d: DEPARTMENT_NEEDS[d] | {"twin.machines", "twin.staff", "twin.patrons", "twin.accounts"}
+        for d in DEPARTMENT_NEEDS
+    },
     "twin.compliance": {
         "twin.machines",
         "twin.patrons",
         "twin.staff",
-        "twin.floor",
         "twin.accounts",
+        *DEPARTMENT_NEEDS,
     },
     # the link writes findings (reconciliation, identity): it may use the Finding record
     "twin.hardware": {"twin.machines", "twin.compliance"},
@@ -198,7 +220,7 @@ LAYERS: dict[str, set[str]] = {
         "twin.compliance",
         "twin.staff",
         "twin.patrons",
-        "twin.floor",
+        *DEPARTMENT_NEEDS,
     },
     # premium-player deposit accounts (Singapore): a pure ledger and status replay; the CLI
     # hands it the ruleset's numbers, so it needs nothing of the compliance engine
@@ -279,8 +301,8 @@ def test_the_layout_check_catches_an_inward_violation() -> None:
     assert _allowed("twin.hardware", "jsonschema")
     assert not _allowed("twin.machines", "jsonschema")
     assert not _allowed("twin.compliance", "twin.hardware.book")
-    assert not _allowed("twin.floor", "paho.mqtt.client")
-    assert _allowed("twin.floor", "twin.machines.machine")
+    assert not _allowed("twin.door", "paho.mqtt.client")
+    assert _allowed("twin.pit", "twin.machines.machine")
     assert _allowed("assembly", "twin.compliance.engine")
 
 

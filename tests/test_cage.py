@@ -11,11 +11,8 @@ from typing import Any
 import pytest
 from conftest import besides_absent
 
-from twin.casino import Casino
-from twin.compliance.checks.cage import AuditedStatements
-from twin.errors import InputError
-from twin.floor.cage import retention_ends
-from twin.floor.cage_events import (
+from twin.cage.model import retention_ends
+from twin.cage.records import (
     CageTransaction,
     DropCounted,
     DropVarianceInvestigated,
@@ -23,6 +20,9 @@ from twin.floor.cage_events import (
     UnclaimedRegistered,
     UnclaimedWrittenOff,
 )
+from twin.casino import Casino
+from twin.compliance.checks.cage import AuditedStatements
+from twin.errors import InputError
 from twin.records import Record
 from twin.scenario import parse_scenario
 

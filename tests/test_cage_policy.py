@@ -18,11 +18,8 @@ from conftest import besides_absent_functions
 from dateutil.relativedelta import relativedelta
 from test_cage import run, scenario
 
-from twin.casino import Casino
-from twin.compliance.findings import Finding
-from twin.errors import InputError
-from twin.floor.cage import retention_ends
-from twin.floor.cage_events import (
+from twin.cage.model import retention_ends
+from twin.cage.records import (
     GamingPaymentAccepted,
     RecordDestroyed,
     RecordsNotProduced,
@@ -30,6 +27,9 @@ from twin.floor.cage_events import (
     RecordsRequested,
     RecordVolume,
 )
+from twin.casino import Casino
+from twin.compliance.findings import Finding
+from twin.errors import InputError
 
 SHORT = {"accounts_years": 3, "payment_records_years": 3}
 LAW = {"accounts": 10, "payment_records": 5, "internal_audit": 1}

@@ -420,7 +420,7 @@ def test_default_min_rtp_flags_only_the_low_return_game(tmp_path: Path) -> None:
 
 def test_readme_documents_every_injection() -> None:
     readme = (ROOT / "README.md").read_text()
-    from twin.inject import INJECTIONS
+    from twin.slots.injections import INJECTIONS
 
     for kind, spec in INJECTIONS.items():
         assert f"| `{kind}` | {spec.doc} |" in readme, kind

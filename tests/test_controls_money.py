@@ -30,7 +30,6 @@ from twin.casino import Casino
 from twin.compliance.engine import ComplianceEngine, FloorFacts
 from twin.compliance.findings import Finding
 from twin.compliance.ruleset import load_ruleset
-from twin.inject import InjectViolation
 from twin.machines.events import (
     BillAccepted,
     CashedOut,
@@ -48,6 +47,7 @@ from twin.machines.events import (
 from twin.machines.sas import ExceptionCode
 from twin.records import MemorySink, Record, RecordBus
 from twin.scenario import load_scenario, parse_scenario
+from twin.slots.injections import InjectViolation
 from twin.staff.events import ShiftStarted
 from twin.state import replay
 

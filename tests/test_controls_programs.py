@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 
-from twin.actions import ConvertProgram
 from twin.casino import Casino
 from twin.commands import CommandRejected
 from twin.errors import InputError
@@ -28,6 +27,7 @@ from twin.machines.verification import (
 )
 from twin.records import MemorySink
 from twin.scenario import parse_scenario
+from twin.slots.actions import ConvertProgram
 
 ROOT = Path(__file__).resolve().parent.parent
 FLOOR = Path(__file__).resolve().parent / "data" / "controls.toml"

@@ -22,7 +22,6 @@ import pytest
 import simpy
 from conftest import besides_absent
 
-from twin.actions import RemoveMachine, ReturnMachine
 from twin.casino import Casino
 from twin.clock import Clock
 from twin.compliance.engine import ComplianceEngine, FloorFacts
@@ -37,6 +36,7 @@ from twin.machines.events import (
 )
 from twin.records import MemorySink, Record, RecordBus
 from twin.scenario import parse_scenario
+from twin.slots.actions import RemoveMachine, ReturnMachine
 from twin.state import replay
 
 FLOOR = Path(__file__).resolve().parent / "data" / "controls.toml"

@@ -15,8 +15,7 @@ from typing import Any
 import pytest
 from test_entrance import ENTRANCE, FLOOR, build, of, run, scenario_data
 
-from twin.errors import InputError
-from twin.floor.entrance_events import (
+from twin.door.records import (
     BoardNotified,
     EntrantPlayed,
     EntryAdmitted,
@@ -28,6 +27,7 @@ from twin.floor.entrance_events import (
     StaffRegistered,
     VisitAuthorised,
 )
+from twin.errors import InputError
 from twin.metrics import Metrics
 
 HOURS = 4.0

@@ -13,8 +13,7 @@ import pytest
 from conftest import besides_absent
 
 from twin.casino import Casino
-from twin.errors import InputError
-from twin.floor.entrance_events import (
+from twin.door.records import (
     BoardNotified,
     EntrantPlayed,
     EntryAdmitted,
@@ -26,6 +25,7 @@ from twin.floor.entrance_events import (
     SelfExclusionRequested,
     VisitAuthorised,
 )
+from twin.errors import InputError
 from twin.metrics import Metrics
 from twin.patrons.events import PatronArrived
 from twin.records import MemorySink
@@ -316,8 +316,8 @@ def test_a_borrowed_document_is_found_by_recognition_not_by_the_truth() -> None:
     """Issue 25: the door's records name the document's holder; the twin's truth
     (``document_borrowed``) says who stood there. R20.1 finds the listed person only from the
     surveillance's recognition, ten minutes after admission, citing it."""
-    from twin.floor.entrance import RECOGNISED_AFTER
-    from twin.floor.entrance_events import DocumentBorrowed, PersonRecognised
+    from twin.door.model import RECOGNISED_AFTER
+    from twin.door.records import DocumentBorrowed, PersonRecognised
 
     inj = {"kind": "entrance_borrowed_id", "at_hours": 1.0}
     data = scenario_data(hours=2.0)

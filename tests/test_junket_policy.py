@@ -22,13 +22,13 @@ from test_junkets import findings, floor_data, run
 
 from twin.casino import Casino
 from twin.errors import InputError
-from twin.metrics import Metrics
-from twin.patrons.junket_events import (
+from twin.junkets.records import (
     JunketLeaderApplied,
     JunketMemberArrived,
     JunketNotified,
     JunketRepresentativeRegistered,
 )
+from twin.metrics import Metrics
 from twin.records import MemorySink
 
 THIRD = {"name": "Luca Verdi", "address": "Via Dante 1, Napoli, IT", "id_number": "IT-YC1111111"}
@@ -235,5 +235,5 @@ def test_the_reg_25_checkers_read_neither_the_policy_nor_the_department() -> Non
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert {m for m in imported if m and m.startswith("twin.")} == {
-        "twin.compliance.registry", "twin.patrons.junket_events", "twin.records",
+        "twin.compliance.registry", "twin.junkets.records", "twin.records",
     }  # fmt: skip

@@ -26,9 +26,8 @@ from twin.compliance.checks.junkets import (
 )
 from twin.compliance.findings import Finding
 from twin.errors import InputError
-from twin.inject import INJECTIONS
-from twin.metrics import Metrics
-from twin.patrons.junket_events import (
+from twin.junkets.model import OFF_NOTICE, JunketMisconduct
+from twin.junkets.records import (
     JunketArrived,
     JunketChipsApproved,
     JunketChipsIssued,
@@ -38,9 +37,10 @@ from twin.patrons.junket_events import (
     JunketServicesStarted,
     JunketTablePlayed,
 )
-from twin.patrons.junkets import OFF_NOTICE, JunketMisconduct
+from twin.metrics import Metrics
 from twin.records import MemorySink, Record
 from twin.scenario import MISSING, load_scenario, parse_scenario
+from twin.slots.injections import INJECTIONS
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"

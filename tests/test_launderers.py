@@ -18,19 +18,19 @@ from typing import Any
 
 import pytest
 
-from twin.casino import Casino
-from twin.errors import InputError
-from twin.experiments.aml_study import proportion_interval
-from twin.floor.aml_events import (
+from twin.aml.kpis import AmlKpis
+from twin.aml.launderers import PIECE_SHARE
+from twin.aml.records import (
     IdentificationRecorded,
     LaunderingAct,
     RedFlagObserved,
     SuspicionReported,
 )
-from twin.floor.aml_kpis import AmlKpis
-from twin.floor.entrance_events import CasinoLicensed, EntryAdmitted
-from twin.floor.tables.events import TableStretch
-from twin.patrons.launderers import PIECE_SHARE
+from twin.casino import Casino
+from twin.door.records import CasinoLicensed, EntryAdmitted
+from twin.errors import InputError
+from twin.experiments.aml_study import proportion_interval
+from twin.pit.records import TableStretch
 from twin.records import Record
 from twin.scenario import STRATEGIES, parse_scenario
 
@@ -347,7 +347,7 @@ def test_whether_a_red_flag_is_noticed_depends_on_that_flag_alone() -> None:
     missed, alike. Forty flags
     seen in one order and in the reverse order are noticed alike (a shared stream would
     hand each a different draw)."""
-    from twin.floor.aml import Window
+    from twin.aml.model import Window
 
     def noticed(order: list[int]) -> set[str]:
         d = data(hours=1.0)

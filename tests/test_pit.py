@@ -20,7 +20,10 @@ from twin.compliance.engine import ComplianceEngine, FloorFacts
 from twin.compliance.findings import Finding
 from twin.compliance.ruleset import load_ruleset
 from twin.errors import InputError
-from twin.floor.tables.events import (
+from twin.machines.events import GamesPlayed
+from twin.metrics import Metrics
+from twin.pit.kpis import hold_band
+from twin.pit.records import (
     BoardMinimumStake,
     CardRoomApproved,
     CardRoomOpened,
@@ -40,9 +43,6 @@ from twin.floor.tables.events import (
     UnapprovedItemDetected,
     UnapprovedItemReported,
 )
-from twin.floor.tables.kpis import hold_band
-from twin.machines.events import GamesPlayed
-from twin.metrics import Metrics
 from twin.records import MemorySink, Record, RecordBus
 from twin.scenario import parse_scenario
 from twin.staff.events import ShiftStarted

@@ -16,7 +16,7 @@ from twin.casino import Casino
 from twin.compliance.findings import Finding
 from twin.errors import InputError
 from twin.metrics import Metrics
-from twin.patrons.premium_events import PremiumPlayed, PremiumStatusDecided
+from twin.premium.records import PremiumPlayed, PremiumStatusDecided
 from twin.records import MemorySink
 from twin.scenario import load_scenario, parse_scenario
 
@@ -123,12 +123,12 @@ def test_form_checks_on_records() -> None:
     room.cheque(p, day, "personal_cheque", 10_000_00, payee="a friend")  # 2A(1)(d)
     p.refs += 1
     room._emit(  # a casino cheque with no issuer: 2A(1)(c)
-        __import__("twin.patrons.premium_events", fromlist=["x"]).ChequeReceived, p,
+        __import__("twin.premium.records", fromlist=["x"]).ChequeReceived, p,
         account=p.account, day=day.isoformat(), ref="X1", cheque_kind="casino_cheque",
         amount_cents=5_000_00, issuer="", payee=p.id,
     )  # fmt: skip
     room._emit(  # agent credit naming no agent: 2A(1)(e)
-        __import__("twin.patrons.premium_events", fromlist=["x"]).CreditExtended, p,
+        __import__("twin.premium.records", fromlist=["x"]).CreditExtended, p,
         account=p.account, day=day.isoformat(), lender="ima", agent="", amount_cents=1_000_00,
     )  # fmt: skip
     c.finish()

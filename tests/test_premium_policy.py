@@ -23,7 +23,7 @@ from twin.accounts.timeline import AccountEvent, Timeline
 from twin.casino import Casino
 from twin.errors import InputError
 from twin.metrics import Metrics
-from twin.patrons.premium_events import (
+from twin.premium.records import (
     CreditExtended,
     PremiumPlayerRegistered,
     PremiumStatusDecided,

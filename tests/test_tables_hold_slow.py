@@ -1,7 +1,7 @@
 """The table hold band's false-alarm rate, measured on the default pit (issue 10).
 
 A game's counted win is checked against its theoretical win with a band from the variance
-of the rounds played (``twin.floor.tables.kpis.hold_band``, at the pit's ``hold_confidence``
+of the rounds played (``twin.pit.kpis.hold_band``, at the pit's ``hold_confidence``
 of 0.99): on fair tables a game should fall outside about 1 % of the time. Measured here on
 the default scenario's pit, arrivals and table share, over many seeds, one day each; the
 slot banks are cut to one machine each (a visitor's choice of a table is drawn before any

@@ -20,9 +20,9 @@ import pytest
 from scipy import stats
 
 from twin.errors import InputError
-from twin.floor.tables import baccarat, blackjack
-from twin.floor.tables.blackjack import ACE, Rules, UpCard, parse_rules, solve
-from twin.floor.tables.games import (
+from twin.pit import baccarat, blackjack
+from twin.pit.blackjack import ACE, Rules, UpCard, parse_rules, solve
+from twin.pit.games import (
     ROULETTE_BETS,
     ROULETTE_POCKETS,
     SIMULATE,

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-import twin.floor.aml_events
-import twin.floor.entrance_events  # noqa: F401  (registers the truth kinds they hold)
+import twin.aml.records
+import twin.door.records  # noqa: F401  (registers the truth kinds they hold)
 from twin import api
 from twin.compliance.catalog import load_catalog
 from twin.compliance.registry import control, registry

@@ -24,7 +24,6 @@ from twin.commands import CommandAccepted, CommandRejected, parse_command
 from twin.compliance.verdicts import totals
 from twin.drivers import Driver, PacedDriver
 from twin.errors import InputError
-from twin.inject import InjectionLog
 from twin.ledger import HashChain, Ledger
 from twin.metrics import Kpis, MachineSummary, Metrics
 from twin.outputs import LEDGER, RunFolder
@@ -33,6 +32,7 @@ from twin.patrons.census import PopulationSummary
 from twin.records import Record, Sink
 from twin.scenario import Scenario, load_scenario, with_settings
 from twin.signals import Interrupted, deferred
+from twin.slots.injections import InjectionLog
 
 Overrides = Mapping[str, Any] | Iterable[str | tuple[str, Any]]
 

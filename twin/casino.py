@@ -22,14 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 import simpy
 
-from twin import inject
-from twin.actions import ConvertProgram, RemoveMachine, ReturnMachine
 from twin.commands import Command, CommandAccepted, CommandRejected
 from twin.compliance.engine import ComplianceEngine, FloorFacts
 from twin.compliance.ruleset import load_ruleset
 from twin.departments import Department
 from twin.drivers import Driver, FastDriver, Progress, fewer_collections
-from twin.floor.floor import SlotFloor
 from twin.inbox import Envelope, Inbox
 from twin.machines.identity import ManufacturerCertificate, certificate
 from twin.machines.machine import (
@@ -51,17 +48,20 @@ from twin.patrons.population import Population
 from twin.patrons.venue import Visitor
 from twin.records import RecordBus, Sink
 from twin.scenario import Bank, Scenario
+from twin.slots import injections as inject
+from twin.slots.actions import ConvertProgram, RemoveMachine, ReturnMachine
+from twin.slots.floor import SlotFloor
 from twin.staff.dispatch import Dispatcher, Shift
 from twin.staff.roles import Role, member_ids
 from twin.streams import Streams
 from twin.world import World, quantize
 
 if TYPE_CHECKING:
-    from twin.floor.aml import Particulars
-    from twin.floor.cage import Cage
-    from twin.floor.tables.notice import NoticeBoard
-    from twin.floor.tables.pit import Pit
+    from twin.aml.model import Particulars
+    from twin.cage.model import Cage
     from twin.hardware.machine import HardwareFloor
+    from twin.pit.notice import NoticeBoard
+    from twin.pit.pit import Pit
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,9 +223,9 @@ class Casino:
         # -- the rest of the casino (issue 10): each part from its own scenario section -------
         self.departments: list[Department] = []
         # entrance (regs 20, 22, 24): self.entrance, the door
+        from twin.door.injections import validate_entrance
+        from twin.door.model import Door
         from twin.errors import InputError
-        from twin.floor.entrance import Door
-        from twin.inject_entrance import validate_entrance
 
         self.entrance: Door | None = None
         if scenario.entrance is not None:
@@ -246,7 +246,7 @@ class Casino:
 
         # junkets (reg 25): self.junkets (built here, started after the cage: its junket room
         # is on the entrance notice, which the pit or the notice board exhibits)
-        from twin.patrons.junkets import Junkets, validate_injections
+        from twin.junkets.model import Junkets, validate_injections
 
         self.junkets: Junkets | None = None
         junket_room = None
@@ -261,25 +261,25 @@ class Casino:
         self.pit: Pit | None = None
         self.notice_board: NoticeBoard | None = None  # the entrance notice without a pit
         if scenario.tables is not None:
-            from twin.floor.tables.pit import Pit
+            from twin.pit.pit import Pit
 
             self.pit = Pit(self.world, scenario.tables, self.staff, source=source,
                            duration=scenario.duration_seconds,
                            junket_room=junket_room)  # fmt: skip
             self.departments.append(self.pit)
         else:  # a casino without tables still exhibits its entrance notice (reg 22)
-            from twin.floor.tables.notice import NoticeBoard
+            from twin.pit.notice import NoticeBoard
 
             self.notice_board = NoticeBoard(self.world, junket_room)
             self.departments.append(self.notice_board)
-        from twin import inject_tables
+        from twin.pit import injections as inject_tables
 
         inject_tables.validate(self, source)
 
         # cage, cash desks, drop and count (regs 23(4), 37-43): self.cage
         self.cage: Cage | None = None
         if scenario.cage is not None:
-            from twin.floor.cage import PARAMS, Cage
+            from twin.cage.model import PARAMS, Cage
 
             self.cage = Cage(
                 self.world, scenario.cage, scenario, self.staff, self._by_id,
@@ -294,8 +294,8 @@ class Casino:
         # premium players and their deposit accounts (Singapore, issue 11): self.premium
         from twin.accounts.replay import AccountRules
         from twin.errors import InputError
-        from twin.inject_premium import KINDS as PREMIUM_INJECTIONS
-        from twin.patrons.premium import PremiumRoom
+        from twin.premium.injections import KINDS as PREMIUM_INJECTIONS
+        from twin.premium.model import PremiumRoom
 
         self.premium: PremiumRoom | None = None
         if scenario.premium is not None:
@@ -314,9 +314,9 @@ class Casino:
                 raise InputError(source, f"inject[{i}].kind", "a [premium] section", inj.kind)
 
         # anti-money laundering (Malta regs 45-51, issue 11): self.aml, self.launderers
-        from twin.floor.aml import AmlDesk
-        from twin.patrons.junkets import aml_view as junket_aml_view
-        from twin.patrons.launderers import Launderers
+        from twin.aml.launderers import Launderers
+        from twin.aml.model import AmlDesk
+        from twin.junkets.model import aml_view as junket_aml_view
 
         self.aml: AmlDesk | None = None
         self.launderers: Launderers | None = None
@@ -588,7 +588,7 @@ class Casino:
 
     def particulars(self, person: str) -> Particulars:
         """What ``person``'s identity document shows (the AML desk records it, reg 47)."""
-        from twin.floor.aml import Particulars
+        from twin.aml.model import Particulars
 
         try:
             index = int(person.removeprefix("P")) - 1

@@ -7,17 +7,20 @@ package and fails when a module defines a record kind that is not listed here.
 
 from __future__ import annotations
 
+from twin.aml import records as aml_events
+from twin.cage import records as cage_events
 from twin.commands import CommandAccepted, CommandRejected
 from twin.compliance.findings import Finding
-from twin.floor import aml_events, cage_events, entrance_events
-from twin.floor.tables import events as table_events
+from twin.door import records as entrance_events
 from twin.hardware import records as hardware_records
-from twin.inject import InjectionIdle
+from twin.junkets import records as junket_events
 from twin.machines import events as machine_events
 from twin.machines import promotions, verification
 from twin.patrons import events as patron_events
-from twin.patrons import junket_events, premium_events
+from twin.pit import records as table_events
+from twin.premium import records as premium_events
 from twin.records import Record, kinds
+from twin.slots.injections import InjectionIdle
 from twin.staff import events as staff_events
 
 #: The modules that define record kinds (imported for their registrations).

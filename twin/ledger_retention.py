@@ -25,10 +25,10 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from twin.cage.model import retention_ends
 from twin.clock import Clock
 from twin.compliance.ruleset import Ruleset
 from twin.errors import InputError
-from twin.floor.cage import retention_ends
 from twin.ledger import read_meta, read_rows
 
 #: The record kinds of reg 37's payment records (the records regs 38-40 require).

@@ -129,31 +129,31 @@ def _sections() -> list[KpiSection]:
     """A fresh KPI section of each part of the casino around the slot floor (issue 10)."""
     out: list[KpiSection] = []
     # entrance
-    from twin.floor.entrance import EntranceKpis
+    from twin.door.model import EntranceKpis
 
     out.append(EntranceKpis())
 
     # tables
-    from twin.floor.tables.kpis import TablesKpis
+    from twin.pit.kpis import TablesKpis
 
     out.append(TablesKpis())
     # cage
-    from twin.floor.cage_events import CageKpis
+    from twin.cage.records import CageKpis
 
     out.append(CageKpis())
 
     # junkets
-    from twin.patrons.junket_events import JunketKpis
+    from twin.junkets.records import JunketKpis
 
     out.append(JunketKpis())
 
     # premium (issue 11)
-    from twin.patrons.premium_events import PremiumKpis
+    from twin.premium.records import PremiumKpis
 
     out.append(PremiumKpis())
 
     # anti-money laundering (issue 11)
-    from twin.floor.aml_kpis import AmlKpis
+    from twin.aml.kpis import AmlKpis
 
     out.append(AmlKpis())
     return out

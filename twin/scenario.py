@@ -665,7 +665,8 @@ def _resolve_optional_game(value: object, info: ValidationInfo) -> object:
 class Inject(_Model):
     """A violation made to happen on purpose, to prove that a control detects it.
 
-    ``kind`` names an injection (see ``twin.inject``; checked before t = 0); ``machine`` the
+    ``kind`` names an injection (see ``twin.slots.injections``; checked before t = 0);
+    ``machine`` the
     target; ``at_hours`` when it happens; ``game``, ``meter``, ``amount`` are kind-specific.
     """
 
@@ -1363,7 +1364,7 @@ class PremiumConfig(_Model):
 
 # [aml] (regs 45-51): the anti-money-laundering function, and launderers (issue 11)
 
-#: the laundering strategies the twin knows (twin.patrons.launderers)
+#: the laundering strategies the twin knows (twin.aml.launderers)
 STRATEGIES = ("structuring", "minimal_play", "chip_passing", "junket_abuse", "slot_bill_route")
 
 

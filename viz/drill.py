@@ -39,12 +39,12 @@ from typing import TYPE_CHECKING, Any
 import pygame
 
 from twin import api
-from twin.actions import AssignJob, CloseDoor, Note, OpenDoor
 from twin.casino import Casino
 from twin.commands import Command
 from twin.drivers import StepDriver
 from twin.errors import InputError
 from twin.ledger import Ledger, read_rows
+from twin.slots.actions import AssignJob, CloseDoor, Note, OpenDoor
 from viz import palette as P
 from viz.model import FloorModel
 from viz.sources import LiveSource

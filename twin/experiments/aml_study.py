@@ -4,7 +4,7 @@ rule set stops, how fast, and at what cost in reports on honest patrons.
 Replication ``i`` of an arm runs the scenario with seed ``root + i`` under that arm's rules
 (today's, or a proposal's overrides); the same seeds serve every arm, so the launderers, the
 honest patrons and the play are the same until the rules make them differ. Each run's
-``aml`` KPI section (``twin.floor.aml_kpis``) says, from the twin's truth, which launderers
+``aml`` KPI section (``twin.aml.kpis``) says, from the twin's truth, which launderers
 acted and when each was first reported to the police. The study pools the replications:
 
 * for each strategy, the share of launderers detected, with its exact (Clopper-Pearson)

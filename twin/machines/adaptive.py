@@ -6,7 +6,7 @@ such a program: before every stretch of play it computes its hold over its most 
 and scales its pays, down when that hold has fallen below the theoretical hold (it has been
 paying too much) and up when it is above. Its reels, and so its outcome tally, are the
 approved ones, and it keeps reporting the approved program's signature: only the pays
-drift. Only ``twin.inject`` creates one (injection ``adaptive_paytable``).
+drift. Only ``twin.slots.injections`` creates one (injection ``adaptive_paytable``).
 """
 
 from __future__ import annotations

@@ -193,7 +193,7 @@ class SlotMachine:
         self._per_spin = PerSpinEngine(spec.game)
         self.tally = StretchTally(spec.game)
         self.by_bet: dict[int, list[int]] = {}
-        # deliberate violations armed by ``twin.inject`` (each consumed when it happens)
+        # deliberate violations armed by ``twin.slots.injections`` (each consumed when it happens)
         self.armed: dict[Misconduct, int] = {}
         self.hidden_meters: set[str] = set()
         self._at_max_bet: tuple[int, Game, BatchedEngine] | None = None

@@ -2,7 +2,7 @@
 
 A typed plan instead of string switches: ``SlotMachine.arm(Misconduct.X, amount)`` arms one,
 and the machine consumes it the next time the activity it spoils happens
-(``SlotMachine.take(Misconduct.X)``). Only ``twin.inject`` arms anything.
+(``SlotMachine.take(Misconduct.X)``). Only ``twin.slots.injections`` arms anything.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ Each function returns a variant of an approved reel game that keeps the approved
   1(b)(i) and (ii) for the free games; the base game is untouched).
 
 Both engines play a variant exactly alike (its pays and its reels are compiled as any
-game's are). Only ``twin.inject`` creates them (injections ``suppressed_combination`` and
+game's are). Only ``twin.slots.injections`` creates them (injections ``suppressed_combination`` and
 ``biased_free_spin_reel``), and a machine runs one through ``SlotMachine.swap_program``.
 """
 

@@ -21,7 +21,7 @@ licensee, and compare it with what the licensee's AML function recorded:
 * **Suspicion** (46(5), 49, 50, 51): red flags reported, reports evaluated by the Reporting
   Officer, suspicions reported to the police and the Board, with the contents of reg 51.
 
-The record kinds are in ``twin.floor.aml_events``; the checkers never read the twin's truth
+The record kinds are in ``twin.aml.records``; the checkers never read the twin's truth
 (``laundering_act``).
 """
 
@@ -38,8 +38,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from dateutil.relativedelta import relativedelta
 
-from twin.compliance.registry import Checker, Kind, control
-from twin.floor.aml_events import (
+from twin.aml.records import (
     AmlTrainingCompleted,
     CashOutCrossReferenced,
     IdentificationRecorded,
@@ -50,19 +49,20 @@ from twin.floor.aml_events import (
     RoEvaluation,
     SuspicionReported,
 )
-from twin.floor.cage import retention_ends
-from twin.floor.cage_events import CageTransaction, RecordDestroyed, RecordVolume
-from twin.floor.entrance_events import CasinoLicensed, EntryAdmitted, EntryRefused, IdChecked
-from twin.floor.tables.events import TableStretch
-from twin.machines.events import BillAccepted, CashedOut, CoinsAccepted, GamesPlayed, HandPaid
-from twin.patrons.events import PatronArrived, PatronLeft, SessionStarted
-from twin.patrons.junket_events import (
+from twin.cage.model import retention_ends
+from twin.cage.records import CageTransaction, RecordDestroyed, RecordVolume
+from twin.compliance.registry import Checker, Kind, control
+from twin.door.records import CasinoLicensed, EntryAdmitted, EntryRefused, IdChecked
+from twin.junkets.records import (
     JunketChipsRedeemed,
     JunketDepositLodged,
     JunketMemberArrived,
     JunketTablePlayed,
     JunketTokensBought,
 )
+from twin.machines.events import BillAccepted, CashedOut, CoinsAccepted, GamesPlayed, HandPaid
+from twin.patrons.events import PatronArrived, PatronLeft, SessionStarted
+from twin.pit.records import TableStretch
 from twin.records import Record
 from twin.staff.events import ShiftStarted
 

@@ -10,8 +10,7 @@ from datetime import date, datetime, time
 
 from dateutil.relativedelta import relativedelta
 
-from twin.compliance.registry import Checker, Kind, control
-from twin.floor.cage_events import (
+from twin.cage.records import (
     BankingEvidence,
     CageReconciled,
     CageTransaction,
@@ -36,9 +35,10 @@ from twin.floor.cage_events import (
     UnclaimedRegistered,
     UnclaimedWrittenOff,
 )
-from twin.floor.tables.events import TableCount, TableFill, TableOpened
+from twin.compliance.registry import Checker, Kind, control
 from twin.machines.events import MoneyRemoved
 from twin.patrons.events import SessionStarted
+from twin.pit.records import TableCount, TableFill, TableOpened
 from twin.records import Record
 
 T = "tests/test_cage.py::test_injected_violation_is_found"

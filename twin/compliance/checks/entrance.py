@@ -16,7 +16,7 @@ from collections import defaultdict
 from functools import partial
 
 from twin.compliance.registry import Checker, Kind, control
-from twin.floor.entrance_events import (
+from twin.door.records import (
     S26,
     BoardNotified,
     CasinoLicensed,

@@ -16,7 +16,7 @@ from datetime import UTC, date, datetime
 from dateutil.relativedelta import relativedelta
 
 from twin.compliance.registry import Checker, Kind, control
-from twin.patrons.junket_events import (
+from twin.junkets.records import (
     JunketArrived,
     JunketChipsIssued,
     JunketDeparted,

@@ -22,7 +22,7 @@ from twin.accounts.replay import AccountRules, DayStatus, replay
 from twin.accounts.timeline import AccountEvent, Timeline
 from twin.compliance.engine import CheckContext
 from twin.compliance.registry import Checker, Kind, control
-from twin.patrons.premium_events import (
+from twin.premium.records import (
     OPERATOR,
     ChequeReceived,
     CreditExtended,

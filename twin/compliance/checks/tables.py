@@ -18,7 +18,8 @@ import math
 from fractions import Fraction
 
 from twin.compliance.registry import Checker, Kind, control
-from twin.floor.tables.events import (
+from twin.junkets.records import JunketChipsApproved, JunketChipsIssued, JunketTablePlayed
+from twin.pit.records import (
     BoardMinimumStake,
     CardRoomApproved,
     CardRoomOpened,
@@ -36,7 +37,6 @@ from twin.floor.tables.events import (
     UnapprovedItemDetected,
     UnapprovedItemReported,
 )
-from twin.patrons.junket_events import JunketChipsApproved, JunketChipsIssued, JunketTablePlayed
 from twin.records import Record
 
 T = "tests/test_pit.py::"

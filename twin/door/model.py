@@ -44,8 +44,7 @@ from typing import Any, Protocol
 import numpy as np
 import simpy
 
-from twin.errors import InputError
-from twin.floor.entrance_events import (
+from twin.door.records import (
     BoardNotified,
     CasinoLicensed,
     DocumentBorrowed,
@@ -61,6 +60,7 @@ from twin.floor.entrance_events import (
     StaffRegistered,
     VisitAuthorised,
 )
+from twin.errors import InputError
 from twin.records import Record
 from twin.scenario import DOOR_CHECKS, EntranceConfig
 from twin.staff.dispatch import Dispatcher
@@ -213,7 +213,7 @@ class Door:
         self._index: dict[str, int] = {}
         #: entries by casino, refusals by (casino kind, reason): kept for tests and summaries
         self.counts: Counter[str] = Counter()
-        #: injected (twin.inject_aml): the next visitor admitted here is let in unidentified
+        #: injected (twin.aml.injections): the next visitor admitted here is let in unidentified
         self.unidentified_next = False
 
     # -- the department ----------------------------------------------------------------------
@@ -512,7 +512,7 @@ class Door:
         self.identify(peer, person, 0, "visit")
         self.let_in(peer, person, 0, "visit", "premises")
 
-    # -- injected misconduct (twin.inject_entrance) -----------------------------------------
+    # -- injected misconduct (twin.door.injections) -----------------------------------------
     def let_listed_into_bar(self, person: str) -> Proc:
         """The door finds ``person`` listed and lets them into a bar all the same."""
         found = self.identify(self.home, person, 0, "play")

@@ -3,15 +3,15 @@
 the junket room's stakes and chips, R21.1, R21.3 and R23.1). ``junket_room_off_notice``
 (no target) leaves the junket room off the entrance notice (R22).
 
-Targets are checked before t = 0 (``twin.patrons.junkets.validate_injections``).
+Targets are checked before t = 0 (``twin.junkets.model.validate_injections``).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from twin.inject import InjectViolation, injection
-from twin.patrons.junkets import OFF_NOTICE, JunketMisconduct
+from twin.junkets.model import OFF_NOTICE, JunketMisconduct
+from twin.slots.injections import InjectViolation, injection
 
 if TYPE_CHECKING:
     from twin.casino import Casino

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
 
-from twin.floor.tables.events import (
+from twin.pit.records import (
     CardRoomSession,
     CountVarianceInvestigated,
     DeviceCarried,

@@ -569,11 +569,9 @@ __all__ = [
 
 # -- issue 10, 11: the injections of the departments around the slot floor register on import
 # (imported last: each module uses ``injection`` above)
-from twin import (  # noqa: E402
-    inject_aml,  # noqa: F401
-    inject_cage,  # noqa: F401
-    inject_entrance,  # noqa: F401
-    inject_junkets,  # noqa: F401
-    inject_premium,  # noqa: F401
-    inject_tables,  # noqa: F401
-)
+from twin.aml import injections as _aml  # noqa: E402, F401
+from twin.cage import injections as _cage  # noqa: E402, F401
+from twin.door import injections as _door  # noqa: E402, F401
+from twin.junkets import injections as _junkets  # noqa: E402, F401
+from twin.pit import injections as _pit  # noqa: E402, F401
+from twin.premium import injections as _premium  # noqa: E402, F401

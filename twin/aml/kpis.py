@@ -14,7 +14,7 @@ from __future__ import annotations
 from statistics import median
 from typing import Any
 
-from twin.floor.aml_events import (
+from twin.aml.records import (
     CashOutCrossReferenced,
     IdentificationRecorded,
     InternalReport,
@@ -24,7 +24,7 @@ from twin.floor.aml_events import (
     RoEvaluation,
     SuspicionReported,
 )
-from twin.floor.entrance_events import CasinoLicensed, EntryAdmitted
+from twin.door.records import CasinoLicensed, EntryAdmitted
 from twin.records import Record
 
 

@@ -47,8 +47,7 @@ import numpy as np
 import simpy
 from dateutil.relativedelta import relativedelta
 
-from twin.errors import InputError
-from twin.floor.cage_events import (
+from twin.cage.records import (
     BankingEvidence,
     CageReconciled,
     CageTransaction,
@@ -73,6 +72,7 @@ from twin.floor.cage_events import (
     UnclaimedRegistered,
     UnclaimedWrittenOff,
 )
+from twin.errors import InputError
 from twin.machines.events import MoneyRemoved
 from twin.machines.machine import SlotMachine
 from twin.machines.sas import MeterCode
@@ -155,7 +155,7 @@ class _Visit:
 
 @dataclass
 class _Armed:
-    """Injected misconduct waiting for its moment (twin.inject_cage)."""
+    """Injected misconduct waiting for its moment (twin.cage.injections)."""
 
     pocket_next_item: bool = False
     skip_next_writeoff: bool = False

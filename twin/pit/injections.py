@@ -10,13 +10,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from twin.errors import InputError
-from twin.floor.tables import pit as P
-from twin.floor.tables.events import TableEquipmentChanged
-from twin.inject import InjectViolation, injection
+from twin.pit import pit as P
+from twin.pit.records import TableEquipmentChanged
+from twin.slots.injections import InjectViolation, injection
 
 if TYPE_CHECKING:
     from twin.casino import Casino
-    from twin.floor.tables.pit import Pit, Table
+    from twin.pit.pit import Pit, Table
 
 #: kinds whose target is a table, and those whose target is a card room area
 ON_TABLE = (

@@ -40,19 +40,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import simpy
 
+from twin.aml.records import LaunderingAct
 from twin.errors import InputError
-from twin.floor.aml_events import LaunderingAct
+from twin.junkets.model import Guest
 from twin.patrons.events import PatronArrived, PatronLeft, SessionStarted
-from twin.patrons.junkets import Guest
 from twin.patrons.population import Population, member_id
 from twin.patrons.venue import Floor, Hall
 from twin.scenario import AmlConfig, LaundererGroup
 from twin.world import World, quantize
 
 if TYPE_CHECKING:
-    from twin.floor.cage import Cage
-    from twin.floor.tables.pit import Pit
-    from twin.patrons.junkets import Junkets
+    from twin.cage.model import Cage
+    from twin.junkets.model import Junkets
+    from twin.pit.pit import Pit
 
 Proc = Generator[simpy.events.Event, Any, Any]
 

@@ -66,8 +66,7 @@ import numpy as np
 import simpy
 from dateutil.relativedelta import relativedelta
 
-from twin.errors import InputError
-from twin.floor.aml_events import (
+from twin.aml.records import (
     AmlTrainingCompleted,
     CashOutCrossReferenced,
     IdentificationRecorded,
@@ -78,11 +77,12 @@ from twin.floor.aml_events import (
     RoEvaluation,
     SuspicionReported,
 )
-from twin.floor.cage import retention_ends
-from twin.floor.cage_events import CageTransaction, RecordDestroyed, RecordVolume
-from twin.floor.entrance_events import EntryAdmitted, IdChecked
-from twin.floor.tables.events import TableStretch
+from twin.cage.model import retention_ends
+from twin.cage.records import CageTransaction, RecordDestroyed, RecordVolume
+from twin.door.records import EntryAdmitted, IdChecked
+from twin.errors import InputError
 from twin.machines.events import BillAccepted, CashedOut, CoinsAccepted, GamesPlayed, HandPaid
+from twin.pit.records import TableStretch
 from twin.records import Record
 from twin.scenario import AmlConfig
 from twin.staff.dispatch import Dispatcher
@@ -140,7 +140,7 @@ class Particulars:
 @dataclass(frozen=True, slots=True)
 class Seen:
     """What the staff see in a record of a part of the casino the desk does not know by
-    itself (a junket desk's deposits and redemptions: ``twin.patrons.junkets.aml_view``).
+    itself (a junket desk's deposits and redemptions: ``twin.junkets.model.aml_view``).
 
     ``what``: "arrived" (``patron`` begins a stay that is one window, its ``particulars``
     read from the document shown), "in" (cash for chips or tokens, ``cents``), "out" (chips
@@ -193,7 +193,7 @@ class Case:
 
 @dataclass
 class _Armed:
-    """Injected misconduct waiting for its moment (twin.inject_aml)."""
+    """Injected misconduct waiting for its moment (twin.aml.injections)."""
 
     skip_id: set[str] = field(default_factory=set)  # reasons whose next identification is skipped
     skip_cross_reference: bool = False

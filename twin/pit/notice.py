@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from twin.floor.tables.events import (
+from twin.pit.records import (
     BoardMinimumStake,
     EntranceNotice,
     StakesAuthorised,

@@ -47,8 +47,8 @@ from typing import Any
 import numpy as np
 
 from twin.errors import InputError
-from twin.floor.tables.games import BetLaw, TableGame, kind, simulates
 from twin.machines.diskcache import cached
+from twin.pit.games import BetLaw, TableGame, kind, simulates
 
 #: card values 2..11 (11 is the ace) and their probabilities in an infinite shoe
 CARDS = tuple(range(2, 12))

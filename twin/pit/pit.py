@@ -27,7 +27,9 @@ import numpy as np
 import simpy
 
 from twin.errors import InputError
-from twin.floor.tables.events import (
+from twin.pit.games import BetLaw, TableGame, load_table_game
+from twin.pit.notice import JunketRoom
+from twin.pit.records import (
     BoardMinimumStake,
     CardRoomApproved,
     CardRoomOpened,
@@ -51,8 +53,6 @@ from twin.floor.tables.events import (
     UnapprovedItemDetected,
     UnapprovedItemReported,
 )
-from twin.floor.tables.games import BetLaw, TableGame, load_table_game
-from twin.floor.tables.notice import JunketRoom
 from twin.scenario import CardRoomArea, TableConfig, TablesConfig
 from twin.staff.dispatch import Dispatcher
 from twin.world import World, quantize

@@ -33,8 +33,8 @@ from dateutil.relativedelta import relativedelta
 
 from twin.accounts.forms import ALLOWED_FORMS
 from twin.accounts.replay import AccountRules, DayStatus, Stepper
-from twin.floor.tables.games import TableGame, load_table_game
-from twin.patrons.premium_events import (
+from twin.pit.games import TableGame, load_table_game
+from twin.premium.records import (
     OPERATOR,
     ChequeCleared,
     ChequeDishonoured,
@@ -522,7 +522,7 @@ class PremiumRoom:
             return self._force(p, (True, "reg 4(2)", year), year, "requalified_after_long_dip")
         return truth
 
-    # -- injections (twin.inject_premium) ---------------------------------------------------
+    # -- injections (twin.premium.injections) ---------------------------------------------------
 
     def today(self) -> date:
         return self.world.clock.at(self.world.env.now).date()

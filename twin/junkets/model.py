@@ -27,7 +27,7 @@ junkets and sends leaders' particulars (set: for all alike; unset: each schedule
 leader's own), how many representatives of a leader it registers and whether it accepts
 members resident in Malta (unset: the law's). The controls read only the ruleset.
 
-Injections (``twin.inject_junkets``) arm a misconduct on a junket or a leader before t = 0;
+Injections (``twin.junkets.injections``) arm a misconduct on a junket or a leader before t = 0;
 they cross the ruleset's numbers, whatever the policy.
 """
 
@@ -46,11 +46,9 @@ import numpy as np
 import simpy
 from dateutil.relativedelta import relativedelta
 
+from twin.aml.model import Particulars, Seen
 from twin.errors import InputError
-from twin.floor.aml import Particulars, Seen
-from twin.floor.tables.games import BetLaw, TableGame, load_table_game
-from twin.floor.tables.notice import JunketRoom
-from twin.patrons.junket_events import (
+from twin.junkets.records import (
     JunketArrived,
     JunketChipsApproved,
     JunketChipsIssued,
@@ -70,6 +68,8 @@ from twin.patrons.junket_events import (
     JunketTablePlayed,
     JunketTokensBought,
 )
+from twin.pit.games import BetLaw, TableGame, load_table_game
+from twin.pit.notice import JunketRoom
 from twin.records import Record
 from twin.scenario import (
     Inject,
@@ -149,7 +149,7 @@ class MemberAccount:
 
 @dataclass(frozen=True, slots=True)
 class Guest:
-    """Someone who joins a junket to launder its front money (``twin.patrons.launderers``):
+    """Someone who joins a junket to launder its front money (``twin.aml.launderers``):
     lodges ``deposit_cents``, plays one short session of ``rounds`` rounds, and takes the
     chips back at settlement. ``act(step, cents, member id)`` records each act as the twin's
     truth (a ``laundering_act``)."""
@@ -668,7 +668,7 @@ class Junkets:
 
 
 def aml_view(rec: Record) -> Seen | None:
-    """What the licensee's AML staff see at the junket desk (``twin.floor.aml.AmlDesk``
+    """What the licensee's AML staff see at the junket desk (``twin.aml.model.AmlDesk``
     views): a member's stay is one window, begun at arrival with the passport shown; the
     front money lodged (and cash paid for tokens) is cash for chips; rolling-chip play is
     play; the chips redeemed at settlement are a cash-out. The same passport on a later

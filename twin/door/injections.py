@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from twin.door.model import Door
 from twin.errors import InputError
-from twin.floor.entrance import Door
-from twin.inject import InjectViolation, injection
+from twin.slots.injections import InjectViolation, injection
 
 if TYPE_CHECKING:
     from twin.casino import Casino

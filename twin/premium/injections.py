@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from dateutil.relativedelta import relativedelta
 
-from twin.inject import InjectViolation, injection
-from twin.patrons.premium import PremiumPlayer, PremiumRoom
+from twin.premium.model import PremiumPlayer, PremiumRoom
+from twin.slots.injections import InjectViolation, injection
 
 if TYPE_CHECKING:
     from twin.casino import Casino

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from twin.inject import InjectViolation, injection
+from twin.slots.injections import InjectViolation, injection
 
 if TYPE_CHECKING:
     from twin.casino import Casino

@@ -1,1 +1,0 @@
-"""The casino floor: zones, banks of machines, who is playing where."""
