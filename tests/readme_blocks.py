@@ -65,7 +65,7 @@ NORMALISE = (
     (re.compile(r"(simulated in )\d+(?:\.\d+)? s\b"), r"\1<wall> s"),
     (re.compile(r'("wall_seconds": )\d+(?:\.\d+)?'), r"\1<wall>"),
 )
-#: a run's progress line without a terminal (twin/cli.py), dropped from the real output
+#: a run's progress line without a terminal (twin/cli/running.py), dropped from the real output
 PROGRESS = re.compile(
     r"^twin: \S+: [\d.]+ of [\d.]+ sim-h \(\d+%\) in \d+ s, x[\d,]+ real time, "
     r"about \d+ s left$"

@@ -175,6 +175,9 @@ ASSEMBLY = {
     "twin.state",
     "twin.summary",
 }
+#: Packages of the assembly: every module in them is assembly (the CLI, one module per
+#: command group, issue 26).
+ASSEMBLY_PACKAGES = {"twin.cli"}
 CORE_LIBS = {"simpy", "numpy", "pydantic", "pydantic_core", "dateutil", "tzdata", "scipy"}
 #: Sub-package -> the twin packages it may import besides the kernel (and itself).
 #: The departments (issue 26) and the departments each may import (interim: see below).
@@ -247,7 +250,7 @@ def _owner(module: str) -> str:
     """The layer a twin module belongs to: kernel, assembly or its sub-package."""
     if module in KERNEL:
         return "kernel"
-    if module in ASSEMBLY:
+    if module in ASSEMBLY or any(module.startswith(f"{p}.") for p in ASSEMBLY_PACKAGES):
         return "assembly"
     parts = module.split(".")
     return ".".join(parts[:2])

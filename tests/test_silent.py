@@ -161,7 +161,7 @@ def test_a_ruleset_with_no_implemented_control_says_so_and_strict_fails() -> Non
     """Both packaged rulesets have implemented controls now (SG10 since issue 11), so the
     case is a run's summary as a ruleset with none would leave it: a real run's, with the
     compliance block such a ruleset gives (nothing checked)."""
-    from twin.cli import run_warnings, strict_failures
+    from twin.cli.running import run_warnings, strict_failures
 
     summary = api.run(TINY, hours=0.25, chain=False).summary()
     assert run_warnings(summary) == []
