@@ -518,7 +518,7 @@ def test_the_normal_helpers_give_scipys_numbers_to_the_last_bit() -> None:
     """The tail tests' normal cdf, survival function and density are the very floats of
     ``sps.norm`` (so p-values, and the findings that print them, do not move), on values
     from the centre to far in both tails."""
-    from twin.compliance.stats import _norm_cdf, _norm_pdf, _norm_sf
+    from twin.compliance.stats.results import _norm_cdf, _norm_pdf, _norm_sf
 
     rng = np.random.default_rng(2026)
     xs = [0.0, -0.0, 1e-300, 8.3, -8.3, 37.5, -37.5, 40.0]
