@@ -51,7 +51,8 @@ import numpy.typing as npt
 
 from twin.errors import InputError
 from twin.machines.diskcache import cached
-from twin.machines.par import Game, IntArray, ReelSet
+from twin.machines.par import Game, ReelSet
+from twin.machines.par.game import IntArray
 
 __all__ = [
     "CHUNK",

@@ -54,8 +54,8 @@ def _code_version() -> str:
     """The source of the modules whose code decides the cached values, and numpy's version."""
     h = hashlib.sha256(f"{FORMAT}|{np.__version__}".encode())
     here = Path(__file__).resolve().parent
-    for name in ("analysis.py", "par.py", "diskcache.py"):
-        h.update((here / name).read_bytes())
+    for path in (here / "analysis.py", *sorted((here / "par").glob("*.py")), here / "diskcache.py"):
+        h.update(path.read_bytes())
     return h.hexdigest()
 
 

@@ -23,7 +23,9 @@ from types import MappingProxyType
 
 import numpy as np
 
-from twin.machines.par import Game, ReelSet, _frozen, _line_table
+from twin.machines.par import Game, ReelSet
+from twin.machines.par.game import _frozen
+from twin.machines.par.loading import _line_table
 
 __all__ = ["biased_free_spin_reel", "suppressed_combination"]
 
