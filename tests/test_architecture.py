@@ -71,7 +71,7 @@ def _python_ok(code: str) -> None:
 def test_the_scan_sees_the_package() -> None:
     mods = _modules()
     assert TWIN / "casino.py" in mods
-    assert TWIN / "machines" / "engine.py" in mods
+    assert TWIN / "machines" / "engine" / "batched.py" in mods
     names = {n for p in mods for _, n in imported_names(p)}
     assert {"simpy", "numpy", "twin.machines.engine", "twin.world"} <= names
 

@@ -242,7 +242,7 @@ def test_free_spins_evaluated_ahead_serve_the_next_stretches(
     one machine's tapes, 400 stretches evaluate the feature reels far fewer times than they
     play a feature, and play exactly what the per-spin engine plays (tallies included); a
     stretch given back and played again plays the same spins."""
-    from twin.machines import engine as engine_module
+    from twin.machines.engine import batched as engine_module
 
     game = load("video-5reel")
     engine = BatchedEngine(game)
@@ -489,7 +489,7 @@ def test_hand_computed_sessions(
 def test_kernel_equals_game_evaluate_on_many_games(game_id: str) -> None:
     """The kernel (compressed line classes, extended pay table) gives exactly
     ``Game.evaluate``/``evaluate_free``: win, free spins awarded, progressive hit, stops."""
-    from twin.machines.engine import _kernels
+    from twin.machines.engine.batched import _kernels
 
     game = load(game_id)
     base, feature = _kernels(game)
