@@ -18,9 +18,10 @@ import simpy
 
 from twin.clock import Clock
 from twin.dists import Fixed
-from twin.machines.machine import Crew, EngineKind, MachineSpec, SlotMachine, Timing
+from twin.machines.machine import SlotMachine
 from twin.machines.par import load_game
 from twin.machines.sas import Door, MeterCode
+from twin.machines.spec import Crew, EngineKind, MachineSpec, Timing
 from twin.records import MemorySink, Record, RecordBus
 from twin.staff.dispatch import Dispatcher, Shift
 from twin.streams import Streams

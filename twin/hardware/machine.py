@@ -59,8 +59,8 @@ from twin.machines.events import (
     MetersRead,
     TiltRepaired,
 )
-from twin.machines.machine import MachineSpec
 from twin.machines.sas import ExceptionCode
+from twin.machines.spec import MachineSpec
 from twin.records import Record
 from twin.world import World, quantize
 
