@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from twin.hardware.emulator import SmibEmulator, play_like_a_patron
+from twin.hardware.bench import play_like_a_patron
+from twin.hardware.emulator import SmibEmulator
 from twin.hardware.link import Broker
 from twin.machines.par import load_game
 

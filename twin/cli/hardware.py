@@ -78,7 +78,8 @@ def smib_emulate(
 ) -> None:
     """Emulate SMIBs in front of the twin's machine model (docs/smib-protocol.md)."""
     # lazy: nothing of twin imports paho outside twin.hardware, and only this command needs it
-    from twin.hardware.emulator import Misbehaviour, bench_ids, run_bench
+    from twin.hardware.bench import bench_ids, run_bench
+    from twin.hardware.emulator import Misbehaviour
     from twin.hardware.link import Broker
     from twin.machines.par import load_game
 
