@@ -5,6 +5,12 @@ Exit codes: 0 success; 1 a check failed (a tampered ledger); 2 invalid input, re
 one line on stderr that names the file or argument, the key, what was expected and what
 was found — never a traceback for a user's mistake; 3 a ledger whose rows all verify but
 that was never closed (an interrupted run).
+
+One module per command group: :mod:`.running` (``run``), :mod:`.studies` (``compare``, ``aml``,
+``sweep``), :mod:`.games` (``par``, ``table``), :mod:`.accounts` (``account``), :mod:`.catalog`
+(``controls``, ``scenarios``), :mod:`.ledgers` (``ledger``, ``state``) and :mod:`.hardware`
+(``smib``); :mod:`.options` holds the options they share. This module is the group, its
+plugins and :func:`main`.
 """
 
 from __future__ import annotations
