@@ -93,7 +93,7 @@ def smib_emulate(
         Misbehaviour.parse(misbehave)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--misbehave") from None
-    default_game = Path(__file__).with_name("data") / "scenarios" / "games" / "classic-3reel.toml"
+    default_game = Path(__file__).parents[1] / "data" / "scenarios" / "games" / "classic-3reel.toml"
     loaded = load_game(game if game is not None else default_game)
     if state_dir is not None:
         state_dir.mkdir(parents=True, exist_ok=True)

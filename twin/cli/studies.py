@@ -251,7 +251,7 @@ def aml(
 
     if hours is not None and days is not None:
         raise InputError("command line", "--hours/--days", "at most one of them", "both")
-    default = Path(__file__).resolve().parent / "data" / "scenarios" / "aml.toml"
+    default = Path(__file__).resolve().parents[1] / "data" / "scenarios" / "aml.toml"
     path = (scenario if scenario is not None else default).resolve()
     if not path.is_file():
         raise InputError(path, "", "a scenario file", "no such file")
