@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 import simpy
 
@@ -25,6 +25,7 @@ from twin.machines.analysis import Analysis, CombinationLaw, analyse, combinatio
 from twin.machines.events import MachineInstalled
 from twin.machines.par import Game
 from twin.records import Record, RecordBus
+from twin.rules import Rule
 from twin.staff.events import ShiftEnded, ShiftStarted
 
 #: The regulation each catalogue id prefix belongs to: a run checks its ruleset's controls.
@@ -112,6 +113,9 @@ class FloorFacts:
         return got
 
 
+T = TypeVar("T")
+
+
 class CheckContext:
     """What a checker may use: the ruleset, the clock, the Board's facts, timers, reporting."""
 
@@ -142,6 +146,16 @@ class CheckContext:
         """The money parameter ``key`` in the floor's cents, exactly (see ``Ruleset.money``):
         compare it with a record's cents directly, ``cents > ctx.money(key)``."""
         return self.ruleset.money(key)
+
+    def rule(self, rule: Rule[T]) -> T:
+        """The ruleset's value of the declared ``rule`` (``Rule.of``: InputError if absent
+        without a default, or of another type)."""
+        return rule.of(self.ruleset)
+
+    def rule_money(self, rule: Rule[int]) -> Fraction:
+        """The declared money ``rule`` in the floor's cents, exactly (``Rule.money``):
+        compare it with a record's cents directly, ``cents > ctx.rule_money(RULE)``."""
+        return rule.money(self.ruleset)
 
     def is_inspector(self, who: str) -> bool:
         """A Board inspector known to the floor (came on shift at some point)."""
