@@ -143,6 +143,7 @@ KERNEL = {
     "twin.outputs",
     "twin.overrides",
     "twin.records",
+    "twin.rules",
     "twin.scenario",
     "twin.signals",
     "twin.sizes",

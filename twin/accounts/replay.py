@@ -85,7 +85,11 @@ class AccountRules:
         """Read every field by its name, the ruleset's key (``Ruleset.get``). The keys are
         declared once, in ``twin.premium.params``; its ``account_rules(ruleset)`` reads them
         typed, failing loudly when the ruleset lacks one."""
-        return cls(**{f.name: type(f.default)(get(f.name)) for f in fields(cls)})
+        values: dict[str, Any] = {
+            f.name: bool(get(f.name)) if isinstance(f.default, bool) else int(get(f.name))
+            for f in fields(cls)
+        }
+        return cls(**values)
 
 
 @dataclass(slots=True)

@@ -47,6 +47,13 @@ import numpy as np
 import simpy
 from dateutil.relativedelta import relativedelta
 
+from twin.cage.params import (
+    ACCOUNTS_RETENTION,
+    CHEQUE_RECORD_RETENTION,
+    INTERNAL_AUDIT_RETENTION,
+    RULES,
+    WRITEOFF_CYCLE,
+)
 from twin.cage.records import (
     BankingEvidence,
     CageReconciled,
@@ -95,9 +102,9 @@ CARD_ISSUER = {"credit_card": "CardNet Malta Ltd", "debit_card": "CardNet Malta 
 REFUSAL_REASONS = ("refer to drawer", "insufficient funds", "signature differs", "stopped")
 #: Retention categories and the ruleset parameter (years) that governs each.
 RETENTION = {
-    "payment_records": "cheque_record_retention_years",  # reg 37(3)
-    "accounts": "accounts_retention_years",  # reg 43(1), bound: from the last entry
-    "internal_audit": "internal_audit_retention_years",  # reg 43(3)
+    "payment_records": CHEQUE_RECORD_RETENTION.key,  # reg 37(3)
+    "accounts": ACCOUNTS_RETENTION.key,  # reg 43(1), bound: from the last entry
+    "internal_audit": INTERNAL_AUDIT_RETENTION.key,  # reg 43(3)
 }
 DROP_METERS = {"drop_bucket": MeterCode.COINS_TO_DROP_CREDITS, "cash_box": MeterCode.BILL_CREDITS}
 
@@ -113,7 +120,7 @@ class Visitor(Protocol):
 
 
 #: The ruleset parameters the cage works to (the assembly hands their values over).
-PARAMS = ("writeoff_cycle_months", *RETENTION.values())
+PARAMS = tuple(r.key for r in RULES)
 
 
 def retention_ends(last_entry: date, years: int) -> date:
@@ -608,7 +615,7 @@ class Cage:
         """At each calendar month end the register's outstanding amount becomes that
         month's gaming profit."""
         env, clock = self.env, self.world.clock
-        months = self.params["writeoff_cycle_months"]
+        months = self.params[WRITEOFF_CYCLE.key]
         while True:
             now = clock.at(env.now)
             first = datetime(now.year, now.month, 1, tzinfo=clock.zone)

@@ -96,9 +96,7 @@ EMPLOYEE_LICENCE_TERM = Rule[int](
 EMPLOYEE_LICENCE_RENEWAL = Rule[int](
     "employee_licence_renewal_years", "years", "the length of an employee licence's renewal"
 )
-LOWER_GRADE_MAX = Rule[int](
-    "lower_grade_max_months", "months", "the longest work in a lower grade"
-)
+LOWER_GRADE_MAX = Rule[int]("lower_grade_max_months", "months", "the longest work in a lower grade")
 LOWER_GRADE_WINDOW = Rule[int](
     "lower_grade_window_months", "months", "the window lower-grade work is counted over"
 )

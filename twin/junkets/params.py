@@ -10,7 +10,9 @@ LEADER_NOTICE_DAYS = Rule[int](
 MAX_REPRESENTATIVES = Rule[int](
     "junket_max_representatives", "integer", "the most representatives of a junket leader"
 )
-NOTICE_HOURS = Rule[float]("junket_notice_hours", "hours", "how early a junket's arrival is notified")
+NOTICE_HOURS = Rule[float](
+    "junket_notice_hours", "hours", "how early a junket's arrival is notified"
+)
 SINGLE_MIN_DEPOSIT = Rule[int](
     "junket_single_min_deposit_cents", "money", "the least deposit of a junket of one person"
 )

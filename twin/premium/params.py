@@ -25,7 +25,14 @@ REG4_3_NEW_DEPOSIT_MINIMUM = Rule[bool](
 )
 
 #: the parameters the deposit accounts' replay works to (singapore-2010)
-RULES = (MIN_BALANCE, PERIOD, MAX_BELOW, REG4_2_LITERAL, REG3_NEW_ACCOUNT, REG4_3_NEW_DEPOSIT_MINIMUM)
+RULES = (
+    MIN_BALANCE,
+    PERIOD,
+    MAX_BELOW,
+    REG4_2_LITERAL,
+    REG3_NEW_ACCOUNT,
+    REG4_3_NEW_DEPOSIT_MINIMUM,
+)
 
 
 def account_rules(rules: RuleSource) -> AccountRules:
