@@ -27,7 +27,7 @@ MALTA = TWIN / "data" / "rulesets" / "malta-1998.toml"
 PROPOSALS = REPO / "scenarios" / "proposals"
 
 #: files others are rewriting (issue 26): the owner of twin/casino.py replaces its string reads
-#: with the declarations (the mapping is in the issue); then this exemption goes
+#: with the declarations (the mapping is in the i26-params report); then this exemption goes
 PENDING = {"twin/casino.py"}
 #: string constants that spell a parameter's key but name another fact: a scenario field or
 #: an operator's policy that happens to share the name (not a read of the ruleset)
