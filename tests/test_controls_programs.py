@@ -17,6 +17,7 @@ import pytest
 
 from twin.casino import Casino
 from twin.commands import CommandRejected
+from twin.departments import parse_scenario
 from twin.errors import InputError
 from twin.machines.events import GamesPlayed, MetersRead, ProgressiveHit
 from twin.machines.promotions import PromotionalPayout, PromotionAwarded
@@ -26,7 +27,6 @@ from twin.machines.verification import (
     rom_signature,
 )
 from twin.records import MemorySink
-from twin.scenario import parse_scenario
 from twin.slots.actions import ConvertProgram
 
 ROOT = Path(__file__).resolve().parent.parent

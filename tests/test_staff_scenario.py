@@ -13,9 +13,9 @@ from test_scenario import assert_error, broken, load_error
 
 from twin import api
 from twin.casino import Casino
+from twin.departments import load_scenario
 from twin.drivers import StepDriver
 from twin.records import MemorySink
-from twin.scenario import load_scenario
 
 TINY_CREW = "crew = { attendant = 1, technician = 1, inspector = 1 }"
 ROLES = """[staff]
@@ -125,8 +125,8 @@ def test_every_job_the_floor_files_is_a_job_kind_of_the_scenario() -> None:
     given a priority or left to the operator; the default priority is the dispatcher's, the
     four kinds filed during play (the others come after them, as they always did)."""
     from twin.jobs import JOB_ROLES
-    from twin.scenario import DEFAULT_PRIORITY, JOB_KINDS, DispatchConfig
     from twin.staff.dispatch import DEFAULT_PRIORITY as DISPATCH_DEFAULT
+    from twin.staff.section import DEFAULT_PRIORITY, JOB_KINDS, DispatchConfig
 
     assert set(JOB_KINDS) == set(JOB_ROLES)
     assert JOB_KINDS[:4] == DEFAULT_PRIORITY == DISPATCH_DEFAULT

@@ -13,6 +13,7 @@ from twin.commands import CommandAccepted, CommandRejected
 from twin.compliance.findings import Finding
 from twin.door import records as entrance_events
 from twin.hardware import records as hardware_records
+from twin.injections import InjectionIdle
 from twin.junkets import records as junket_events
 from twin.machines import events as machine_events
 from twin.machines import promotions, verification
@@ -20,7 +21,6 @@ from twin.patrons import events as patron_events
 from twin.pit import records as table_events
 from twin.premium import records as premium_events
 from twin.records import Record, kinds
-from twin.slots.injections import InjectionIdle
 from twin.staff import events as staff_events
 
 #: The modules that define record kinds (imported for their registrations).

@@ -77,14 +77,14 @@ from twin.aml.records import (
     RoEvaluation,
     SuspicionReported,
 )
-from twin.cage.model import retention_ends
+from twin.aml.section import AmlConfig
+from twin.cage import retention_ends
 from twin.cage.records import CageTransaction, RecordDestroyed, RecordVolume
 from twin.door.records import EntryAdmitted, IdChecked
 from twin.errors import InputError
 from twin.machines.events import BillAccepted, CashedOut, CoinsAccepted, GamesPlayed, HandPaid
 from twin.pit.records import TableStretch
 from twin.records import Record
-from twin.scenario import AmlConfig
 from twin.staff.dispatch import Dispatcher
 from twin.staff.events import ShiftStarted
 from twin.world import World, quantize
@@ -140,7 +140,7 @@ class Particulars:
 @dataclass(frozen=True, slots=True)
 class Seen:
     """What the staff see in a record of a part of the casino the desk does not know by
-    itself (a junket desk's deposits and redemptions: ``twin.junkets.model.aml_view``).
+    itself (a junket desk's deposits and redemptions: ``twin.aml.views.junket_view``).
 
     ``what``: "arrived" (``patron`` begins a stay that is one window, its ``particulars``
     read from the document shown), "in" (cash for chips or tokens, ``cents``), "out" (chips

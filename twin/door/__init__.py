@@ -1,1 +1,50 @@
-"""x"""
+"""The door (the ``door`` department, regs 20, 22 and 24): identity checks, the Board's lists,
+peer casinos and their notices, the staff register.
+
+Built from ``[entrance]``; it needs the staff (who stand at the door) and the patrons (who
+come to it); the gaming zones are the slot floor's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from twin.department import Department, Plan, Site
+from twin.door import injections
+from twin.door.model import Door, EntranceKpis
+from twin.door.section import EntranceConfig
+from twin.errors import InputError
+from twin.patrons.population import Population
+from twin.slots.section import FloorConfig
+from twin.staff.dispatch import Dispatcher
+
+
+def build(site: Site) -> Iterable[Department]:
+    config = site.section(EntranceConfig)
+    floor = site.section(FloorConfig)
+    assert config is not None and floor is not None
+    if "admission_min_age_years" not in site.rules:
+        raise InputError(site.source, "entrance", "a ruleset with admission_min_age_years",
+                         site.rules.name)  # fmt: skip
+    door = Door(
+        site.world,
+        config,
+        site.need(Population),
+        site.need(Dispatcher),
+        admission_age=int(site.rules.get("admission_min_age_years")),
+        gaming_zones=[b.zone for b in floor.banks],
+        source=site.source,
+    )
+    site.provide(door)
+    return (door,)
+
+
+PLAN = Plan(
+    "door",
+    ("entrance",),
+    build,
+    uses=("staff", "patrons", "slots"),
+    check_injections=injections.validate,
+)
+
+__all__ = ["PLAN", "Door", "EntranceKpis"]

@@ -25,7 +25,7 @@ from twin.world import quantize
 
 if TYPE_CHECKING:
     from twin.machines.machine import SlotMachine
-    from twin.scenario import Promotion
+    from twin.slots.section import Promotion
     from twin.world import World
 
 

@@ -26,8 +26,8 @@ import simpy
 from twin.machines.protocol import Machine
 from twin.patrons.events import PatronArrived, PatronLeft, SessionStarted
 from twin.patrons.population import Member, Population, member_id
+from twin.patrons.section import PatronsConfig, Segment
 from twin.patrons.venue import Hall, Venue
-from twin.scenario import PatronsConfig, Segment
 from twin.world import World, quantize
 
 Proc = Generator[simpy.events.Event, Any, Any]

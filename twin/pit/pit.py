@@ -53,7 +53,7 @@ from twin.pit.records import (
     UnapprovedItemDetected,
     UnapprovedItemReported,
 )
-from twin.scenario import CardRoomArea, TableConfig, TablesConfig
+from twin.pit.section import CardRoomArea, TableConfig, TablesConfig
 from twin.staff.dispatch import Dispatcher
 from twin.world import World, quantize
 
