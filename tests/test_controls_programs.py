@@ -20,7 +20,6 @@ from twin.commands import CommandRejected
 from twin.departments import parse_scenario
 from twin.errors import InputError
 from twin.machines.events import GamesPlayed, MetersRead, ProgressiveHit
-from twin.machines.promotions import PromotionalPayout, PromotionAwarded
 from twin.machines.verification import (
     ProgramConverted,
     ProgramVerified,
@@ -28,6 +27,7 @@ from twin.machines.verification import (
 )
 from twin.records import MemorySink
 from twin.slots.actions import ConvertProgram
+from twin.slots.promotions import PromotionalPayout, PromotionAwarded
 
 ROOT = Path(__file__).resolve().parent.parent
 FLOOR = Path(__file__).resolve().parent / "data" / "controls.toml"

@@ -16,11 +16,12 @@ from twin.hardware import records as hardware_records
 from twin.injections import InjectionIdle
 from twin.junkets import records as junket_events
 from twin.machines import events as machine_events
-from twin.machines import promotions, verification
+from twin.machines import verification
 from twin.patrons import events as patron_events
 from twin.pit import records as table_events
 from twin.premium import records as premium_events
 from twin.records import Record, kinds
+from twin.slots import promotions
 from twin.staff import events as staff_events
 
 #: The modules that define record kinds (imported for their registrations).

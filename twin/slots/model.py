@@ -32,12 +32,12 @@ from twin.machines.machine import (
 from twin.machines.misconduct import AWAITS
 from twin.machines.par import Game, load_game
 from twin.machines.progressive import ProgressiveLink
-from twin.machines.promotions import PromotionDesk
 from twin.machines.protocol import Machine
 from twin.machines.sas import ExceptionCode
 from twin.machines.verification import ProgramConverted, ProgramVerifier
 from twin.scenario import Inject
 from twin.slots.floor import SlotFloor
+from twin.slots.promotions import PromotionDesk
 from twin.slots.section import (
     Bank,
     Conversion,
