@@ -143,6 +143,21 @@ def test_no_registered_control_is_in_the_status_file(status: ControlStatusFile) 
     assert not stale, f"registered but still out of scope or planned: {sorted(stale)}"
 
 
+def test_every_checker_module_is_found() -> None:
+    # adding a checker module touches nothing else: the package finds it, in sorted order
+    import sys
+
+    import twin.compliance.checks as checks
+
+    on_disk = sorted(
+        p.stem for p in (REPO / "twin" / "compliance" / "checks").glob("*.py") if p.stem[0] != "_"
+    )
+    assert list(checks.MODULES) == on_disk
+    assert all(f"twin.compliance.checks.{m}" in sys.modules for m in on_disk)
+    # every checker class registered comes from a module of the package
+    assert {s.checker.__module__.rsplit(".", 1)[-1] for s in registry().values()} <= set(on_disk)
+
+
 # --- (d) each registered control is real ---------------------------------------------------
 
 
