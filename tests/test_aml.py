@@ -39,7 +39,7 @@ from twin.door.records import CasinoLicensed, EntryAdmitted
 from twin.machines.facts import FloorFacts
 from twin.pit.records import TableStretch
 from twin.records import MemorySink, Record, RecordBus
-from twin.staff.events import ShiftStarted
+from twin.staff.records import ShiftStarted
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 ROULETTE = SCENARIOS / "tables" / "roulette-single-zero.toml"

@@ -49,7 +49,7 @@ from twin.machines.events import (
 from twin.machines.facts import FloorFacts
 from twin.machines.sas import ExceptionCode
 from twin.records import MemorySink, Record, RecordBus
-from twin.staff.events import ShiftStarted
+from twin.staff.records import ShiftStarted
 from twin.state import replay
 
 FLOOR = Path(__file__).resolve().parent / "data" / "controls.toml"

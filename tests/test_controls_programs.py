@@ -27,7 +27,7 @@ from twin.machines.verification import (
 )
 from twin.records import MemorySink
 from twin.slots.actions import ConvertProgram
-from twin.slots.promotions import PromotionalPayout, PromotionAwarded
+from twin.slots.records import PromotionalPayout, PromotionAwarded
 
 ROOT = Path(__file__).resolve().parent.parent
 FLOOR = Path(__file__).resolve().parent / "data" / "controls.toml"

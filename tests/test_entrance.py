@@ -28,7 +28,7 @@ from twin.door.records import (
 )
 from twin.errors import InputError
 from twin.metrics import Metrics
-from twin.patrons.events import PatronArrived
+from twin.patrons.records import PatronArrived
 from twin.records import MemorySink
 
 FLOOR = Path(__file__).resolve().parent / "data" / "controls.toml"

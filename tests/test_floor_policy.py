@@ -31,7 +31,7 @@ from twin.errors import InputError
 from twin.metrics import Metrics
 from twin.records import Record
 from twin.slots.section import FloorPolicy
-from twin.staff.events import JobCompleted, JobStarted
+from twin.staff.records import JobCompleted, JobStarted
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"

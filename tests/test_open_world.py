@@ -356,7 +356,7 @@ def test_an_operator_staffs_a_job_through_the_inbox() -> None:
     """Hand pays in operator mode wait for a person; an AssignJob command staffs one, and a
     wrong one is refused with the dispatcher's reason."""
     from twin.staff.actions import AssignJob
-    from twin.staff.events import JobRequested, JobStarted
+    from twin.staff.records import JobRequested, JobStarted
 
     sc = api.prepare(TINY, overrides={"staff.dispatch.operator": ["hand_pay"]})
     sink = MemorySink()

@@ -46,7 +46,7 @@ from twin.pit.records import (
     UnapprovedItemReported,
 )
 from twin.records import MemorySink, Record, RecordBus
-from twin.staff.events import ShiftStarted
+from twin.staff.records import ShiftStarted
 
 ROOT = Path(__file__).resolve().parent.parent
 FLOOR = ROOT / "tests" / "data" / "controls.toml"

@@ -155,7 +155,7 @@ def test_the_drop_collection_can_wait_for_the_operator() -> None:
     """``operator = ["drop_collection"]``: the drop team is not sent until the operator
     assigns one; then the attendant empties the drop, the inspector witnessing."""
     from twin.machines.events import MoneyRemoved
-    from twin.staff.events import JobRequested, JobStarted
+    from twin.staff.records import JobRequested, JobStarted
 
     casino, sink = _drop_day('{ operator = ["drop_collection"] }')
     drops = [r for r in sink.of(JobRequested) if r.job_kind == "drop_collection"]
@@ -172,7 +172,7 @@ def test_the_drop_collection_can_wait_for_the_operator() -> None:
 
 
 def test_the_drop_collection_is_dispatched_by_default() -> None:
-    from twin.staff.events import JobStarted
+    from twin.staff.records import JobStarted
 
     _casino, sink = _drop_day("{}")
     started = [r for r in sink.of(JobStarted) if r.job_kind == "drop_collection"]
@@ -212,7 +212,7 @@ def test_operator_mode_from_the_scenario_leaves_hand_pays_to_the_operator() -> N
     operator; an assignment through ``casino.staff.assign`` starts one at once."""
     from twin.casino import Casino
     from twin.records import MemorySink
-    from twin.staff.events import JobRequested, JobStarted
+    from twin.staff.records import JobRequested, JobStarted
 
     sc = load_scenario(REPO / "scenarios" / "tiny.toml")
     staff = sc.staff.model_copy(

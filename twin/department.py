@@ -25,6 +25,7 @@ from pydantic import BaseModel
 if TYPE_CHECKING:
     import simpy
 
+    from twin.records import Record
     from twin.scenario import ScenarioBase
     from twin.world import World
 
@@ -116,6 +117,21 @@ class Site:
 Build = Callable[[Site], Iterable[Department]]
 
 
+class KpiSection(Protocol):
+    """A department's KPIs, built from records alone (``twin.metrics.Metrics`` holds one of
+    each department that declares them, present in the run or not)."""
+
+    name: str
+    #: the record classes it reads
+    reads: tuple[type[Record], ...]
+
+    def accept(self, rec: Record) -> None: ...
+
+    def report(self, end: float) -> dict[str, Any]:
+        """Its figures at ``end`` (JSON-ready: ints, floats, strings, lists, dicts)."""
+        ...
+
+
 @dataclass(frozen=True)
 class Plan:
     """A department's declaration.
@@ -143,6 +159,8 @@ class Plan:
     #: ``InputError``); run whether the department is present or not, so that an injection
     #: of a department the scenario lacks is refused by name
     check_injections: Callable[[Site], None] | None = None
+    #: a fresh section of its KPIs (None: it reports none of its own)
+    kpis: Callable[[], KpiSection] | None = None
 
     def present(self, scenario: ScenarioBase) -> bool:
         """Whether ``scenario`` asks for this department."""
@@ -174,4 +192,4 @@ def ordered(plans: Iterable[Plan]) -> list[Plan]:
     return done
 
 
-__all__ = ["Build", "Department", "Plan", "Rules", "Site", "Venue", "ordered"]
+__all__ = ["Build", "Department", "KpiSection", "Plan", "Rules", "Site", "Venue", "ordered"]

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from twin.aml import injections  # noqa: F401  (registers the desk's injections)
 from twin.aml.documents import documents
+from twin.aml.kpis import AmlKpis
 from twin.aml.launderers import Launderers
 from twin.aml.model import AmlDesk
 from twin.aml.section import AmlConfig
@@ -21,11 +22,10 @@ from twin.cage import Cage
 from twin.department import Department, Plan, Site
 from twin.door import Door
 from twin.junkets import Junkets
-from twin.patrons.population import Population
-from twin.patrons.venue import Host
+from twin.patrons import Host, Population
 from twin.pit import Pit
-from twin.slots.model import Slots
-from twin.staff.dispatch import Dispatcher
+from twin.slots import Slots
+from twin.staff import Dispatcher
 
 
 def build(site: Site) -> Iterable[Department]:
@@ -57,6 +57,7 @@ PLAN = Plan(
     needs=("door", "cage"),
     needs_why="sessions begin at the door, reg 45; chips are bought and cashed at the cage",
     uses=("staff", "patrons", "slots", "junkets", "pit"),
+    kpis=AmlKpis,
 )
 
 __all__ = ["PLAN", "AmlDesk", "Launderers"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from twin.aml.model import Particulars
-from twin.patrons.population import Population
+from twin.patrons import Population
 
 
 def documents(population: Population, year: int) -> Callable[[str], Particulars]:

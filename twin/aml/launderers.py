@@ -44,9 +44,8 @@ from twin.aml.records import LaunderingAct
 from twin.aml.section import AmlConfig, LaundererGroup
 from twin.errors import InputError
 from twin.junkets import Guest
-from twin.patrons.events import PatronArrived, PatronLeft, SessionStarted
-from twin.patrons.population import Population, member_id
-from twin.patrons.venue import Floor, Hall
+from twin.patrons import Floor, Hall, Population, member_id
+from twin.patrons.records import PatronArrived, PatronLeft, SessionStarted
 from twin.world import World, quantize
 
 if TYPE_CHECKING:

@@ -85,8 +85,8 @@ from twin.errors import InputError
 from twin.machines.events import BillAccepted, CashedOut, CoinsAccepted, GamesPlayed, HandPaid
 from twin.pit.records import TableStretch
 from twin.records import Record
-from twin.staff.dispatch import Dispatcher
-from twin.staff.events import ShiftStarted
+from twin.staff import Dispatcher
+from twin.staff.records import ShiftStarted
 from twin.world import World, quantize
 
 Proc = Generator[simpy.events.Event, Any, Any]
@@ -779,7 +779,7 @@ class AmlDesk:
 # the views (junkets, premium accounts...) that the departments registered
 _SEES: dict[str, Callable[[AmlDesk, Any], None]] = {
     EntryAdmitted.kind: AmlDesk._see_admitted,
-    # the floor's slot sessions (twin.patrons.events, a layer above the floor: by kind)
+    # the floor's slot sessions (twin.patrons.records, a layer above the floor: by kind)
     "session_started": AmlDesk._see_session,
     "patron_left": AmlDesk._see_left,
     IdChecked.kind: AmlDesk._see_nothing,

@@ -10,10 +10,11 @@ from collections.abc import Iterable
 
 from twin.cage import injections  # noqa: F401  (registers the cage's injections)
 from twin.cage.model import PARAMS, Cage, retention_ends
+from twin.cage.records import CageKpis
 from twin.cage.section import CageConfig
 from twin.department import Department, Plan, Site
-from twin.slots.model import Slots
-from twin.staff.dispatch import Dispatcher
+from twin.slots import Slots
+from twin.staff import Dispatcher
 from twin.staff.section import StaffConfig
 
 
@@ -28,6 +29,6 @@ def build(site: Site) -> Iterable[Department]:
     return (cage,)
 
 
-PLAN = Plan("cage", ("cage",), build, needs=("staff", "slots"))
+PLAN = Plan("cage", ("cage",), build, needs=("staff", "slots"), kpis=CageKpis)
 
 __all__ = ["PLAN", "Cage", "retention_ends"]

@@ -78,7 +78,7 @@ from twin.machines.events import MoneyRemoved
 from twin.machines.machine import SlotMachine
 from twin.machines.sas import MeterCode
 from twin.records import Record
-from twin.staff.dispatch import Dispatcher
+from twin.staff import Dispatcher
 from twin.staff.section import StaffConfig
 from twin.world import World, quantize
 

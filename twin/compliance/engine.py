@@ -23,7 +23,7 @@ from twin.compliance.verdicts import Verdict, verdict
 from twin.machines.events import MachineInstalled
 from twin.machines.facts import FloorFacts
 from twin.records import Record, RecordBus
-from twin.staff.events import ShiftEnded, ShiftStarted
+from twin.staff.records import ShiftEnded, ShiftStarted
 
 #: The regulation each catalogue id prefix belongs to: a run checks its ruleset's controls.
 RULESET_OF = {"MT98": "malta-1998", "SG10": "singapore-2010"}

@@ -14,9 +14,9 @@ from twin.door import injections
 from twin.door.model import Door, EntranceKpis
 from twin.door.section import EntranceConfig
 from twin.errors import InputError
-from twin.patrons.population import Population
+from twin.patrons import Population
 from twin.slots.section import FloorConfig
-from twin.staff.dispatch import Dispatcher
+from twin.staff import Dispatcher
 
 
 def build(site: Site) -> Iterable[Department]:
@@ -45,6 +45,7 @@ PLAN = Plan(
     build,
     uses=("staff", "patrons", "slots"),
     check_injections=injections.validate,
+    kpis=EntranceKpis,
 )
 
 __all__ = ["PLAN", "Door", "EntranceKpis"]

@@ -63,7 +63,7 @@ from twin.door.records import (
 from twin.door.section import DOOR_CHECKS, EntranceConfig
 from twin.errors import InputError
 from twin.records import Record
-from twin.staff.dispatch import Dispatcher
+from twin.staff import Dispatcher
 from twin.world import World, quantize
 
 Proc = Generator[simpy.events.Event, Any, Any]

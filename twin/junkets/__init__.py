@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from twin.department import Department, Plan, Site
 from twin.junkets import injections
 from twin.junkets.model import Guest, Junkets, validate_injections
+from twin.junkets.records import JunketKpis
+from twin.junkets.room import JunketRoom
 from twin.junkets.section import JunketsConfig
 from twin.pit.section import TablesConfig
 
@@ -30,6 +32,6 @@ def _check_injections(site: Site) -> None:
     validate_injections(site.scenario.inject, site.find(Junkets), site.source)
 
 
-PLAN = Plan("junkets", ("junkets",), build, check_injections=_check_injections)
+PLAN = Plan("junkets", ("junkets",), build, check_injections=_check_injections, kpis=JunketKpis)
 
-__all__ = ["PLAN", "Guest", "Junkets", "injections"]
+__all__ = ["PLAN", "Guest", "JunketRoom", "Junkets", "injections"]

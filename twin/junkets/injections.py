@@ -11,7 +11,6 @@ from __future__ import annotations
 from twin.department import Venue
 from twin.injections import InjectViolation, injection
 from twin.junkets.model import OFF_NOTICE, JunketMisconduct, Junkets
-from twin.pit import NoticeBoard, Pit
 
 J = JunketMisconduct
 
@@ -65,10 +64,9 @@ for _m in JunketMisconduct:
 
 @injection(OFF_NOTICE, OFF_NOTICE_DOC, needs=(), static=True)
 def _off_notice(venue: Venue, inj: InjectViolation) -> None:
-    if (_pit := venue.find(Pit)) is not None:
-        _pit.hide_junket_room = True
-    if (_noticeboard := venue.find(NoticeBoard)) is not None:
-        _noticeboard.hide_junket_room = True
+    junkets = venue.find(Junkets)
+    if junkets is not None and junkets.room is not None:
+        junkets.room.off_notice = True
 
 
 __all__ = ["DOCS", "OFF_NOTICE_DOC"]

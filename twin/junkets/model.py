@@ -66,11 +66,11 @@ from twin.junkets.records import (
     JunketTablePlayed,
     JunketTokensBought,
 )
+from twin.junkets.room import JunketRoom
 from twin.junkets.section import JunketLeader, JunketRepresentative, JunketSchedule, JunketsConfig
-from twin.pit.games import BetLaw, TableGame, load_table_game
-from twin.pit.notice import JunketRoom
 from twin.pit.section import TablesConfig
 from twin.scenario import Inject
+from twin.tables.games import BetLaw, TableGame, load_table_game
 from twin.world import World, quantize
 
 

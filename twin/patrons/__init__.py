@@ -10,9 +10,9 @@ from collections.abc import Iterable
 
 from twin.department import Department, Plan, Site
 from twin.patrons.patron import Arrivals
-from twin.patrons.population import Population
+from twin.patrons.population import Population, member_id
 from twin.patrons.section import PatronsConfig
-from twin.patrons.venue import Host
+from twin.patrons.venue import Floor, Hall, Host, Visitor
 
 
 def build(site: Site) -> Iterable[Department]:
@@ -26,4 +26,4 @@ def build(site: Site) -> Iterable[Department]:
 
 PLAN = Plan("patrons", ("patrons",), build, uses=("slots",), always=True)
 
-__all__ = ["PLAN"]
+__all__ = ["PLAN", "Floor", "Hall", "Host", "Population", "Visitor", "member_id"]

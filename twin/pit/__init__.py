@@ -13,14 +13,17 @@ from collections.abc import Iterable
 
 from twin.department import Department, Plan, Site
 from twin.pit import injections
-from twin.pit.notice import JunketRoom, NoticeBoard
+from twin.pit.kpis import TablesKpis
+from twin.pit.notice import NoticeBoard
 from twin.pit.pit import Pit
 from twin.pit.section import TablesConfig
-from twin.staff.dispatch import Dispatcher
+from twin.staff import Dispatcher
 
 
 def build(site: Site) -> Iterable[Department]:
     tables = site.section(TablesConfig)
+    from twin.junkets import JunketRoom  # here: the junkets read the pit's section
+
     room = site.find(JunketRoom)  # the junkets' room, when the junkets provided one
     if tables is None:  # a casino without tables still exhibits its entrance notice (reg 22)
         board = NoticeBoard(site.world, room)
@@ -39,6 +42,7 @@ PLAN = Plan(
     uses=("staff", "junkets"),
     always=True,
     check_injections=injections.validate,
+    kpis=TablesKpis,
 )
 
 __all__ = ["PLAN", "NoticeBoard", "Pit"]

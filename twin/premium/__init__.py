@@ -13,6 +13,7 @@ from twin.department import Department, Plan, Site
 from twin.errors import InputError
 from twin.premium import injections
 from twin.premium.model import PremiumRoom
+from twin.premium.records import PremiumKpis
 from twin.premium.section import PremiumConfig
 
 
@@ -30,6 +31,6 @@ def build(site: Site) -> Iterable[Department]:
     return (room,)
 
 
-PLAN = Plan("premium", ("premium",), build, check_injections=injections.validate)
+PLAN = Plan("premium", ("premium",), build, check_injections=injections.validate, kpis=PremiumKpis)
 
 __all__ = ["PLAN", "PremiumRoom"]

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from twin.department import Department, Plan, Site
-from twin.slots import actions, injections  # noqa: F401  (register commands and injections)
+from twin.slots import actions, injections, records  # noqa: F401  (registrations)
 from twin.slots.model import SlotOptions, Slots, SlotScenarioParts
 from twin.slots.section import check
-from twin.staff.dispatch import Dispatcher
+from twin.staff import Dispatcher
 
 
 def build(site: Site) -> Iterable[Department]:
@@ -41,4 +41,4 @@ PLAN = Plan(
     check_injections=injections.validate,
 )
 
-__all__ = ["PLAN", "Slots"]
+__all__ = ["PLAN", "SlotOptions", "Slots"]

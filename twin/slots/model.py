@@ -47,7 +47,7 @@ from twin.slots.section import (
     Promotion,
     Removal,
 )
-from twin.staff.dispatch import Dispatcher
+from twin.staff import Dispatcher
 from twin.staff.section import StaffConfig
 
 

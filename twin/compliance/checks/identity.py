@@ -24,7 +24,7 @@ from twin.machines.events import (
 )
 from twin.machines.verification import ProgramConverted, ProgramVerified, rom_signature
 from twin.records import Record
-from twin.slots.promotions import PromotionalPayout, PromotionAwarded
+from twin.slots.records import PromotionalPayout, PromotionAwarded
 
 T = "tests/test_controls.py::test_injected_violation_is_found"
 C = T + "["  # one case of T

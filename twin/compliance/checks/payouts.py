@@ -23,7 +23,7 @@ from twin.machines.events import (
 )
 from twin.machines.sas import Door, ExceptionCode
 from twin.records import Record
-from twin.staff.events import JobStarted
+from twin.staff.records import JobStarted
 
 T = "tests/test_controls.py::test_injected_violation_is_found"
 TM = "tests/test_controls_money.py::"
