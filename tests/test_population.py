@@ -30,13 +30,14 @@ from test_architecture import imported_names
 from test_casino_determinism import _played_uniforms
 
 from twin.casino import Casino
+from twin.departments import Scenario, load_scenario, parse_scenario
 from twin.errors import InputError
 from twin.patrons.census import PopulationSummary, summarize_population
-from twin.patrons.events import PatronArrived, PatronLeft
 from twin.patrons.patron import draw_plan
 from twin.patrons.population import MAX_REDRAWS, Population, member_id
+from twin.patrons.records import PatronArrived, PatronLeft
+from twin.patrons.section import PatronsConfig
 from twin.records import MemorySink
-from twin.scenario import PatronsConfig, Scenario, load_scenario, parse_scenario
 from twin.streams import Streams
 
 DEFAULT = SCENARIOS / "default.toml"

@@ -28,11 +28,12 @@ PROPOSALS = REPO / "scenarios" / "proposals"
 
 #: files others are rewriting (issue 26): the owner of twin/casino.py replaces its string reads
 #: with the declarations (the mapping is in the i26-params report); then this exemption goes
-PENDING = {"twin/casino.py"}
+PENDING: set[str] = set()
 #: string constants that spell a parameter's key but name another fact: a scenario field or
 #: an operator's policy that happens to share the name (not a read of the ruleset)
 HOMONYMS = {
-    ("twin/scenario.py", "max_stake_cents"),  # a table's own maximum stake ([tables])
+    ("twin/pit/section.py", "max_stake_cents"),  # a table's own maximum stake ([tables])
+    ("twin/junkets/section.py", "max_stake_cents"),  # the junket room's ([junkets])
     ("twin/experiments/arms.py", "admission_min_age_years"),  # [entrance.policy]
     ("twin/experiments/arms.py", "min_balance_cents"),  # [premium.policy]
     ("twin/experiments/arms.py", "hand_pay_second_inspector_above_cents"),  # [floor.policy]

@@ -211,7 +211,8 @@ class Viewer:
 
     def operator_action(self, key: int) -> None:
         """Operator commands on the selected machine: into the inbox, and so into the ledger."""
-        from twin.slots.actions import AssignJob, CloseDoor, OpenDoor
+        from twin.slots.actions import CloseDoor, OpenDoor
+        from twin.staff.actions import AssignJob
 
         m = self.selected
         assert m is not None

@@ -87,7 +87,8 @@ from twin.aml.records import (
     RoEvaluation,
     SuspicionReported,
 )
-from twin.cage.model import retention_ends
+from twin.aml.section import AmlConfig
+from twin.cage import retention_ends
 from twin.cage.records import CageTransaction, RecordDestroyed, RecordVolume
 from twin.door.records import EntryAdmitted, IdChecked
 from twin.errors import InputError
@@ -95,9 +96,8 @@ from twin.machines.events import BillAccepted, CashedOut, CoinsAccepted, GamesPl
 from twin.pit.records import TableStretch
 from twin.records import Record
 from twin.rules import RuleSource
-from twin.scenario import AmlConfig
-from twin.staff.dispatch import Dispatcher
-from twin.staff.events import ShiftStarted
+from twin.staff import Dispatcher
+from twin.staff.records import ShiftStarted
 from twin.world import World, quantize
 
 Proc = Generator[simpy.events.Event, Any, Any]
@@ -139,7 +139,7 @@ class Particulars:
 @dataclass(frozen=True, slots=True)
 class Seen:
     """What the staff see in a record of a part of the casino the desk does not know by
-    itself (a junket desk's deposits and redemptions: ``twin.junkets.model.aml_view``).
+    itself (a junket desk's deposits and redemptions: ``twin.aml.views.junket_view``).
 
     ``what``: "arrived" (``patron`` begins a stay that is one window, its ``particulars``
     read from the document shown), "in" (cash for chips or tokens, ``cents``), "out" (chips
@@ -777,7 +777,7 @@ class AmlDesk:
 # the views (junkets, premium accounts...) that the departments registered
 _SEES: dict[str, Callable[[AmlDesk, Any], None]] = {
     EntryAdmitted.kind: AmlDesk._see_admitted,
-    # the floor's slot sessions (twin.patrons.events, a layer above the floor: by kind)
+    # the floor's slot sessions (twin.patrons.records, a layer above the floor: by kind)
     "session_started": AmlDesk._see_session,
     "patron_left": AmlDesk._see_left,
     IdChecked.kind: AmlDesk._see_nothing,

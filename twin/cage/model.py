@@ -79,13 +79,14 @@ from twin.cage.records import (
     UnclaimedRegistered,
     UnclaimedWrittenOff,
 )
+from twin.cage.section import CageConfig
 from twin.errors import InputError
 from twin.machines.events import MoneyRemoved
 from twin.machines.machine import SlotMachine
 from twin.machines.sas import MeterCode
 from twin.records import Record
-from twin.scenario import CageConfig, Scenario
-from twin.staff.dispatch import Dispatcher
+from twin.staff import Dispatcher
+from twin.staff.section import StaffConfig
 from twin.world import World, quantize
 
 Proc = Generator[simpy.events.Event, Any, Any]
@@ -185,14 +186,14 @@ class Cage:
         self,
         world: World,
         config: CageConfig,
-        scenario: Scenario,
+        crews: StaffConfig,
         staff: Dispatcher,
         machines: Mapping[str, SlotMachine],
         params: Mapping[str, int],
         source: str,
     ) -> None:
         for role in ("cashier", "chief_cashier"):
-            if scenario.staff.head_count(role) == 0:
+            if crews.head_count(role) == 0:
                 raise InputError(
                     source,
                     "staff.shifts",

@@ -34,7 +34,6 @@ they cross the ruleset's numbers, whatever the policy.
 from __future__ import annotations
 
 import math
-import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
@@ -44,7 +43,6 @@ import numpy as np
 import simpy
 from dateutil.relativedelta import relativedelta
 
-from twin.aml.model import Particulars, Seen
 from twin.errors import InputError
 from twin.junkets.params import (
     HOME_COUNTRY,
@@ -74,18 +72,12 @@ from twin.junkets.records import (
     JunketTablePlayed,
     JunketTokensBought,
 )
-from twin.pit.games import BetLaw, TableGame, load_table_game
-from twin.pit.notice import JunketRoom
-from twin.records import Record
+from twin.junkets.room import JunketRoom
+from twin.junkets.section import JunketLeader, JunketRepresentative, JunketSchedule, JunketsConfig
+from twin.pit.section import TablesConfig
 from twin.rules import RuleSource
-from twin.scenario import (
-    Inject,
-    JunketLeader,
-    JunketRepresentative,
-    JunketSchedule,
-    JunketsConfig,
-    TablesConfig,
-)
+from twin.scenario import Inject
+from twin.tables.games import BetLaw, TableGame, load_table_game
 from twin.world import World, quantize
 
 #: What the department reads of the ruleset (``twin.compliance.ruleset.Ruleset``): the
@@ -665,31 +657,6 @@ class Junkets:
         bus.emit(JunketDeparted, junket=plan.id, members=tuple(a.member.id for a in accounts))
 
 
-def aml_view(rec: Record) -> Seen | None:
-    """What the licensee's AML staff see at the junket desk (``twin.aml.model.AmlDesk``
-    views): a member's stay is one window, begun at arrival with the passport shown; the
-    front money lodged (and cash paid for tokens) is cash for chips; rolling-chip play is
-    play; the chips redeemed at settlement are a cash-out. The same passport on a later
-    junket is the same person."""
-    if isinstance(rec, JunketMemberArrived):
-        born = 1950 + zlib.crc32(rec.id_number.encode()) % 46  # the document's, synthetic
-        who = Particulars(
-            document_type="passport", document_number=rec.id_number, name=rec.name,
-            date_of_birth=str(born), nationality=rec.nationality, address=rec.address,
-        )  # fmt: skip
-        return Seen("arrived", rec.member, particulars=who, person=f"passport {rec.id_number}",
-                    label=f"junket stay ({rec.junket})")  # fmt: skip
-    if isinstance(rec, JunketDepositLodged):
-        return Seen("in", rec.member, cents=rec.amount_cents)
-    if isinstance(rec, JunketTokensBought) and rec.paid_with == "cash":
-        return Seen("in", rec.member, cents=rec.amount_cents)
-    if isinstance(rec, JunketTablePlayed):
-        return Seen("play", rec.player, wagered=rec.staked_cents, won=rec.net_cents)
-    if isinstance(rec, JunketChipsRedeemed) and rec.chips_cents > 0:
-        return Seen("out", rec.member, cents=rec.chips_cents)
-    return None
-
-
 def validate_injections(injects: Sequence[Inject], junkets: Junkets | None, source: str) -> None:
     """Every junket injection of the scenario names a target it can act on (before t = 0)."""
     kinds = {m.value for m in JunketMisconduct}
@@ -716,6 +683,5 @@ __all__ = [
     "Junkets",
     "Member",
     "MemberAccount",
-    "aml_view",
     "validate_injections",
 ]

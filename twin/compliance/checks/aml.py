@@ -58,7 +58,7 @@ from twin.aml.records import (
     RoEvaluation,
     SuspicionReported,
 )
-from twin.cage.model import retention_ends
+from twin.cage import retention_ends
 from twin.cage.records import CageTransaction, RecordDestroyed, RecordVolume
 from twin.compliance.params import (
     AML_ESCALATION_TOGETHER,
@@ -76,10 +76,10 @@ from twin.junkets.records import (
     JunketTokensBought,
 )
 from twin.machines.events import BillAccepted, CashedOut, CoinsAccepted, GamesPlayed, HandPaid
-from twin.patrons.events import PatronArrived, PatronLeft, SessionStarted
+from twin.patrons.records import PatronArrived, PatronLeft, SessionStarted
 from twin.pit.records import TableStretch
 from twin.records import Record
-from twin.staff.events import ShiftStarted
+from twin.staff.records import ShiftStarted
 
 if TYPE_CHECKING:
     from twin.compliance.engine import CheckContext

@@ -44,7 +44,7 @@ from twin.cage.records import (
 from twin.compliance.params import FINANCIAL_STATEMENTS_DEADLINE
 from twin.compliance.registry import Checker, Kind, control
 from twin.machines.events import MoneyRemoved
-from twin.patrons.events import SessionStarted
+from twin.patrons.records import SessionStarted
 from twin.pit.records import TableCount, TableFill, TableOpened
 from twin.records import Record
 

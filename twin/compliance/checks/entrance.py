@@ -33,7 +33,7 @@ from twin.door.records import (
     VisitAuthorised,
 )
 from twin.machines.events import MachineInstalled
-from twin.patrons.events import PatronArrived, SessionStarted
+from twin.patrons.records import PatronArrived, SessionStarted
 from twin.records import Record
 
 T = "tests/test_entrance.py::"

@@ -28,9 +28,9 @@ from twin.machines.events import (
     MetersRead,
     ProgressiveHit,
 )
-from twin.machines.promotions import PromotionalPayout, PromotionAwarded
 from twin.machines.verification import ProgramConverted, ProgramVerified, rom_signature
 from twin.records import Record
+from twin.slots.records import PromotionalPayout, PromotionAwarded
 
 T = "tests/test_controls.py::test_injected_violation_is_found"
 C = T + "["  # one case of T

@@ -25,7 +25,7 @@ from twin.machines.events import (
 from twin.machines.sas import Door, ExceptionCode
 from twin.records import Record
 from twin.slots.params import HAND_PAY_SECOND_INSPECTOR_ABOVE
-from twin.staff.events import JobStarted
+from twin.staff.records import JobStarted
 
 T = "tests/test_controls.py::test_injected_violation_is_found"
 TM = "tests/test_controls_money.py::"
