@@ -403,3 +403,99 @@ def test_the_cli_loads_no_viewer_until_asked() -> None:
         "assert not bad, bad"
     )
     _python_ok(code)
+
+
+# -- no import circle (issue 26) ------------------------------------------------------------
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the twin modules it imports (every import: module level, in functions and
+    under TYPE_CHECKING), a package's import of its own parent package left out."""
+    modules = {_module_name(p): p for p in TWIN.rglob("*.py")}
+
+    def resolve(name: str) -> str | None:
+        parts = name.split(".")
+        while parts:
+            candidate = ".".join(parts)
+            if candidate in modules:
+                return candidate
+            parts.pop()
+        return None
+
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for m, path in modules.items():
+        for _, name in imported_names(path):
+            target = resolve(name) if name.startswith("twin") else None
+            if target is not None and target != m and not m.startswith(f"{target}."):
+                graph[m].add(target)
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, children = work[-1]
+            for w in children:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.append(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1:
+                        out.append(sorted(comp))
+    return out
+
+
+def test_no_import_circle_among_the_modules_of_twin() -> None:
+    assert _circles(_import_graph()) == []
+
+
+def test_no_import_circle_among_the_packages_of_twin() -> None:
+    """Package level: the departments, the libraries and the engine form no circle either.
+    Reading another department's scenario section is reading data (the registry composes
+    every section into one scenario), not depending on that department: those edges are left
+    out (the junkets read [tables] for their room's stakes; the pit shows the junket room)."""
+    packages: dict[str, set[str]] = {}
+    for m, targets in _import_graph().items():
+        a = ".".join(m.split(".")[:2])
+        for t in targets:
+            if t.endswith(".section"):
+                continue
+            b = ".".join(t.split(".")[:2])
+            packages.setdefault(a, set())
+            packages.setdefault(b, set())
+            if a != b and a not in KERNEL | ASSEMBLY and b not in KERNEL | ASSEMBLY:
+                packages[a].add(b)
+    assert _circles(packages) == []
+
+
+def test_the_circle_check_finds_a_circle() -> None:
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []

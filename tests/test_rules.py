@@ -208,7 +208,7 @@ def test_the_checkers_read_through_the_declarations(tmp_path: Path) -> None:
 
     from twin.clock import Clock
     from twin.compliance.checks.aml import MoneyTrail
-    from twin.compliance.engine import CheckContext, ComplianceEngine, FloorFacts
+    from twin.compliance.context import CheckContext, ComplianceEngine, FloorFacts
 
     rs = _renamed(tmp_path, "aml_id_threshold_cents", "aml_threshold_cents")
     engine = ComplianceEngine.__new__(ComplianceEngine)  # the context only keeps it

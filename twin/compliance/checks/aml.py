@@ -82,7 +82,7 @@ from twin.records import Record
 from twin.staff.records import ShiftStarted
 
 if TYPE_CHECKING:
-    from twin.compliance.engine import CheckContext
+    from twin.compliance.context import CheckContext
 
 T = "tests/test_aml.py::"
 INJ = T + "test_injected_violation_is_found"

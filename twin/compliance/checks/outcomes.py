@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from twin.compliance import stats
-from twin.compliance.engine import CheckContext
+from twin.compliance.context import CheckContext
 from twin.compliance.params import PAYTABLE_ADAPTATION_FDR
 from twin.compliance.registry import Checker, Kind, control
 from twin.machines.analysis import Analysis

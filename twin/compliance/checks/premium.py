@@ -20,7 +20,7 @@ from dateutil.relativedelta import relativedelta
 
 from twin.accounts.replay import DayStatus, replay
 from twin.accounts.timeline import AccountEvent, Timeline
-from twin.compliance.engine import CheckContext
+from twin.compliance.context import CheckContext
 from twin.compliance.registry import Checker, Kind, control
 from twin.premium.params import RULES, account_rules
 from twin.premium.records import (

@@ -33,7 +33,7 @@ import numpy as np
 import scipy.stats as sps
 
 from twin.compliance import stats
-from twin.compliance.engine import CheckContext
+from twin.compliance.context import CheckContext
 from twin.compliance.params import (
     HOLD_VARIANCE_CONFIDENCE,
     RANDOMNESS_CONFIDENCE,
