@@ -111,16 +111,17 @@ class Casino:
             )
         )
         built: dict[str, list[Department]] = {}
-        for plan in plans():  # each after what it needs and uses
+        registry = plans(type(scenario))
+        for plan in registry:  # each after what it needs and uses
             if plan.present(scenario):
                 built[plan.name] = list(plan.build(site))
-        for plan in plans():  # an injection's targets, once everything is built
+        for plan in registry:  # an injection's targets, once everything is built
             if plan.check_injections is not None:
                 plan.check_injections(site)
         injections.validate(scenario.inject, self.end, source)
         #: the departments with processes of their own, in the registry's opening order
         self.departments: list[Department] = [
-            d for name in opening_order() for d in built.get(name, ())
+            d for name in opening_order(type(scenario)) for d in built.get(name, ())
         ]
         self.staff = site.need(Dispatcher)
         self.shifts = list(site.need(Roster))

@@ -72,11 +72,12 @@ class Scenario(ScenarioBase):
     def check_sections(self) -> None:
         """Each department's checks of what its sections ask of the others, in registry
         order; then, for each department the scenario asks for, the departments it needs."""
-        by_name = {p.name: p for p in plans()}
-        for plan in plans():
+        registry = plans(type(self))
+        by_name = {p.name: p for p in registry}
+        for plan in registry:
             if plan.check is not None:
                 plan.check(self)
-        for plan in plans():
+        for plan in registry:
             if not plan.present(self):
                 continue
             for need in plan.needs:
@@ -118,9 +119,9 @@ class Scenario(ScenarioBase):
         raise KeyError(progressive_id)
 
 
-def _section_models() -> Iterable[type[Any]]:
-    """The section model of each field of :class:`Scenario` that belongs to a department."""
-    for info in Scenario.model_fields.values():
+def _section_models(scenario: type[ScenarioBase]) -> Iterable[type[Any]]:
+    """The section model of each field of ``scenario`` that belongs to a department."""
+    for info in scenario.model_fields.values():
         tp = info.annotation
         for candidate in (tp, *get_args(tp)):
             if isinstance(candidate, type) and hasattr(candidate, "department"):
@@ -128,22 +129,32 @@ def _section_models() -> Iterable[type[Any]]:
 
 
 @cache
-def plans() -> tuple[Plan, ...]:
-    """Every department's plan, in the order it is built (what it needs and uses first)."""
+def plans(scenario: type[ScenarioBase] = Scenario) -> tuple[Plan, ...]:
+    """Every department's plan, in the order it is built (what it needs and uses first).
+
+    A section's department is the package its model is defined in (``twin.door`` for
+    ``twin.door.section.EntranceConfig``), whose ``PLAN`` names it; ``scenario``: the
+    composed scenario (a subclass of :class:`Scenario` adds a department from outside twin,
+    as the tests' coat check does)."""
     found: dict[str, Plan] = {}
-    for model in _section_models():
+    for model in _section_models(scenario):
         name = model.department
         if name not in found:
-            plan = importlib.import_module(f"twin.{name}").PLAN
-            assert isinstance(plan, Plan) and plan.name == name, name
+            package = model.__module__.rpartition(".")[0]
+            plan = getattr(importlib.import_module(package), "PLAN", None)
+            if not isinstance(plan, Plan) or plan.name != name:
+                raise TypeError(
+                    f"{package}: a PLAN = Plan({name!r}, ...) for section {model.__name__}"
+                )
             found[name] = plan
     return tuple(ordered(found.values()))
 
 
-def opening_order() -> tuple[str, ...]:
+@cache
+def opening_order(scenario: type[ScenarioBase] = Scenario) -> tuple[str, ...]:
     """The departments' names in the registry's order (the order they start in)."""
     names: list[str] = []
-    for model in _section_models():
+    for model in _section_models(scenario):
         if model.department not in names:
             names.append(model.department)
     return tuple(names)
