@@ -13,14 +13,14 @@ from collections.abc import Iterable
 
 from twin.department import Department, Plan, Site
 from twin.slots import actions, injections, records  # noqa: F401  (registrations)
-from twin.slots.model import SlotOptions, Slots, SlotScenarioParts
-from twin.slots.section import check
+from twin.slots.model import SlotOptions, Slots
+from twin.slots.section import SlotScenario, check
 from twin.staff import Dispatcher
 
 
 def build(site: Site) -> Iterable[Department]:
     scenario = site.scenario
-    assert isinstance(scenario, SlotScenarioParts)
+    assert isinstance(scenario, SlotScenario)
     opts = site.need(SlotOptions)
     slots = Slots(
         site, scenario, site.need(Dispatcher), rules=site.rules, money=opts.money,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import time
 from fractions import Fraction
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Protocol
 
 import simpy
 
@@ -35,7 +35,6 @@ from twin.machines.progressive import ProgressiveLink
 from twin.machines.protocol import Machine
 from twin.machines.sas import ExceptionCode
 from twin.machines.verification import ProgramConverted, ProgramVerifier
-from twin.scenario import Inject
 from twin.slots.floor import SlotFloor
 from twin.slots.params import (
     HAND_PAY_SECOND_INSPECTOR_ABOVE,
@@ -43,17 +42,8 @@ from twin.slots.params import (
     PROGRAM_VERIFICATION_HOURS,
 )
 from twin.slots.promotions import PromotionDesk
-from twin.slots.section import (
-    Bank,
-    Conversion,
-    FaultsConfig,
-    FloorConfig,
-    HardwareBinding,
-    Promotion,
-    Removal,
-)
+from twin.slots.section import Bank, HardwareBinding, SlotScenario
 from twin.staff import Dispatcher
-from twin.staff.section import StaffConfig
 
 
 class Hardware(Protocol):
@@ -84,28 +74,6 @@ class SlotOptions:
     bind: Binder | None = None
 
 
-@runtime_checkable
-class SlotScenarioParts(Protocol):
-    """The slot floor's sections of the whole scenario."""
-
-    @property
-    def floor(self) -> FloorConfig: ...
-    @property
-    def faults(self) -> FaultsConfig: ...
-    @property
-    def staff(self) -> StaffConfig: ...
-    @property
-    def conversions(self) -> tuple[Conversion, ...]: ...
-    @property
-    def promotions(self) -> tuple[Promotion, ...]: ...
-    @property
-    def removals(self) -> tuple[Removal, ...]: ...
-    @property
-    def hardware(self) -> tuple[HardwareBinding, ...]: ...
-    @property
-    def inject(self) -> tuple[Inject, ...]: ...
-
-
 class Slots:
     """The slot floor department (``name`` "slots")."""
 
@@ -114,7 +82,7 @@ class Slots:
     def __init__(
         self,
         site: Site,
-        scenario: SlotScenarioParts,
+        scenario: SlotScenario,
         staff: Dispatcher,
         *,
         rules: Rules,
@@ -452,4 +420,4 @@ class Slots:
         self.verifier.verify_all("closing")
 
 
-__all__ = ["Binder", "Hardware", "SlotOptions", "SlotScenarioParts", "Slots"]
+__all__ = ["Binder", "Hardware", "SlotOptions", "Slots"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal, Protocol
+from typing import Annotated, Any, ClassVar, Literal, Protocol, runtime_checkable
 
 from pydantic import (
     BeforeValidator,
@@ -264,11 +264,14 @@ class FaultsConfig(_Model):
     door_checks_per_day: NonNegativeFloat = 0.3
 
 
+@runtime_checkable
 class SlotScenario(Protocol):
     """What the slot floor reads of the whole scenario (the assembly's composed model)."""
 
     @property
     def floor(self) -> FloorConfig: ...
+    @property
+    def faults(self) -> FaultsConfig: ...
     @property
     def conversions(self) -> tuple[Conversion, ...]: ...
     @property
