@@ -20,7 +20,7 @@ import pytest
 from scipy import stats
 
 from twin.errors import InputError
-from twin.pit import baccarat, blackjack
+from twin.tables import baccarat, blackjack
 from twin.tables.blackjack import ACE, Rules, UpCard, parse_rules, solve
 from twin.tables.games import (
     ROULETTE_BETS,
