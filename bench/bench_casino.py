@@ -60,11 +60,11 @@ import simpy
 from _util import Verdict, environment, fmt, median, spread, table, verdict_table
 
 from twin.casino import Casino
+from twin.departments import Scenario, load_scenario
 from twin.ledger import Ledger
 from twin.machines.engine import BatchedEngine
 from twin.machines.sas import MeterCode
 from twin.records import Record
-from twin.scenario import Scenario, load_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 P3_TARGET = 50_000.0

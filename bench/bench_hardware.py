@@ -39,11 +39,11 @@ import _util  # noqa: F401  (puts this checkout first on sys.path)
 import numpy as np
 
 from twin.casino import Casino
+from twin.departments import load_scenario
 from twin.drivers import PacedDriver
 from twin.hardware.mosquitto import TWIN_PASSWORD, TWIN_USER, Mosquitto
 from twin.hardware.session import Endpoint, HardwareSession
 from twin.ledger import Ledger
-from twin.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = ROOT / "scenarios" / "games" / "classic-3reel.toml"

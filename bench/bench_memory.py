@@ -37,8 +37,8 @@ QUICK_DAYS = (1, 2)
 def child(days: float, scenario_name: str) -> dict[str, float]:
     """Run ``days`` simulated days in this process; the figures of the run."""
     from twin.casino import Casino
+    from twin.departments import load_scenario
     from twin.ledger import Ledger
-    from twin.scenario import load_scenario
 
     scenario = load_scenario(ROOT / "scenarios" / f"{scenario_name}.toml")
     scenario = scenario.with_overrides(duration_hours=24.0 * days)

@@ -28,7 +28,7 @@ from conftest import besides_absent
 from test_controls import CASES, CLASSIC, FLOOR, GAMES, LOW, Case, classic_variant
 
 from twin.casino import Casino
-from twin.scenario import parse_scenario
+from twin.departments import parse_scenario
 
 DEFAULT_CASES = (
     "S1.1e",  # self-adjusting program (1(e), 3(a))

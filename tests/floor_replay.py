@@ -19,10 +19,10 @@ from typing import Any
 
 from twin.casino import Casino
 from twin.compliance.registry import Kind, registry
+from twin.departments import load_scenario
 from twin.machines.accounting import MeterCode
 from twin.machines.engine import BatchedEngine, PlayRequest, Stop
 from twin.machines.events import MachineLocked
-from twin.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT = ROOT / "scenarios" / "default.toml"
@@ -41,7 +41,7 @@ _ANALYSES: dict[str, Any] = {}
 
 def share_analyses() -> None:
     """Analyse each program once per process (the casino re-analyses every run)."""
-    import twin.compliance.engine as engine
+    import twin.machines.facts as engine
 
     orig = engine.analyse
     if getattr(orig, "shared", False):

@@ -31,14 +31,15 @@ from twin.cage.records import CageTransaction
 from twin.casino import Casino
 from twin.clock import Clock, OpeningHours
 from twin.compliance.checks.aml import RANKS, _rank_ok
-from twin.compliance.engine import ComplianceEngine, FloorFacts
+from twin.compliance.engine import ComplianceEngine
 from twin.compliance.findings import Finding
 from twin.compliance.ruleset import load_ruleset
+from twin.departments import parse_scenario
 from twin.door.records import CasinoLicensed, EntryAdmitted
+from twin.machines.facts import FloorFacts
 from twin.pit.records import TableStretch
 from twin.records import MemorySink, Record, RecordBus
-from twin.scenario import parse_scenario
-from twin.staff.events import ShiftStarted
+from twin.staff.records import ShiftStarted
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 ROULETTE = SCENARIOS / "tables" / "roulette-single-zero.toml"

@@ -17,12 +17,12 @@ from twin.aml.records import SuspicionReported
 from twin.casino import Casino
 from twin.compliance.checks.aml import MoneyTrail
 from twin.compliance.registry import registry
+from twin.departments import load_scenario
 from twin.machines.events import BillAccepted, CashedOut
-from twin.patrons.events import PatronArrived, PatronLeft, SessionStarted
+from twin.patrons.records import PatronArrived, PatronLeft, SessionStarted
 from twin.pit.records import TableStretch
 from twin.records import MemorySink, Record, truth_kinds
-from twin.scenario import load_scenario
-from twin.staff.events import ShiftStarted
+from twin.staff.records import ShiftStarted
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 AML = (

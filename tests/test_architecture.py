@@ -126,16 +126,19 @@ def test_importing_the_casino_loads_none_of_them() -> None:
 
 # -- the layout table of architecture.md ----------------------------------------------------
 
-#: Kernel modules of ``twin/``: clock, drivers, inbox, streams, records, sinks, ledger,
-#: scenario schema and their helpers. They import only the standard library, the libraries
-#: below and each other.
+#: Kernel modules of ``twin/``: clock, drivers, inbox, streams, records, sinks, ledger, the
+#: scenario's kernel part, commands and injections, the department protocol, and their
+#: helpers. They import only the standard library, the libraries below and each other.
 KERNEL = {
     "twin",
     "twin.clock",
+    "twin.commands",
+    "twin.department",
     "twin.dists",
     "twin.drivers",
     "twin.errors",
     "twin.inbox",
+    "twin.injections",
     "twin.jobs",
     "twin.ledger",
     "twin.memo",
@@ -143,35 +146,27 @@ KERNEL = {
     "twin.outputs",
     "twin.overrides",
     "twin.records",
+    "twin.rules",
     "twin.scenario",
     "twin.signals",
-    "twin.sizes",
     "twin.streams",
     "twin.world",
 }
-#: The assembly: the casino, the run API, the CLI and what reads a whole run. Anything in twin.
+#: The assembly: the registry of departments, the casino, the run API, the CLI and what reads
+#: a whole run. Anything in twin.
 ASSEMBLY = {
     "twin.__main__",
-    "twin.slots.actions",
     "twin.api",
     "twin.casino",
     "twin.cli",
-    "twin.commands",
     "twin.departments",
-    # the injections of the parts around the slot floor (issue 10), one module each
-    "twin.aml.injections",
-    "twin.cage.injections",
-    "twin.door.injections",
-    "twin.junkets.injections",
-    "twin.pit.injections",
-    "twin.premium.injections",
     # a procedure bench builds a casino around one SMIB (issue 8): assembly, not the link
     "twin.hardware.procedures",
-    "twin.slots.injections",
     "twin.kinds",
     "twin.ledger_export",
     "twin.ledger_retention",
     "twin.metrics",
+    "twin.sizes",
     "twin.state",
     "twin.summary",
 }
@@ -179,55 +174,46 @@ ASSEMBLY = {
 #: command group, issue 26).
 ASSEMBLY_PACKAGES = {"twin.cli"}
 CORE_LIBS = {"simpy", "numpy", "pydantic", "pydantic_core", "dateutil", "tzdata", "scipy"}
-#: Sub-package -> the twin packages it may import besides the kernel (and itself).
-#: The departments (issue 26) and the departments each may import (interim: see below).
-DEPARTMENT_NEEDS: dict[str, set[str]] = {
-    "twin.slots": {
-        "twin.door",
-        "twin.pit",
-        "twin.cage",
-        "twin.junkets",
-        "twin.premium",
-        "twin.aml",
-    },
-    "twin.door": {"twin.slots"},
-    "twin.pit": {"twin.slots"},
-    "twin.cage": {"twin.slots"},
-    "twin.junkets": {"twin.slots", "twin.pit", "twin.aml"},
-    "twin.premium": {"twin.slots", "twin.pit"},
-    "twin.aml": {"twin.slots", "twin.door", "twin.pit", "twin.cage", "twin.junkets"},
-}
+#: The domain libraries: what a slot machine is and does, and the deposit-account ledger.
+LIBRARIES = {"twin.machines", "twin.tables", "twin.accounts"}
+
+
+def _departments() -> dict[str, set[str]]:
+    """Each department (``twin.<name>``) and the departments it declares it needs or uses."""
+    from twin.departments import plans
+
+    return {f"twin.{p.name}": {f"twin.{o}" for o in (*p.needs, *p.uses)} for p in plans()}
+
+
+#: The departments (issue 26) and what each declares it needs or uses (its ``Plan``).
+DEPARTMENTS = _departments()
+#: What another department may import of a department: its package (what ``__init__``
+#: exports), its records and its ruleset parameters' declarations; any department may read any
+#: department's scenario section.
+PUBLIC = ("", ".records", ".params")
+#: Sub-package -> the twin packages it may import besides the kernel (and itself); the
+#: departments' public parts are checked by :func:`_department_allowed`.
 LAYERS: dict[str, set[str]] = {
     "twin.machines": set(),
-    "twin.staff": set(),
-    "twin.patrons": {"twin.machines"},
-    # the departments (issue 26): each may use the domain libraries and the departments it
-    # declares it needs
-    **{
-        d: DEPARTMENT_NEEDS[d] | {"twin.machines", "twin.staff", "twin.patrons", "twin.accounts"}
-        for d in DEPARTMENT_NEEDS
-    },
-    "twin.compliance": {
-        "twin.machines",
-        "twin.patrons",
-        "twin.staff",
-        "twin.accounts",
-        *DEPARTMENT_NEEDS,
-    },
+    "twin.tables": {"twin.machines"},  # the exact laws share the machines' disk cache
+    # premium-player deposit accounts (Singapore): a pure ledger and status replay; the CLI
+    # hands it the ruleset's numbers, so it needs nothing of the compliance engine
+    "twin.accounts": set(),
+    **{d: set(LIBRARIES) for d in DEPARTMENTS},
+    # the compliance engine observes records: of departments, their public parts only
+    "twin.compliance": set(LIBRARIES),
     # the link writes findings (reconciliation, identity): it may use the Finding record
     "twin.hardware": {"twin.machines", "twin.compliance"},
     # rule-change studies run whole casinos through the run API (issue 12): they sit outside
     # the assembly like the CLI (only the CLI imports them) and may use the domain packages
-    "twin.experiments": {
-        "twin.machines",
-        "twin.compliance",
-        "twin.staff",
-        "twin.patrons",
-        *DEPARTMENT_NEEDS,
-    },
-    # premium-player deposit accounts (Singapore): a pure ledger and status replay; the CLI
-    # hands it the ruleset's numbers, so it needs nothing of the compliance engine
-    "twin.accounts": set(),
+    "twin.experiments": {"twin.machines", "twin.compliance"},
+}
+#: Who may read which departments' public parts: a department, those it declares; the
+#: compliance engine and the studies, every one.
+_READS_DEPARTMENTS: dict[str, set[str]] = {
+    **DEPARTMENTS,
+    "twin.compliance": set(DEPARTMENTS),
+    "twin.experiments": set(DEPARTMENTS),
 }
 EXTRA_LIBS: dict[str, set[str]] = {
     # the link checks payloads with code fastjsonschema compiles from the same schemas
@@ -256,6 +242,16 @@ def _owner(module: str) -> str:
     return ".".join(parts[:2])
 
 
+def _department_allowed(owner: str, name: str) -> bool:
+    """A department's public part: its package or records, of one ``owner`` declares; its
+    section, of any."""
+    target = ".".join(name.split(".")[:2])
+    rest = name[len(target) :]
+    if rest == ".section" or rest.startswith(".section."):
+        return True
+    return target in _READS_DEPARTMENTS.get(owner, set()) and rest in PUBLIC
+
+
 def _allowed(owner: str, name: str) -> bool:
     top = name.split(".")[0]
     if top in sys.stdlib_module_names or top == "__future__":
@@ -272,7 +268,11 @@ def _allowed(owner: str, name: str) -> bool:
         return True
     if target == "assembly":
         return owner in ABOVE_ASSEMBLY
-    return target == owner or target in LAYERS.get(owner, set())
+    if target == owner or target in LAYERS.get(owner, set()):
+        return True
+    if target in DEPARTMENTS:
+        return _department_allowed(owner, name)
+    return False
 
 
 def test_every_module_has_a_place_in_the_layout() -> None:
@@ -307,6 +307,13 @@ def test_the_layout_check_catches_an_inward_violation() -> None:
     assert not _allowed("twin.door", "paho.mqtt.client")
     assert _allowed("twin.pit", "twin.machines.machine")
     assert _allowed("assembly", "twin.compliance.engine")
+    # departments (issue 26): only what they declare, and only its public parts
+    assert _allowed("twin.aml", "twin.door") and _allowed("twin.aml", "twin.cage.records")
+    assert not _allowed("twin.aml", "twin.cage.model")  # another's internals
+    assert not _allowed("twin.door", "twin.aml")  # not declared
+    assert _allowed("twin.door", "twin.aml.section")  # any section is scenario data
+    assert not _allowed("twin.compliance", "twin.pit.pit")
+    assert _allowed("twin.compliance", "twin.pit.records")
 
 
 def test_every_record_kind_is_registered_in_twin_kinds() -> None:
@@ -399,3 +406,99 @@ def test_the_cli_loads_no_viewer_until_asked() -> None:
         "assert not bad, bad"
     )
     _python_ok(code)
+
+
+# -- no import circle (issue 26) ------------------------------------------------------------
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the twin modules it imports (every import: module level, in functions and
+    under TYPE_CHECKING), a package's import of its own parent package left out."""
+    modules = {_module_name(p): p for p in TWIN.rglob("*.py")}
+
+    def resolve(name: str) -> str | None:
+        parts = name.split(".")
+        while parts:
+            candidate = ".".join(parts)
+            if candidate in modules:
+                return candidate
+            parts.pop()
+        return None
+
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for m, path in modules.items():
+        for _, name in imported_names(path):
+            target = resolve(name) if name.startswith("twin") else None
+            if target is not None and target != m and not m.startswith(f"{target}."):
+                graph[m].add(target)
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, children = work[-1]
+            for w in children:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.append(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1:
+                        out.append(sorted(comp))
+    return out
+
+
+def test_no_import_circle_among_the_modules_of_twin() -> None:
+    assert _circles(_import_graph()) == []
+
+
+def test_no_import_circle_among_the_packages_of_twin() -> None:
+    """Package level: the departments, the libraries and the engine form no circle either.
+    Reading another department's scenario section is reading data (the registry composes
+    every section into one scenario), not depending on that department: those edges are left
+    out (the junkets read [tables] for their room's stakes; the pit shows the junket room)."""
+    packages: dict[str, set[str]] = {}
+    for m, targets in _import_graph().items():
+        a = ".".join(m.split(".")[:2])
+        for t in targets:
+            if t.endswith(".section"):
+                continue
+            b = ".".join(t.split(".")[:2])
+            packages.setdefault(a, set())
+            packages.setdefault(b, set())
+            if a != b and a not in KERNEL | ASSEMBLY and b not in KERNEL | ASSEMBLY:
+                packages[a].add(b)
+    assert _circles(packages) == []
+
+
+def test_the_circle_check_finds_a_circle() -> None:
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []

@@ -22,9 +22,9 @@ from twin.cage.records import (
 )
 from twin.casino import Casino
 from twin.compliance.checks.cage import AuditedStatements
+from twin.departments import parse_scenario
 from twin.errors import InputError
 from twin.records import Record
-from twin.scenario import parse_scenario
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 

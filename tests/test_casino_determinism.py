@@ -21,11 +21,11 @@ import pytest
 from conftest import SCENARIOS
 
 from twin.casino import Casino
+from twin.departments import Scenario, load_scenario
 from twin.ledger import Ledger, verify
 from twin.machines.engine import UniformTape
 from twin.machines.sas import MeterCode
 from twin.records import MemorySink
-from twin.scenario import Scenario, load_scenario
 from twin.streams import Streams
 
 SMALL = SCENARIOS / "small.toml"

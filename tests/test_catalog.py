@@ -1,15 +1,16 @@
 """The control catalog, the status file and the registry agree, so coverage cannot drop.
 
 (a) the packaged catalog has the shared catalog's ids, titles and check kinds;
-(b) every catalogued control is implemented, out of scope (with a reason) or planned (with an
-    issue), and nothing is both implemented and in the status file;
-(c) the registry implements exactly ``[implemented_now]`` (the one list of implemented ids:
-    dropping one means moving it to planned or out of scope, which (b) makes explicit), and
-    only catalogued ids;
+(b) every catalogued control is exactly one of implemented (a registered checker), out of
+    scope (with a reason) or planned (with an issue): the status file lists only what is not
+    implemented, and the registry is the one list of what is (dropping a checker means moving
+    its id to planned or out of scope);
+(c) the registry registers only catalogued ids, finds every checker module by itself, and
+    coverage refuses an id with two statuses or none;
 (d) each registered control's kind, test and ruleset parameters are real;
 (e) the coverage report has one row per catalogued control.
 
-(c), (d) and the real-registry part of (e) need ``twin.compliance.checks``.
+(b), (c), (d) and the real-registry part of (e) need ``twin.compliance.checks``.
 """
 
 from __future__ import annotations
@@ -26,10 +27,12 @@ from twin.compliance.catalog import (
     Catalog,
     ControlStatus,
     ControlStatusFile,
+    Planned,
     controls_json,
     coverage,
     load_catalog,
     load_status,
+    parse_status,
     render_controls_text,
 )
 from twin.compliance.registry import Checker, ControlSpec, Kind, registry
@@ -89,10 +92,16 @@ def test_catalog_entries_are_complete(catalog: Catalog) -> None:
 # --- (b) every control has a status --------------------------------------------------------
 
 
+def _not_in_status(catalog: Catalog, status: ControlStatusFile) -> list[str]:
+    """The catalog ids the status file leaves to the registry, in catalog order."""
+    listed = set(status.out_of_scope) | set(status.planned)
+    return [cid for cid in catalog.controls if cid not in listed]
+
+
 def test_every_control_is_implemented_out_of_scope_or_planned(
     catalog: Catalog, status: ControlStatusFile
 ) -> None:
-    implemented = set(status.implemented_now)
+    implemented = set(registry())
     out = set(status.out_of_scope)
     planned = set(status.planned)
     assert implemented <= set(catalog.controls), implemented - set(catalog.controls)
@@ -115,32 +124,75 @@ def test_status_reasons_and_issues(catalog: Catalog, status: ControlStatusFile) 
     assert not missing, f"catalog [[out_of_scope]] not in the status file: {sorted(missing)}"
 
 
-def test_implemented_now_lists_each_id_once(status: ControlStatusFile) -> None:
-    assert len(status.implemented_now) == len(set(status.implemented_now))
+def test_the_status_file_does_not_list_implemented_controls() -> None:
+    # one list of implemented controls, the registry: a second ([implemented_now], or any
+    # other table) is refused, not silently ignored
+    with pytest.raises(ValueError, match=r"implemented_now"):
+        parse_status({"implemented_now": {"ids": ["MT98.R20.1"]}})
+    assert "implemented_now" not in (REPO / "twin" / "data" / "control_status.toml").read_text(
+        encoding="utf-8"
+    )
+    empty = parse_status({})
+    assert (empty.out_of_scope, empty.planned) == ({}, {})
 
 
-# --- (c) the registry implements what it promised ------------------------------------------
+# --- (c) the registry, and coverage's refusals ---------------------------------------------
 
 
-def test_registry_implements_the_promised_controls(
+def test_registry_registers_exactly_what_the_status_file_leaves(
     catalog: Catalog, status: ControlStatusFile
 ) -> None:
     ids = set(registry())
-    assert not set(status.implemented_now) - ids, (
-        f"[implemented_now] but not registered: {sorted(set(status.implemented_now) - ids)}"
-    )
-    assert not ids - set(status.implemented_now), (
-        f"registered but not in [implemented_now]: {sorted(ids - set(status.implemented_now))}"
-    )
+    left = set(_not_in_status(catalog, status))
     assert not ids - set(catalog.controls), (
         f"not in the catalog: {sorted(ids - set(catalog.controls))}"
     )
+    assert not left - ids, f"neither registered nor in the status file: {sorted(left - ids)}"
+    assert not ids - left, f"registered but still out of scope or planned: {sorted(ids - left)}"
 
 
 def test_no_registered_control_is_in_the_status_file(status: ControlStatusFile) -> None:
     ids = set(registry())
     stale = ids & (set(status.out_of_scope) | set(status.planned))
     assert not stale, f"registered but still out of scope or planned: {sorted(stale)}"
+
+
+def test_every_checker_module_is_found() -> None:
+    # adding a checker module touches nothing else: the package finds it, in sorted order
+    import sys
+
+    import twin.compliance.checks as checks
+
+    on_disk = sorted(
+        p.stem for p in (REPO / "twin" / "compliance" / "checks").glob("*.py") if p.stem[0] != "_"
+    )
+    assert list(checks.MODULES) == on_disk
+    assert all(f"twin.compliance.checks.{m}" in sys.modules for m in on_disk)
+    # every checker class registered comes from a module of the package
+    assert {s.checker.__module__.rsplit(".", 1)[-1] for s in registry().values()} <= set(on_disk)
+
+
+def test_coverage_rejects_a_planned_entry_for_an_implemented_control(
+    status: ControlStatusFile,
+) -> None:
+    cid = sorted(registry())[0]
+    fake = ControlStatusFile(
+        out_of_scope=status.out_of_scope,
+        planned={**status.planned, cid: Planned(cid, "operations", "")},
+    )
+    with pytest.raises(ValueError, match=re.escape(cid) + r" \(registered, and planned"):
+        coverage(registry(), status=fake)
+
+
+def test_coverage_rejects_an_out_of_scope_entry_for_an_implemented_control(
+    status: ControlStatusFile,
+) -> None:
+    cid = sorted(registry())[-1]
+    fake = ControlStatusFile(
+        out_of_scope={**status.out_of_scope, cid: "not simulatable"}, planned=status.planned
+    )
+    with pytest.raises(ValueError, match=re.escape(cid) + r" \(registered, and out of scope"):
+        coverage(registry(), status=fake)
 
 
 # --- (d) each registered control is real ---------------------------------------------------
@@ -243,35 +295,40 @@ def _check_report(rows: list[ControlStatus], implemented: int) -> None:
 
 
 def test_report_with_the_promised_controls(catalog: Catalog, status: ControlStatusFile) -> None:
-    rows = coverage(_fake_registry(catalog, status.implemented_now))
-    _check_report(rows, len(status.implemented_now))
+    promised = _not_in_status(catalog, status)
+    rows = coverage(_fake_registry(catalog, promised))
+    _check_report(rows, len(promised))
     by_id = {r.id: r for r in rows}
-    for cid in status.implemented_now:
+    for cid in promised:
         assert by_id[cid].status == "implemented" and by_id[cid].test == "t"
     for cid, p in status.planned.items():
         assert by_id[cid].status == "not yet"
         assert by_id[cid].reason and p.issue in by_id[cid].reason
 
 
-def test_report_with_the_registry(status: ControlStatusFile) -> None:
+def test_report_with_the_registry(catalog: Catalog, status: ControlStatusFile) -> None:
     rows = coverage(registry())
     _check_report(rows, sum(r.status == "implemented" for r in rows))
-    assert sum(r.status == "implemented" for r in rows) >= len(status.implemented_now)
+    assert {r.id for r in rows if r.status == "implemented"} == set(registry())
+    assert sum(r.status == "implemented" for r in rows) == len(_not_in_status(catalog, status))
 
 
 def test_coverage_names_a_control_with_no_status(
     catalog: Catalog, status: ControlStatusFile
 ) -> None:
-    dropped = status.implemented_now[0]
-    fake = _fake_registry(catalog, [i for i in status.implemented_now if i != dropped])
+    ids = list(registry())
+    dropped = sorted(ids)[0]
+    fake = _fake_registry(catalog, [i for i in ids if i != dropped])
     with pytest.raises(ValueError, match=re.escape(dropped)):
         coverage(fake)
+    coverage(_fake_registry(catalog, ids))  # and without the drop, no error
 
 
 def test_coverage_rejects_an_uncatalogued_control(
     catalog: Catalog, status: ControlStatusFile
 ) -> None:
-    fake = _fake_registry(catalog, status.implemented_now)
+    fake = _fake_registry(catalog, list(registry()))
+    coverage(fake)  # as registered, no error
     fake["XX.R1"] = ControlSpec("XX.R1", Kind.RUNTIME, "bogus", (), (), "t", Checker)
     with pytest.raises(ValueError, match=r"XX\.R1"):
         coverage(fake)

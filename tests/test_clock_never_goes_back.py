@@ -15,8 +15,8 @@ import pytest
 import simpy
 
 from twin.casino import Casino
+from twin.departments import parse_scenario
 from twin.records import MemorySink
-from twin.scenario import parse_scenario
 from twin.world import LateTimeout
 
 TINY = Path(__file__).resolve().parents[1] / "scenarios" / "tiny.toml"

@@ -20,8 +20,8 @@ from conftest import besides_absent
 from twin.casino import Casino
 from twin.compliance.findings import Finding
 from twin.compliance.registry import registry
+from twin.departments import load_scenario, parse_scenario
 from twin.records import MemorySink
-from twin.scenario import load_scenario, parse_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 FLOOR = Path(__file__).resolve().parent / "data" / "controls.toml"
@@ -420,7 +420,7 @@ def test_default_min_rtp_flags_only_the_low_return_game(tmp_path: Path) -> None:
 
 def test_readme_documents_every_injection() -> None:
     readme = (ROOT / "README.md").read_text()
-    from twin.slots.injections import INJECTIONS
+    from twin.injections import INJECTIONS
 
     for kind, spec in INJECTIONS.items():
         assert f"| `{kind}` | {spec.doc} |" in readme, kind

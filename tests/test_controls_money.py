@@ -27,9 +27,11 @@ import simpy
 from conftest import besides_absent, besides_absent_functions
 
 from twin.casino import Casino
-from twin.compliance.engine import ComplianceEngine, FloorFacts
+from twin.compliance.engine import ComplianceEngine
 from twin.compliance.findings import Finding
 from twin.compliance.ruleset import load_ruleset
+from twin.departments import load_scenario, parse_scenario
+from twin.injections import InjectViolation
 from twin.machines.events import (
     BillAccepted,
     CashedOut,
@@ -44,11 +46,10 @@ from twin.machines.events import (
     MoneyRemoved,
     ShortPayCompleted,
 )
+from twin.machines.facts import FloorFacts
 from twin.machines.sas import ExceptionCode
 from twin.records import MemorySink, Record, RecordBus
-from twin.scenario import load_scenario, parse_scenario
-from twin.slots.injections import InjectViolation
-from twin.staff.events import ShiftStarted
+from twin.staff.records import ShiftStarted
 from twin.state import replay
 
 FLOOR = Path(__file__).resolve().parent / "data" / "controls.toml"

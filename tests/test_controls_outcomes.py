@@ -109,7 +109,7 @@ def _totals(game: object, games: int, rng: np.random.Generator) -> float:
 
 @pytest.mark.parametrize("kind", ["adaptive_paytable", "shortened_win"])
 def test_new_injections_are_registered(kind: str) -> None:
-    from twin.slots.injections import INJECTIONS
+    from twin.injections import INJECTIONS
 
     assert kind in INJECTIONS
 

@@ -17,17 +17,17 @@ import pytest
 
 from twin.casino import Casino
 from twin.commands import CommandRejected
+from twin.departments import parse_scenario
 from twin.errors import InputError
 from twin.machines.events import GamesPlayed, MetersRead, ProgressiveHit
-from twin.machines.promotions import PromotionalPayout, PromotionAwarded
 from twin.machines.verification import (
     ProgramConverted,
     ProgramVerified,
     rom_signature,
 )
 from twin.records import MemorySink
-from twin.scenario import parse_scenario
 from twin.slots.actions import ConvertProgram
+from twin.slots.records import PromotionalPayout, PromotionAwarded
 
 ROOT = Path(__file__).resolve().parent.parent
 FLOOR = Path(__file__).resolve().parent / "data" / "controls.toml"

@@ -24,9 +24,10 @@ from conftest import besides_absent
 
 from twin.casino import Casino
 from twin.clock import Clock
-from twin.compliance.engine import ComplianceEngine, FloorFacts
+from twin.compliance.engine import ComplianceEngine
 from twin.compliance.findings import Finding
 from twin.compliance.ruleset import load_ruleset
+from twin.departments import parse_scenario
 from twin.errors import InputError
 from twin.machines.events import (
     MachineInstalled,
@@ -34,8 +35,8 @@ from twin.machines.events import (
     MachineReturned,
     MetersRead,
 )
+from twin.machines.facts import FloorFacts
 from twin.records import MemorySink, Record, RecordBus
-from twin.scenario import parse_scenario
 from twin.slots.actions import RemoveMachine, ReturnMachine
 from twin.state import replay
 

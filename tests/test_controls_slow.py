@@ -30,7 +30,7 @@ from scipy import stats as sps
 from test_controls import CASES, FLOOR, GAMES, Case, classic_variant
 
 from twin.casino import Casino
-from twin.scenario import parse_scenario
+from twin.departments import parse_scenario
 
 pytestmark = pytest.mark.slow
 

@@ -134,7 +134,7 @@ def test_a_blackjack_solution_is_kept_on_disk(
 ) -> None:
     """The basic-strategy solution (~1 s a process) is computed once per rules and code; a
     later process (here: the in-process cache cleared) reads the same solution back."""
-    from twin.pit import blackjack
+    from twin.tables import blackjack
 
     monkeypatch.setenv("TWIN_CACHE_DIR", str(tmp_path))
     calls: list[object] = []

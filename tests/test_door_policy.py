@@ -112,8 +112,8 @@ def test_a_stricter_door_is_clean_and_costs_refusals(lawful: Any) -> None:
 def test_a_population_without_minors_is_drawn_as_before() -> None:
     """The minors come from a stream of their own: a scenario without them keeps every
     member (and so every ledger) it had."""
+    from twin.departments import parse_scenario
     from twin.patrons.population import Population
-    from twin.scenario import parse_scenario
     from twin.streams import Streams
 
     def members(data: dict[str, Any]) -> list[tuple[int, str]]:
@@ -143,7 +143,7 @@ def test_a_population_without_minors_is_drawn_as_before() -> None:
 def test_a_bad_door_policy_is_one_precise_error(
     policy: dict[str, Any], key: str, found: str
 ) -> None:
-    from twin.scenario import parse_scenario
+    from twin.departments import parse_scenario
 
     with pytest.raises(InputError) as err:
         parse_scenario(world(**policy), source=str(FLOOR), base_dir=FLOOR.parent)
@@ -376,7 +376,7 @@ def test_a_scenario_without_peer_staff_draws_as_before() -> None:
     ],
 )  # fmt: skip
 def test_a_bad_peer_staff_is_one_precise_error(peer: dict[str, Any], key: str, found: str) -> None:
-    from twin.scenario import parse_scenario
+    from twin.departments import parse_scenario
 
     peers = [dict(ENTRANCE["peers"][0], **peer), ENTRANCE["peers"][1]]
     data = scenario_data(hours=HOURS, entrance=dict(ENTRANCE, peers=peers))

@@ -514,7 +514,7 @@ def test_two_disruptions_in_the_same_instant_stop_a_stretch_once() -> None:
     """A door and a tilt at the same instant on a machine in play: the stretch stops once and
     the patron cashes out (a second interrupt used to land in the middle of the cash-out)."""
     from twin.casino import Casino
-    from twin.scenario import load_scenario
+    from twin.departments import load_scenario
 
     casino = Casino(
         load_scenario(Path(__file__).resolve().parent.parent / "scenarios" / "tiny.toml")

@@ -13,6 +13,7 @@ import pytest
 from conftest import besides_absent
 
 from twin.casino import Casino
+from twin.departments import parse_scenario
 from twin.door.records import (
     BoardNotified,
     EntrantPlayed,
@@ -27,9 +28,8 @@ from twin.door.records import (
 )
 from twin.errors import InputError
 from twin.metrics import Metrics
-from twin.patrons.events import PatronArrived
+from twin.patrons.records import PatronArrived
 from twin.records import MemorySink
-from twin.scenario import parse_scenario
 
 FLOOR = Path(__file__).resolve().parent / "data" / "controls.toml"
 

@@ -26,11 +26,12 @@ import pytest
 from test_aml import run
 
 from twin.casino import Casino
+from twin.departments import parse_scenario
 from twin.errors import InputError
 from twin.metrics import Metrics
 from twin.records import Record
-from twin.scenario import FloorPolicy, parse_scenario
-from twin.staff.events import JobCompleted, JobStarted
+from twin.slots.section import FloorPolicy
+from twin.staff.records import JobCompleted, JobStarted
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"

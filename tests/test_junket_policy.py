@@ -236,4 +236,14 @@ def test_the_reg_25_checkers_read_neither_the_policy_nor_the_department() -> Non
     imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert {m for m in imported if m and m.startswith("twin.")} == {
         "twin.compliance.registry", "twin.junkets.records", "twin.records",
+        # the parameters' declarations (issue 26), which import nothing but twin.rules
+        "twin.compliance.params", "twin.junkets.params",
     }  # fmt: skip
+    for declarations in ("compliance", "junkets"):
+        source = Path(checks.__file__).parents[2] / declarations / "params.py"
+        tree = ast.parse(source.read_text())
+        assert {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module} <= {
+            "__future__",
+            "twin.rules",
+        }
+        assert not [n for n in ast.walk(tree) if isinstance(n, ast.Import)]

@@ -25,7 +25,9 @@ from twin.compliance.checks.junkets import (
     notice_deadline,
 )
 from twin.compliance.findings import Finding
+from twin.departments import load_scenario, parse_scenario
 from twin.errors import InputError
+from twin.injections import INJECTIONS
 from twin.junkets.model import OFF_NOTICE, JunketMisconduct
 from twin.junkets.records import (
     JunketArrived,
@@ -39,8 +41,7 @@ from twin.junkets.records import (
 )
 from twin.metrics import Metrics
 from twin.records import MemorySink, Record
-from twin.scenario import MISSING, load_scenario, parse_scenario
-from twin.slots.injections import INJECTIONS
+from twin.scenario import MISSING
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"

@@ -26,13 +26,14 @@ from twin.aml.records import (
     RedFlagObserved,
     SuspicionReported,
 )
+from twin.aml.section import STRATEGIES
 from twin.casino import Casino
+from twin.departments import parse_scenario
 from twin.door.records import CasinoLicensed, EntryAdmitted
 from twin.errors import InputError
 from twin.experiments.aml_study import proportion_interval
 from twin.pit.records import TableStretch
 from twin.records import Record
-from twin.scenario import STRATEGIES, parse_scenario
 
 REPO = Path(__file__).resolve().parent.parent
 SCENARIOS = REPO / "scenarios"

@@ -20,7 +20,7 @@ import pytest
 
 from twin.ledger import Ledger, read_rows, verify
 from twin.machines.events import MachineException
-from twin.patrons.events import PatronArrived, PatronLeft
+from twin.patrons.records import PatronArrived, PatronLeft
 from twin.state import MACHINE_KINDS, MachineState, machine_of, replay
 
 ROOT = Path(__file__).resolve().parent.parent

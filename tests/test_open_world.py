@@ -25,15 +25,16 @@ from twin.commands import (
     CommandAccepted,
     CommandError,
     CommandRejected,
+    Note,
     command,
     parse_command,
 )
+from twin.departments import load_scenario
 from twin.drivers import FastDriver, PacedDriver, PacedStatus, StepDriver
 from twin.inbox import WrongThread
 from twin.ledger import HashChain
 from twin.records import MemorySink
-from twin.scenario import load_scenario
-from twin.slots.actions import CloseDoor, Note, OpenDoor
+from twin.slots.actions import CloseDoor, OpenDoor
 
 TINY = SCENARIOS / "tiny.toml"
 SMALL = SCENARIOS / "small.toml"
@@ -354,8 +355,8 @@ def test_kpis_rebuilt_from_the_ledger_equal_the_live_ones(tmp_path: Path) -> Non
 def test_an_operator_staffs_a_job_through_the_inbox() -> None:
     """Hand pays in operator mode wait for a person; an AssignJob command staffs one, and a
     wrong one is refused with the dispatcher's reason."""
-    from twin.slots.actions import AssignJob
-    from twin.staff.events import JobRequested, JobStarted
+    from twin.staff.actions import AssignJob
+    from twin.staff.records import JobRequested, JobStarted
 
     sc = api.prepare(TINY, overrides={"staff.dispatch.operator": ["hand_pay"]})
     sink = MemorySink()
@@ -392,7 +393,7 @@ def test_every_shipped_scenario_runs(path: Path) -> None:
 
 
 def test_a_bad_injection_from_outside_is_refused_not_raised() -> None:
-    from twin.slots.injections import InjectViolation
+    from twin.injections import InjectViolation
 
     sink = MemorySink()
     casino = Casino(load_scenario(TINY), sinks=[sink])

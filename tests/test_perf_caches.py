@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from conftest import GAMES
 
-import twin.compliance.engine as compliance_engine
-from twin.compliance.engine import FloorFacts
+import twin.machines.facts as compliance_engine
 from twin.machines.analysis import Analysis, analyse
+from twin.machines.facts import FloorFacts
 from twin.machines.par import load_game
 
 
@@ -103,8 +103,8 @@ def test_young_collections_are_batched_while_the_model_runs(threshold: tuple[int
     from conftest import SCENARIOS
 
     from twin.casino import Casino
+    from twin.departments import load_scenario
     from twin.records import MemorySink
-    from twin.scenario import load_scenario
 
     casino = Casino(load_scenario(SCENARIOS / "tiny.toml"), sinks=[MemorySink()])
     casino.start()

@@ -16,11 +16,13 @@ from conftest import besides_absent, besides_absent_functions
 
 from twin.casino import Casino
 from twin.clock import Clock, OpeningHours
-from twin.compliance.engine import ComplianceEngine, FloorFacts
+from twin.compliance.engine import ComplianceEngine
 from twin.compliance.findings import Finding
 from twin.compliance.ruleset import load_ruleset
+from twin.departments import parse_scenario
 from twin.errors import InputError
 from twin.machines.events import GamesPlayed
+from twin.machines.facts import FloorFacts
 from twin.metrics import Metrics
 from twin.pit.kpis import hold_band
 from twin.pit.records import (
@@ -44,8 +46,7 @@ from twin.pit.records import (
     UnapprovedItemReported,
 )
 from twin.records import MemorySink, Record, RecordBus
-from twin.scenario import parse_scenario
-from twin.staff.events import ShiftStarted
+from twin.staff.records import ShiftStarted
 
 ROOT = Path(__file__).resolve().parent.parent
 FLOOR = ROOT / "tests" / "data" / "controls.toml"

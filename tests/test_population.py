@@ -30,13 +30,14 @@ from test_architecture import imported_names
 from test_casino_determinism import _played_uniforms
 
 from twin.casino import Casino
+from twin.departments import Scenario, load_scenario, parse_scenario
 from twin.errors import InputError
 from twin.patrons.census import PopulationSummary, summarize_population
-from twin.patrons.events import PatronArrived, PatronLeft
 from twin.patrons.patron import draw_plan
 from twin.patrons.population import MAX_REDRAWS, Population, member_id
+from twin.patrons.records import PatronArrived, PatronLeft
+from twin.patrons.section import PatronsConfig
 from twin.records import MemorySink
-from twin.scenario import PatronsConfig, Scenario, load_scenario, parse_scenario
 from twin.streams import Streams
 
 DEFAULT = SCENARIOS / "default.toml"
@@ -448,7 +449,7 @@ PATRONS = REPO / "twin" / "patrons"
 
 @pytest.mark.parametrize(
     "path",
-    [*sorted(PATRONS.glob("*.py")), REPO / "twin" / "floor" / "floor.py"],
+    [*sorted(PATRONS.glob("*.py")), REPO / "twin" / "slots" / "floor.py"],
     ids=lambda p: str(p.relative_to(REPO)),
 )
 def test_patrons_and_floor_import_neither_the_casino_nor_slot_machine(path: Path) -> None:

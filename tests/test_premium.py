@@ -14,11 +14,11 @@ from twin.accounts.replay import AccountRules, Stepper
 from twin.accounts.timeline import AccountEvent
 from twin.casino import Casino
 from twin.compliance.findings import Finding
+from twin.departments import load_scenario, parse_scenario
 from twin.errors import InputError
 from twin.metrics import Metrics
 from twin.premium.records import PremiumPlayed, PremiumStatusDecided
 from twin.records import MemorySink
-from twin.scenario import load_scenario, parse_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 SG = ROOT / "scenarios" / "singapore.toml"

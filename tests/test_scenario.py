@@ -18,9 +18,10 @@ from typing import Any
 import pytest
 
 from twin.clock import Clock, OpeningHours
+from twin.departments import Scenario, load_scenario, parse_scenario
 from twin.dists import Choice, Lognormal, Triangular
 from twin.errors import InputError
-from twin.scenario import Bank, Scenario, load_scenario, parse_scenario
+from twin.slots.section import Bank
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 ANY = object()  # "found" not compared

@@ -14,9 +14,9 @@ import pytest
 from twin import api
 from twin.compliance.catalog import load_catalog
 from twin.compliance.registry import registry
+from twin.injections import InjectionIdle, InjectViolation
 from twin.machines.misconduct import AWAITS, Misconduct
 from twin.records import MemorySink
-from twin.slots.injections import InjectionIdle, InjectViolation
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ROOT / "scenarios" / "tiny.toml"
@@ -88,7 +88,7 @@ def test_an_injection_that_took_effect_and_one_refused_are_told_apart(tmp_path: 
     from twin.casino import Casino
 
     casino = Casino(sc, compliance=False)
-    log = __import__("twin.slots.injections", fromlist=["InjectionLog"]).InjectionLog()
+    log = __import__("twin.injections", fromlist=["InjectionLog"]).InjectionLog()
     casino.attach(log)
     casino.start()
     casino.inbox.put(

@@ -13,9 +13,9 @@ from test_scenario import assert_error, broken, load_error
 
 from twin import api
 from twin.casino import Casino
+from twin.departments import load_scenario
 from twin.drivers import StepDriver
 from twin.records import MemorySink
-from twin.scenario import load_scenario
 
 TINY_CREW = "crew = { attendant = 1, technician = 1, inspector = 1 }"
 ROLES = """[staff]
@@ -125,8 +125,8 @@ def test_every_job_the_floor_files_is_a_job_kind_of_the_scenario() -> None:
     given a priority or left to the operator; the default priority is the dispatcher's, the
     four kinds filed during play (the others come after them, as they always did)."""
     from twin.jobs import JOB_ROLES
-    from twin.scenario import DEFAULT_PRIORITY, JOB_KINDS, DispatchConfig
     from twin.staff.dispatch import DEFAULT_PRIORITY as DISPATCH_DEFAULT
+    from twin.staff.section import DEFAULT_PRIORITY, JOB_KINDS, DispatchConfig
 
     assert set(JOB_KINDS) == set(JOB_ROLES)
     assert JOB_KINDS[:4] == DEFAULT_PRIORITY == DISPATCH_DEFAULT
@@ -155,7 +155,7 @@ def test_the_drop_collection_can_wait_for_the_operator() -> None:
     """``operator = ["drop_collection"]``: the drop team is not sent until the operator
     assigns one; then the attendant empties the drop, the inspector witnessing."""
     from twin.machines.events import MoneyRemoved
-    from twin.staff.events import JobRequested, JobStarted
+    from twin.staff.records import JobRequested, JobStarted
 
     casino, sink = _drop_day('{ operator = ["drop_collection"] }')
     drops = [r for r in sink.of(JobRequested) if r.job_kind == "drop_collection"]
@@ -172,7 +172,7 @@ def test_the_drop_collection_can_wait_for_the_operator() -> None:
 
 
 def test_the_drop_collection_is_dispatched_by_default() -> None:
-    from twin.staff.events import JobStarted
+    from twin.staff.records import JobStarted
 
     _casino, sink = _drop_day("{}")
     started = [r for r in sink.of(JobStarted) if r.job_kind == "drop_collection"]
@@ -212,7 +212,7 @@ def test_operator_mode_from_the_scenario_leaves_hand_pays_to_the_operator() -> N
     operator; an assignment through ``casino.staff.assign`` starts one at once."""
     from twin.casino import Casino
     from twin.records import MemorySink
-    from twin.staff.events import JobRequested, JobStarted
+    from twin.staff.records import JobRequested, JobStarted
 
     sc = load_scenario(REPO / "scenarios" / "tiny.toml")
     staff = sc.staff.model_copy(

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from conftest import SCENARIOS
 
+from twin.departments import load_scenario
 from twin.patrons.population import Population, member_id
-from twin.scenario import load_scenario
 from twin.streams import Streams
 
 

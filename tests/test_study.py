@@ -19,7 +19,6 @@ from scipy import stats
 from twin.api import prepare
 from twin.casino import Casino
 from twin.compliance.catalog import load_catalog
-from twin.compliance.engine import _analysis_of
 from twin.compliance.verdicts import VERDICTS
 from twin.errors import InputError
 from twin.experiments import Plan, compare, load_arm, paired
@@ -27,6 +26,7 @@ from twin.experiments.compare import INDEPENDENT_OFFSET
 from twin.experiments.replication import Observation, Task, replicate
 from twin.experiments.report import render_html, render_text, to_json
 from twin.experiments.stats import precise_enough
+from twin.machines.facts import _analysis_of
 from twin.machines.par import load_game
 
 ROOT = Path(__file__).resolve().parent.parent

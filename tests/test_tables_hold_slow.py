@@ -18,8 +18,9 @@ import pytest
 from scipy.stats import beta
 
 from twin.casino import Casino
+from twin.departments import load_scenario
 from twin.metrics import Metrics
-from twin.scenario import load_scenario, with_settings
+from twin.scenario import with_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = 100

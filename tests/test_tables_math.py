@@ -20,9 +20,9 @@ import pytest
 from scipy import stats
 
 from twin.errors import InputError
-from twin.pit import baccarat, blackjack
-from twin.pit.blackjack import ACE, Rules, UpCard, parse_rules, solve
-from twin.pit.games import (
+from twin.tables import baccarat, blackjack
+from twin.tables.blackjack import ACE, Rules, UpCard, parse_rules, solve
+from twin.tables.games import (
     ROULETTE_BETS,
     ROULETTE_POCKETS,
     SIMULATE,

@@ -17,8 +17,8 @@ import pytest
 from conftest import REPO
 
 import twin.cli
+from twin.injections import InjectViolation
 from twin.ledger import read_rows
-from twin.slots.injections import InjectViolation
 from viz import palette as P
 from viz.app import Viewer, init_pygame
 from viz.layout import plan

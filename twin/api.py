@@ -22,17 +22,18 @@ from typing import Any, Literal
 from twin.casino import Casino
 from twin.commands import CommandAccepted, CommandRejected, parse_command
 from twin.compliance.verdicts import totals
+from twin.departments import Scenario, load_scenario
 from twin.drivers import Driver, PacedDriver
 from twin.errors import InputError
+from twin.injections import InjectionLog
 from twin.ledger import HashChain, Ledger
 from twin.metrics import Kpis, MachineSummary, Metrics
 from twin.outputs import LEDGER, RunFolder
 from twin.overrides import parse_assignment
 from twin.patrons.census import PopulationSummary
 from twin.records import Record, Sink
-from twin.scenario import Scenario, load_scenario, with_settings
+from twin.scenario import with_settings
 from twin.signals import Interrupted, deferred
-from twin.slots.injections import InjectionLog
 
 Overrides = Mapping[str, Any] | Iterable[str | tuple[str, Any]]
 

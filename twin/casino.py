@@ -1,4 +1,4 @@
-"""The Casino: a validated scenario assembled into a SimPy world.
+"""The Casino: a validated scenario assembled into a SimPy world, department by department.
 
 ``Casino(scenario, env=...)`` builds everything before t = 0 (games loaded and checked, staff
 pools, machines, floor, arrivals, injections validated) in an environment it is given. Its
@@ -13,55 +13,49 @@ thread).
 from __future__ import annotations
 
 import time as wall
-from collections.abc import Generator, Iterable
+from collections.abc import Generator, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import time
-from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import simpy
 
+from twin import injections
+from twin.aml import AmlDesk, Launderers
+from twin.cage import Cage
 from twin.commands import Command, CommandAccepted, CommandRejected
-from twin.compliance.engine import ComplianceEngine, FloorFacts
+from twin.compliance.engine import ComplianceEngine
 from twin.compliance.ruleset import load_ruleset
-from twin.departments import Department
+from twin.department import Department, Site
+from twin.departments import Scenario, opening_order, plans
+from twin.door import Door
 from twin.drivers import Driver, FastDriver, Progress, fewer_collections
 from twin.inbox import Envelope, Inbox
-from twin.machines.identity import ManufacturerCertificate, certificate
-from twin.machines.machine import (
-    Crew,
-    Disruption,
-    EngineKind,
-    MachineSpec,
-    SlotMachine,
-    Timing,
-)
-from twin.machines.par import Game, load_game
-from twin.machines.progressive import ProgressiveLink
-from twin.machines.promotions import PromotionDesk
-from twin.machines.protocol import Machine
-from twin.machines.sas import ExceptionCode
-from twin.machines.verification import ProgramConverted, ProgramVerifier
+from twin.junkets import Junkets
+from twin.machines.facts import FloorFacts
+from twin.machines.machine import EngineKind, MachineSpec, SlotMachine
+from twin.machines.par import Game
+from twin.machines.verification import ProgramVerifier
 from twin.patrons.patron import Arrivals
 from twin.patrons.population import Population
-from twin.patrons.venue import Visitor
+from twin.patrons.venue import Host, Visitor
+from twin.pit import NoticeBoard, Pit
+from twin.premium import PremiumRoom
 from twin.records import RecordBus, Sink
-from twin.scenario import Bank, Scenario
-from twin.slots import injections as inject
+from twin.slots import Slots
 from twin.slots.actions import ConvertProgram, RemoveMachine, ReturnMachine
 from twin.slots.floor import SlotFloor
-from twin.staff.dispatch import Dispatcher, Shift
-from twin.staff.roles import Role, member_ids
+from twin.slots.model import SlotOptions
+from twin.slots.section import HardwareBinding
+from twin.staff import Roster
+from twin.staff.dispatch import Dispatcher
 from twin.streams import Streams
 from twin.world import World, quantize
 
 if TYPE_CHECKING:
-    from twin.aml.model import Particulars
-    from twin.cage.model import Cage
     from twin.hardware.machine import HardwareFloor
-    from twin.pit.notice import NoticeBoard
-    from twin.pit.pit import Pit
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +66,12 @@ class RunOutcome:
 
 
 class Casino:
+    """A scenario's casino: the kernel (world, ruleset, inbox) and the departments the
+    registry (``twin.departments``) builds from the scenario's sections, in the order their
+    needs imply, each from a :class:`twin.department.Site` that finds what was built before
+    it by type. The casino routes a visit through its departments (door, cage, pit) and
+    applies what comes in through the inbox."""
+
     def __init__(
         self,
         scenario: Scenario,
@@ -96,388 +96,134 @@ class Casino:
         self.ruleset = load_ruleset(
             scenario.ruleset.name, scenario.ruleset.overrides, source=source
         )
-        self.games = games if games is not None else {}
-        for bank in scenario.floor.banks:
-            for path in (bank.game, *bank.pay_tables):
-                if path not in self.games:
-                    self.games[path] = load_game(path)
-        for conv in scenario.conversions:  # programs approved for conversions
-            if conv.game not in self.games:
-                self.games[conv.game] = load_game(conv.game)
-        self.facts = FloorFacts()
-        for game in self.games.values():
-            self.facts.worksheets[game.signature] = game
-            self.facts.programs[game.signature] = game
-        for inj in scenario.inject:
-            if inj.game is not None:
-                self.load_injected_game(inj.game)
-        self.links = {
-            p.id: ProgressiveLink(p.id, p.reset_cents, p.increment_bp)
-            for p in scenario.floor.progressives
-        }
-        self.facts.approved_links = {
-            p.id: (p.reset_cents, p.increment_bp) for p in scenario.floor.progressives
-        }
-        staff = scenario.staff
-        t = staff.timing
-        self.staff = Dispatcher(
-            self.world,
-            [Role(r.id, r.prefix, r.title, r.employer) for r in staff.roles],
-            priority=staff.dispatch.priority,
-            operator=staff.dispatch.operator,
-        )
-        self.shifts: list[Shift] = []
-        for s in staff.shifts:
-            members: list[str] = []
-            for r in staff.roles:
-                for mid in member_ids(r.prefix, s.name, s.count(r.id)):
-                    self.staff.enlist(mid, r.id, s.name)
-                    members.append(mid)
-            self.shifts.append(Shift(s.name, s.start, s.end, tuple(members)))
-        # the floor works to its own procedures ([floor.policy], issue 34), by default the law's
-        policy = scenario.floor.policy
-        self.crew = Crew(
-            self.staff,
-            Timing(t.walk_minutes, t.hand_pay_minutes, t.hopper_fill_minutes, t.repair_minutes),
-            self._second_inspector_above(policy.hand_pay_second_inspector_above_cents),
-        )
-        self.machines: list[SlotMachine] = []
-        prefix = self.ruleset.jurisdiction.registration_prefix
-        for bank in scenario.floor.banks:
-            game = self.pay_table(bank)
-            for n, mid in enumerate(bank.machine_ids(), start=1):
-                spec = MachineSpec(
-                    id=mid,
-                    bank=bank.id,
-                    zone=bank.zone,
-                    game=game,
-                    denomination_cents=bank.denomination_cents,
-                    max_bet_units=bank.max_bet_units,
-                    hopper_capacity=bank.hopper_capacity_coins,
-                    hopper_standard_fill=bank.hopper_standard_fill_coins,
-                    hopper_initial=bank.hopper_initial_coins,
-                    hopper_pay_limit_credits=bank.hopper_pay_limit_credits,
-                    jackpot_limit_cents=bank.jackpot_limit_cents,
-                    coin_acceptor=bank.coin_acceptor,
-                    bill_acceptor=bank.bill_acceptor,
-                    bill_denominations_cents=tuple(bank.bill_denominations_cents),
-                    meter_digits=bank.meter_digits,
-                    progressive=bank.progressive,
-                    registration=f"{prefix}-{bank.id}-{n:04d}",
-                    serial=f"{bank.model}-{bank.id}{n:05d}",
-                    coin_pay_seconds=scenario.floor.coin_pay_seconds,
-                    manufacturer=bank.manufacturer,
-                    model=bank.model,
-                    manufactured=bank.manufactured.isoformat(),
-                    certificate=self._certificate(bank, game, f"{bank.model}-{bank.id}{n:05d}"),
-                    promotional=bank.promotional,
-                    asset_number=f"{bank.asset_prefix}-{mid}",
-                )
-                self.facts.register[spec.registration] = game.signature
-                link = self.links[bank.progressive] if bank.progressive else None
-                self.machines.append(
-                    SlotMachine(self.world, spec, self.crew, engine=engine, link=link)
-                )
-        # -- hardware-backed machines (issue 8): bound machines leave the simulated list --------
-        self.hardware: HardwareFloor | None = None
-        if scenario.hardware:
-            from twin.hardware.machine import HardwareFloor, bindings_from
-
-            bound = {h.machine for h in scenario.hardware}
-            specs = {m.id: m.spec for m in self.machines if m.id in bound}
-            self.machines = [m for m in self.machines if m.id not in bound]
-            self.hardware = HardwareFloor(self.world, specs, bindings_from(scenario.hardware))
-        on_floor: list[Machine] = [*self.machines]
-        if self.hardware is not None:
-            on_floor += self.hardware.on_floor()
-        # -- end hardware -----------------------------------------------------------------------
-        self.floor = SlotFloor(env, on_floor)
-        hours = policy.program_verification_hours
-        if hours is None:
-            hours = (
-                self.ruleset.get("program_verification_hours")
-                if ("program_verification_hours" in self.ruleset)
-                else 0
+        self.site = site = Site(self.world, self.ruleset, scenario, source)
+        self._slots: Slots | None = None
+        site.provide(Host(venue=self, hall=self))  # what patrons see, where visits pass
+        self._hardware: HardwareFloor | None = None
+        site.provide(
+            SlotOptions(
+                money=self.ruleset.money,
+                exchange_rate=self.ruleset.exchange_rate(),
+                registration_prefix=self.ruleset.jurisdiction.registration_prefix,
+                engine=engine,
+                games=games,
+                bind=self._bind_hardware,
             )
-        self.verifier = ProgramVerifier(
-            self.world, lambda: self.staff.on_duty("inspector"), self.machines, hours
         )
-        self.population = Population.build(scenario.patrons, self.world.streams)
-        self.arrivals = Arrivals(self.world, self, scenario.patrons, self.population)
-        f = scenario.faults
-        self._disruptions = [
-            Disruption("tilt", ExceptionCode.GENERAL_TILT, f.tilt_mtbf_hours),
-            Disruption("coin_in_jam", ExceptionCode.COIN_IN_TILT, f.coin_in_jam_mtbf_hours),
-            Disruption("bill_jam", ExceptionCode.BILL_JAM, f.bill_jam_mtbf_hours),
-            Disruption("hopper_jam", ExceptionCode.COIN_OUT_TILT, f.hopper_jam_mtbf_hours),
-            Disruption("reverse_coin", ExceptionCode.REVERSE_COIN_IN, f.reverse_coin_mtbf_hours),
-            Disruption("ram_error", ExceptionCode.CMOS_RAM_ERROR_NO_DATA, f.ram_error_mtbf_hours),
-            Disruption("power_loss", ExceptionCode.AC_POWER_LOST, f.power_loss_mtbf_hours),
+        built: dict[str, list[Department]] = {}
+        registry = plans(type(scenario))
+        for plan in registry:  # each after what it needs and uses
+            if plan.present(scenario):
+                built[plan.name] = list(plan.build(site))
+        for plan in registry:  # an injection's targets, once everything is built
+            if plan.check_injections is not None:
+                plan.check_injections(site)
+        injections.validate(scenario.inject, self.end, source)
+        #: the departments with processes of their own, in the registry's opening order
+        self.departments: list[Department] = [
+            d for name in opening_order(type(scenario)) for d in built.get(name, ())
         ]
-        self._by_id = {m.id: m for m in self.machines}
-        self._removals: dict[str, simpy.Event] = {}  # taken out, not yet sent back
-        self.sold: set[str] = set()  # machines that left the licensee's ownership
+        self.staff = site.need(Dispatcher)
+        self.shifts = list(site.need(Roster))
+        self.population = site.need(Population)
+        self.arrivals = site.need(Arrivals)
         self._started = False
         self._finished: RunOutcome | None = None
         self.wall_seconds = 0.0
-        # -- the rest of the casino (issue 10): each part from its own scenario section -------
-        self.departments: list[Department] = []
-        # entrance (regs 20, 22, 24): self.entrance, the door
-        from twin.door.injections import validate_entrance
-        from twin.door.model import Door
-        from twin.errors import InputError
-
-        self.entrance: Door | None = None
-        if scenario.entrance is not None:
-            if "admission_min_age_years" not in self.ruleset:
-                raise InputError(source, "entrance", "a ruleset with admission_min_age_years",
-                                 self.ruleset.name)  # fmt: skip
-            self.entrance = Door(
-                self.world,
-                scenario.entrance,
-                self.population,
-                self.staff,
-                admission_age=int(self.ruleset.get("admission_min_age_years")),
-                gaming_zones=[b.zone for b in scenario.floor.banks],
-                source=source,
-            )
-            self.departments.append(self.entrance)
-        validate_entrance(self, source)
-
-        # junkets (reg 25): self.junkets (built here, started after the cage: its junket room
-        # is on the entrance notice, which the pit or the notice board exhibits)
-        from twin.junkets.model import Junkets, validate_injections
-
-        self.junkets: Junkets | None = None
-        junket_room = None
-        if scenario.junkets is not None:
-            self.junkets = Junkets(
-                self.world, scenario.junkets, self.ruleset,
-                duration_hours=scenario.duration_hours, source=source,
-            )  # fmt: skip
-            junket_room = self.junkets.junket_room(scenario.tables)
-
-        # table pit and card room (regs 21, 23, 26): self.pit
-        self.pit: Pit | None = None
-        self.notice_board: NoticeBoard | None = None  # the entrance notice without a pit
-        if scenario.tables is not None:
-            from twin.pit.pit import Pit
-
-            self.pit = Pit(self.world, scenario.tables, self.staff, source=source,
-                           duration=scenario.duration_seconds,
-                           junket_room=junket_room)  # fmt: skip
-            self.departments.append(self.pit)
-        else:  # a casino without tables still exhibits its entrance notice (reg 22)
-            from twin.pit.notice import NoticeBoard
-
-            self.notice_board = NoticeBoard(self.world, junket_room)
-            self.departments.append(self.notice_board)
-        from twin.pit import injections as inject_tables
-
-        inject_tables.validate(self, source)
-
-        # cage, cash desks, drop and count (regs 23(4), 37-43): self.cage
-        self.cage: Cage | None = None
-        if scenario.cage is not None:
-            from twin.cage.model import PARAMS, Cage
-
-            self.cage = Cage(
-                self.world, scenario.cage, scenario, self.staff, self._by_id,
-                {k: int(self.ruleset.get(k)) for k in PARAMS if k in self.ruleset}, source,
-            )  # fmt: skip
-            self.departments.append(self.cage)
-
-        if self.junkets is not None:
-            self.departments.append(self.junkets)
-        validate_injections(scenario.inject, self.junkets, source)
-
-        # premium players and their deposit accounts (Singapore, issue 11): self.premium
-        from twin.accounts.replay import AccountRules
-        from twin.errors import InputError
-        from twin.premium.injections import KINDS as PREMIUM_INJECTIONS
-        from twin.premium.model import PremiumRoom
-
-        self.premium: PremiumRoom | None = None
-        if scenario.premium is not None:
-            if "min_balance_cents" not in self.ruleset:
-                raise InputError(
-                    source, "premium", "a ruleset of premium-player deposit accounts "
-                    "(singapore-2010)", self.ruleset.name,
-                )  # fmt: skip
-            self.premium = PremiumRoom(
-                self.world, scenario.premium, AccountRules.from_params(self.ruleset.get),
-                clock.at(0.0), source,
-            )  # fmt: skip
-            self.departments.append(self.premium)
-        for i, inj in enumerate(scenario.inject):
-            if inj.kind in PREMIUM_INJECTIONS and self.premium is None:
-                raise InputError(source, f"inject[{i}].kind", "a [premium] section", inj.kind)
-
-        # anti-money laundering (Malta regs 45-51, issue 11): self.aml, self.launderers
-        from twin.aml.launderers import Launderers
-        from twin.aml.model import AmlDesk
-        from twin.junkets.model import aml_view as junket_aml_view
-
-        self.aml: AmlDesk | None = None
-        self.launderers: Launderers | None = None
-        if scenario.aml is not None:
-            assert self.entrance is not None and self.cage is not None  # the scenario says so
-            self.aml = AmlDesk(
-                self.world, scenario.aml, self.ruleset, self.staff,
-                {m.id: m.spec.denomination_cents for m in self.machines}, self.particulars,
-                self.entrance.home.id, source,
-                views=() if self.junkets is None else (junket_aml_view,),
-            )  # fmt: skip
-            self.departments.append(self.aml)
-            if scenario.aml.launderers:
-                self.launderers = Launderers(
-                    self.world, scenario.aml, self.population, self, self.floor, self.cage,
-                    self.pit, self.aml.threshold,
-                    int(self.ruleset.get("admission_min_age_years")), self.junkets, source,
-                )  # fmt: skip
-                self.departments.append(self.launderers)
-
-        # -- end of the rest of the casino -----------------------------------------------------
-        inject.validate(self, source)
+        self._door, self._pit, self._cage = self.find(Door), self.find(Pit), self.find(Cage)
         self.compliance: ComplianceEngine | None = None
         if compliance:
             self.compliance = ComplianceEngine(
-                bus, self.ruleset, clock, env, self.facts, controls=controls
+                bus, self.ruleset, clock, env, self.slots.facts, controls=controls
             )
             bus.attach(self.compliance)
 
-    def _second_inspector_above(self, policy: int | None) -> Fraction | None:
-        """The floor's cents above which a hand pay needs two Board inspectors (None: never):
-        the policy's amount or else the ruleset's, both in the regulation's currency."""
-        key = "hand_pay_second_inspector_above_cents"
-        if policy is None:  # a proposal's rule: two inspectors above an amount (0: never)
-            return (
-                self.ruleset.money(key)
-                if key in self.ruleset and self.ruleset.get(key) > 0
-                else None
-            )
-        return Fraction(policy) / self.ruleset.exchange_rate() if policy > 0 else None
+    def _bind_hardware(
+        self, specs: Mapping[str, MachineSpec], entries: tuple[HardwareBinding, ...]
+    ) -> HardwareFloor:
+        """The machines of ``[[hardware]]`` bound to their SMIBs (issue 8)."""
+        from twin.hardware.machine import HardwareFloor, bindings_from
 
-    def pay_table(self, bank: Bank) -> Game:
-        """The program the operator installs on ``bank``: of its game and its other approved
-        pay tables, the one with the lowest designed return that meets the floor policy's
-        ``min_rtp``, by default the ruleset's (the most hold the rules allow; a link's
-        increment counts, as in 1(a)), or the highest return when none does. A rule change
-        therefore changes what the floor plays, not only the verdict (issue 12)."""
-        first = self.games[bank.game]
-        least = self.scenario.floor.policy.min_rtp
-        if least is None and "min_rtp" in self.ruleset:
-            least = float(self.ruleset.get("min_rtp"))
-        if not bank.pay_tables or least is None:
-            return first
-        floor = Fraction(str(least))
-        link = Fraction(0)
-        if bank.progressive is not None:
-            link = Fraction(self.facts.approved_links[bank.progressive][1], 10_000)
+        self._hardware = HardwareFloor(self.world, specs, bindings_from(entries))
+        return self._hardware
 
-        def rtp(game: Game) -> Fraction:
-            analysis = self.facts.analysis(game.signature)
-            assert analysis is not None  # every pay table is a known program
-            return analysis.rtp + link
+    def find(self, kind: type[T]) -> T | None:
+        """The department or service of type ``kind`` (None when this casino has none)."""
+        return self.site.find(kind)
 
-        options = [self.games[p] for p in (bank.game, *bank.pay_tables)]
-        legal = [g for g in options if rtp(g) >= floor]
-        if legal:
-            return min(legal, key=rtp)
-        return max(options, key=rtp)
-
-    def _certificate(self, bank: Bank, game: Game, serial: str) -> ManufacturerCertificate:
-        """The manufacturer's certificate (reg 28(4)) for a bank's machine and program."""
-        analysis = self.facts.analysis(game.signature)
-        assert analysis is not None
-        link = self.facts.approved_links.get(bank.progressive or "")
-        return certificate(
-            manufacturer=bank.manufacturer,
-            model=bank.model,
-            serial=serial,
-            manufactured=bank.manufactured.isoformat(),
-            analysis=analysis,
-            game_name=game.name,
-            max_bet_units=bank.max_bet_units,
-            cost=game.cost,
-            increment_bp=link[1] if link else None,
-        )
-
-    def approved_game(self, path: Path) -> Game | None:
-        """The program of game file ``path`` if the Board approved it for this floor."""
-        for known, game in self.games.items():
-            if known.resolve() == path.resolve() and game.signature in self.facts.worksheets:
-                return game
-        return None
-
-    def convert(self, m: SlotMachine, game: Game) -> simpy.events.ProcessGenerator:
-        """An approved conversion: the program changes, the Board's register follows, and the
-        new program is verified."""
-        before = self.facts.register.get(m.spec.registration, m.game.signature)
-
-        def done(tech: str) -> None:
-            self.facts.register[m.spec.registration] = game.signature
-            inspectors = self.staff.on_duty("inspector")
-            self.world.bus.emit(
-                ProgramConverted, machine=m.id, from_signature=before,
-                to_signature=game.signature, game_id=game.id, technician=tech,
-                inspector=inspectors[0] if inspectors else "",
-            )  # fmt: skip
-
-        yield from m.convert_program(game, done)
-        self.verifier.verify(m, "conversion")
-
-    # -- machines out of operation and back (First Schedule item 20(c)) ----------------------
-    def take_out(self, m: SlotMachine, reason: str, returning: bool) -> None:
-        """``m`` is taken out of operation (no new patron from now; emptied, read, recorded
-        and disconnected once idle); ``returning``: the licensee keeps it, else it leaves the
-        licensee's ownership."""
-        m.withdrawn = reason
-        done = self.env.event()
-        if returning:
-            self._removals[m.id] = done
-        else:
-            self.sold.add(m.id)
-        self.env.process(self._take_out(m, reason, returning, done))
-
-    def _take_out(
-        self, m: SlotMachine, reason: str, returning: bool, done: simpy.Event
-    ) -> simpy.events.ProcessGenerator:
-        yield from m.leave_floor(reason, returning)
-        done.succeed()
+    # -- the departments, by name (None when the scenario has none) -------------------------
 
     @property
-    def removals_open(self) -> frozenset[str]:
-        """Machines taken out (or being taken out) by a recorded removal, not yet sent back."""
-        return frozenset(self._removals)
+    def hardware(self) -> HardwareFloor | None:
+        return self._hardware
 
-    def put_back(self, machine_id: str) -> None:
-        """Place the machine back into operation once its removal is complete."""
-        removing = self._removals.pop(machine_id)
-        self.env.process(self._put_back(self.machine(machine_id), removing))
+    @property
+    def entrance(self) -> Door | None:
+        return self._door
 
-    def _put_back(self, m: SlotMachine, removing: simpy.Event) -> simpy.events.ProcessGenerator:
-        if not removing.triggered:
-            yield removing
-        yield from m.return_to_floor()
-        self.verifier.verify(m, "return")  # the Board checks the program, as after any work
+    @property
+    def pit(self) -> Pit | None:
+        return self._pit
+
+    @property
+    def notice_board(self) -> NoticeBoard | None:
+        return self.find(NoticeBoard)
+
+    @property
+    def cage(self) -> Cage | None:
+        return self._cage
+
+    @property
+    def junkets(self) -> Junkets | None:
+        return self.find(Junkets)
+
+    @property
+    def premium(self) -> PremiumRoom | None:
+        return self.find(PremiumRoom)
+
+    @property
+    def aml(self) -> AmlDesk | None:
+        return self.find(AmlDesk)
+
+    @property
+    def launderers(self) -> Launderers | None:
+        return self.find(Launderers)
+
+    # -- the slot floor (``self.slots``) ------------------------------------------------------
+
+    @property
+    def slots(self) -> Slots:
+        """The slot floor department (every casino has one)."""
+        if self._slots is None:
+            self._slots = self.site.need(Slots)
+        return self._slots
+
+    @property
+    def machines(self) -> list[SlotMachine]:
+        return self.slots.machines
+
+    @property
+    def floor(self) -> SlotFloor:
+        return self.slots.floor
+
+    @property
+    def facts(self) -> FloorFacts:
+        return self.slots.facts
+
+    @property
+    def verifier(self) -> ProgramVerifier:
+        return self.slots.verifier
+
+    @property
+    def games(self) -> dict[Path, Game]:
+        return self.slots.games
 
     def machine(self, machine_id: str) -> SlotMachine:
-        return self._by_id[machine_id]
+        return self.slots.machine(machine_id)
 
     @property
     def machine_ids(self) -> frozenset[str]:
-        return frozenset(self._by_id)
-
-    def load_injected_game(self, path: Path) -> Game:
-        """A program an injection puts on a machine: analysable, but no approved worksheet."""
-        for game in self.games.values():
-            if game.path == path:
-                return game
-        game = load_game(path)
-        self.games[path] = game
-        self.facts.programs[game.signature] = game
-        return game
+        return self.slots.machine_ids
 
     @property
     def env(self) -> simpy.Environment:
@@ -516,8 +262,8 @@ class Casino:
         self.inbox.attach(env, self._on_command)
         env.process(self.staff.keep_roster(self.shifts))
         for inj in self.scenario.inject:
-            cmd = inject.InjectViolation.from_scenario(inj)
-            if inject.INJECTIONS[inj.kind].static:
+            cmd = injections.InjectViolation.from_scenario(inj)
+            if injections.INJECTIONS[inj.kind].static:
                 self.inbox.deliver_now(cmd, source="scenario")
             else:
                 self.inbox.schedule(quantize(inj.at_hours * 3600.0), cmd, source="scenario")
@@ -558,13 +304,10 @@ class Casino:
         if self.hardware is not None:
             self.hardware.finish()
         with fewer_collections():
-            for m in self.machines:
-                if m.present:  # one taken away cannot be read
-                    m.read_meters()
-            for dept in self.departments:  # issue 10: closing counts, period-end tasks
+            self.slots.read_closing_meters()
+            for dept in self.departments:  # closing counts, period-end tasks
                 dept.finish()
-            inject.report_idle(self)  # an injection that never took effect says so
-            self.verifier.verify_all("closing")
+            self.slots.finish()  # idle injections; the Board's closing program checks
             if self.compliance is not None:
                 self.compliance.finish()
         self.wall_seconds += wall.perf_counter() - t0
@@ -586,51 +329,28 @@ class Casino:
     # -- the visit around the slot floor (twin.patrons.venue.Hall) ----------------------------
     # A hook with nothing to do must not yield: a floor without these parts keeps its timeline.
 
-    def particulars(self, person: str) -> Particulars:
-        """What ``person``'s identity document shows (the AML desk records it, reg 47)."""
-        from twin.aml.model import Particulars
-
-        try:
-            index = int(person.removeprefix("P")) - 1
-            m = self.population.member(index) if person.startswith("P") else None
-        except (ValueError, IndexError):
-            m = None
-        if m is None:
-            return Particulars("document", person, f"holder of {person}", "unknown", "unknown",
-                               "unknown")  # fmt: skip
-        local = m.residency == "local"
-        born = self.world.clock.at(0.0).year - m.age
-        return Particulars(
-            document_type="identity card" if local else "passport",
-            document_number=f"{'ID' if local else 'PP'}-{m.id}",
-            name=f"holder of {m.id}",
-            date_of_birth=f"{born}",
-            nationality=m.nationality or m.residency,
-            address=f"an address in {m.residency}",
-        )
-
     def admit(self, visitor: Visitor) -> Generator[simpy.events.Event, Any, bool]:
         """The door (regs 20, 22, 24): True when the visitor may go in."""
-        if self.entrance is not None:
-            return (yield from self.entrance.admit(visitor))
+        if self._door is not None:
+            return (yield from self._door.admit(visitor))
         return True  # no [entrance]: nothing to do, and no yield
 
     def before_play(self, visitor: Visitor) -> Generator[simpy.events.Event, Any, None]:
         """The cage before play (cheques, cards, chips)."""
-        if self.cage is not None:
-            yield from self.cage.before_play(visitor)
+        if self._cage is not None:
+            yield from self._cage.before_play(visitor)
         return None
 
     def play_elsewhere(self, visitor: Visitor) -> Generator[simpy.events.Event, Any, bool]:
         """The table pit or the card room instead of the slot floor: True when played there."""
-        if self.pit is None:
+        if self._pit is None:
             return False
-        return (yield from self.pit.play(visitor.id, visitor.visit_number))
+        return (yield from self._pit.play(visitor.id, visitor.visit_number))
 
     def after_play(self, visitor: Visitor) -> Generator[simpy.events.Event, Any, None]:
         """The cage after play (chips redeemed)."""
-        if self.cage is not None:
-            yield from self.cage.after_play(visitor)
+        if self._cage is not None:
+            yield from self._cage.after_play(visitor)
         return None
 
     def _on_command(self, envelope: Envelope) -> None:
@@ -661,56 +381,12 @@ class Casino:
     def open_floor(self) -> simpy.events.ProcessGenerator:
         """At t = 0, once the first shift is on duty: install the machines and open."""
         yield self.env.timeout(0)
-        env = self.env
-        fill_by = self._installers()
-        if self.hardware is not None:  # issue 8
-            self.hardware.install()
-        for m in self.machines:
-            m.install(fill_by)
-            env.process(
-                m.run_disruptions(self._disruptions, self.scenario.faults.door_checks_per_day)
-            )
-        env.process(self.arrivals.arrive())
-        env.process(self.read_meters_daily())
-        if self.scenario.floor.drop_collection is not None:
-            env.process(self.collect_drops_daily(self.scenario.floor.drop_collection))
-        self.verifier.verify_all("install")
-        env.process(self.verifier.verify_programs())
-        for dept in self.departments:  # issue 10: door, pit, cage, junkets
+        self.slots.install()
+        self.env.process(self.arrivals.arrive())
+        self.slots.start()
+        for dept in self.departments:  # door, pit, cage, junkets, premium, AML desk...
             dept.start()
-        desk = PromotionDesk(self.world)
-        for promo in self.scenario.promotions:
-            for m in self.machines:
-                if m.spec.bank == promo.bank:
-                    env.process(desk.run_promotion(m, promo))
-
-    def _installers(self) -> tuple[str, str] | None:
-        """An attendant and an inspector on duty at opening: they make the first fills."""
-        attendants, inspectors = self.staff.on_duty("attendant"), self.staff.on_duty("inspector")
-        if not attendants or not inspectors:
-            return None
-        return attendants[0], inspectors[0]
-
-    def read_meters_daily(self) -> simpy.events.ProcessGenerator:
-        """Every machine's meters are read at the start of each gaming day."""
-        env = self.env
-        clock = self.world.clock
-        while True:
-            yield env.timeout(clock.next_local(env.now, clock.gaming_day_start) - env.now)
-            for m in self.machines:
-                if m.present:
-                    m.read_meters()
-            if self.hardware is not None:  # issue 8: the SMIBs answer through the inbox
-                self.hardware.ask_meters()
-
-    def collect_drops_daily(self, at: time) -> simpy.events.ProcessGenerator:
-        """Every day at ``at`` (local) the drop team empties every machine's drop."""
-        env = self.env
-        while True:
-            yield env.timeout(self.world.clock.next_local(env.now, at) - env.now)
-            for m in self.machines:
-                if m.present and m.withdrawn is None:
-                    env.process(m.collect_drop())
+        self.slots.start_promotions()
 
 
 __all__ = ["Casino", "RunOutcome"]

@@ -22,7 +22,7 @@ from pydantic import ConfigDict, TypeAdapter, ValidationError
 from twin.records import Record, record
 
 if TYPE_CHECKING:
-    from twin.casino import Casino
+    from twin.department import Venue
 
 C = TypeVar("C", bound="Command")
 
@@ -40,11 +40,11 @@ class Command:
 
     name: ClassVar[str] = "command"
 
-    def check(self, casino: Casino) -> str | None:
+    def check(self, venue: Venue) -> str | None:
         """Why the world refuses this command now, or None to accept it."""
         return None
 
-    def apply(self, casino: Casino) -> None:
+    def apply(self, venue: Venue) -> None:
         raise NotImplementedError
 
     def args(self) -> dict[str, Any]:
@@ -106,6 +106,19 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+@command("note")
+class Note(Command):
+    """A line an operator writes into the ledger (a drill's narration, a shift log entry)."""
+
+    text: str
+
+    def check(self, venue: Venue) -> str | None:
+        return None if self.text.strip() else "an empty note"
+
+    def apply(self, venue: Venue) -> None:
+        pass
+
+
 # --- records ---------------------------------------------------------------------------------
 
 
@@ -135,6 +148,7 @@ __all__ = [
     "CommandAccepted",
     "CommandError",
     "CommandRejected",
+    "Note",
     "command",
     "commands",
     "parse_command",

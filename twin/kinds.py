@@ -1,48 +1,44 @@
-"""Every record kind of the twin, registered in one place.
+"""Every record kind of the twin, registered by importing this module.
 
-Importing this module registers every record class, so a ledger can be read back on its own
-(``twin ledger export``, ``twin state``, metrics rebuilt from a ledger). A test walks the
-package and fails when a module defines a record kind that is not listed here.
+Importing it registers every record class, so a ledger can be read back on its own
+(``twin ledger export``, ``twin state``, metrics rebuilt from a ledger): the kernel's and the
+domain libraries' kinds below, and each department's ``records`` module, found through the
+registry of departments (a new department's kinds need no line here). A test walks the package
+and fails when a module defines a record kind that this module does not register.
 """
 
 from __future__ import annotations
 
-from twin.aml import records as aml_events
-from twin.cage import records as cage_events
+import importlib
+from types import ModuleType
+
 from twin.commands import CommandAccepted, CommandRejected
 from twin.compliance.findings import Finding
-from twin.door import records as entrance_events
+from twin.departments import plans
 from twin.hardware import records as hardware_records
-from twin.junkets import records as junket_events
+from twin.injections import InjectionIdle
 from twin.machines import events as machine_events
-from twin.machines import promotions, verification
-from twin.patrons import events as patron_events
-from twin.pit import records as table_events
-from twin.premium import records as premium_events
+from twin.machines import verification
 from twin.records import Record, kinds
-from twin.slots.injections import InjectionIdle
-from twin.staff import events as staff_events
+
+
+def _department_records() -> tuple[ModuleType, ...]:
+    found = []
+    for plan in plans():
+        try:
+            found.append(importlib.import_module(f"twin.{plan.name}.records"))
+        except ModuleNotFoundError as exc:
+            if exc.name != f"twin.{plan.name}.records":
+                raise
+    return tuple(found)
+
 
 #: The modules that define record kinds (imported for their registrations).
-MODULES = (
+MODULES: tuple[ModuleType, ...] = (
     machine_events,
-    promotions,
     verification,
-    patron_events,
-    staff_events,
     hardware_records,
-    # issue 10: entrance
-    entrance_events,
-    # issue 10: tables
-    table_events,
-    # issue 10: cage
-    cage_events,
-    # issue 10: junkets
-    junket_events,
-    # issue 11: premium
-    premium_events,
-    # issue 11: anti-money laundering
-    aml_events,
+    *_department_records(),
 )
 
 #: Every record kind by name.

@@ -26,10 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from twin.cage.model import retention_ends
+from twin.cage.params import ACCOUNTS_RETENTION, CHEQUE_RECORD_RETENTION
 from twin.clock import Clock
 from twin.compliance.ruleset import Ruleset
 from twin.errors import InputError
 from twin.ledger import read_meta, read_rows
+from twin.rules import Rule
 
 #: The record kinds of reg 37's payment records (the records regs 38-40 require).
 PAYMENT_KINDS = frozenset({
@@ -124,21 +126,21 @@ def retention(path: Path, ruleset: Ruleset) -> Retention:
         else:
             span[1] = day  # rows come in seq order, so in time order
         counts[cls] += 1
-    params: Mapping[str, tuple[str, str, str, bool]] = {
-        "payment": ("payment records", "reg 37(3)-(4)", "cheque_record_retention_years", False),
+    params: Mapping[str, tuple[str, str, Rule[int], bool]] = {
+        "payment": ("payment records", "reg 37(3)-(4)", CHEQUE_RECORD_RETENTION, False),
         "accounts": (
             "accounts and records of gaming operations", "reg 43(1)",
-            "accounts_retention_years", True,
+            ACCOUNTS_RETENTION, True,
         ),
     }  # fmt: skip
     classes = []
     for cls, (name, cite, param, bound) in params.items():
-        if param not in ruleset:
-            raise InputError(f"ruleset {ruleset.name}", param, "a retention period", None)
+        if not param.given(ruleset):
+            raise InputError(f"ruleset {ruleset.name}", param.key, "a retention period", None)
         span = spans[cls]
         classes.append(
             RetentionClass(
-                name, cite, param, int(ruleset.get(param)), bound, counts[cls],
+                name, cite, param.key, param.of(ruleset), bound, counts[cls],
                 span[0] if span else None, span[1] if span else None,
             )
         )  # fmt: skip

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from twin.commands import CommandAccepted, CommandRejected
+from twin.department import KpiSection
+from twin.departments import opening_order, plans
 from twin.jobs import HAND_PAY, HOPPER_FILL
 from twin.machines.events import (
     GamesPlayed,
@@ -24,10 +26,10 @@ from twin.machines.events import (
 )
 from twin.machines.sas import ExceptionCode
 from twin.patrons.census import Census, PopulationSummary
-from twin.patrons.events import PatronArrived, PatronLeft, SessionStarted
+from twin.patrons.records import PatronArrived, PatronLeft, SessionStarted
 from twin.records import Record
-from twin.staff.events import JobCompleted, JobRequested, JobStarted, ShiftEnded, ShiftStarted
 from twin.staff.kpis import StaffKpis
+from twin.staff.records import JobCompleted, JobRequested, JobStarted, ShiftEnded, ShiftStarted
 
 E = ExceptionCode
 
@@ -111,52 +113,10 @@ class _Machine:
     downtime: float = 0.0
 
 
-class KpiSection(Protocol):
-    """The KPIs of one part of the casino (issue 10), built from records alone."""
-
-    name: str
-    #: the record classes it reads
-    reads: tuple[type[Record], ...]
-
-    def accept(self, rec: Record) -> None: ...
-
-    def report(self, end: float) -> dict[str, Any]:
-        """Its figures at ``end`` (JSON-ready: ints, floats, strings, lists, dicts)."""
-        ...
-
-
 def _sections() -> list[KpiSection]:
-    """A fresh KPI section of each part of the casino around the slot floor (issue 10)."""
-    out: list[KpiSection] = []
-    # entrance
-    from twin.door.model import EntranceKpis
-
-    out.append(EntranceKpis())
-
-    # tables
-    from twin.pit.kpis import TablesKpis
-
-    out.append(TablesKpis())
-    # cage
-    from twin.cage.records import CageKpis
-
-    out.append(CageKpis())
-
-    # junkets
-    from twin.junkets.records import JunketKpis
-
-    out.append(JunketKpis())
-
-    # premium (issue 11)
-    from twin.premium.records import PremiumKpis
-
-    out.append(PremiumKpis())
-
-    # anti-money laundering (issue 11)
-    from twin.aml.kpis import AmlKpis
-
-    out.append(AmlKpis())
-    return out
+    """A fresh KPI section of each department that declares one, in the registry's order."""
+    by_name = {p.name: p for p in plans()}
+    return [k() for name in opening_order() if (k := by_name[name].kpis) is not None]
 
 
 class Metrics:

@@ -16,8 +16,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from twin.departments import Scenario
 from twin.errors import InputError
-from twin.scenario import Scenario
 
 #: the process before any machine (Python, numpy, SimPy, the kernel), bytes
 BASE_BYTES = 130 * 2**20

@@ -6,6 +6,11 @@ floor; left click a machine for its meter panel (Esc closes it). With a machine 
 live run: ``O`` opens its slot door, ``C`` closes it, ``A`` sends idle staff to its oldest
 job that waits for an operator. In a replay, click the time bar to jump; ``,``/``.`` move an
 hour. ``Q`` quits.
+
+The floor is drawn in layers, one per department of the run that has a view
+(:mod:`viz.views`, registered by the department's name), in the registry's opening order; the
+viewer keeps the frame around them: the plan's geometry, the bars, the sidebar, the selected
+machine and its meter panel.
 """
 
 from __future__ import annotations
@@ -17,23 +22,17 @@ from pathlib import Path
 import pygame
 
 from viz import palette as P
-from viz.layout import CELL, Plan, plan
+from viz.layout import Plan, plan
 from viz.model import MachineView
 from viz.sources import SPEEDS, Source
+from viz.views import View, in_opening_order, views_for
+from viz.views.slots import PATRON_SIDE, WALK_SECONDS, SlotsView
 
 SIDEBAR = 330
 TOPBAR = 40
 TICKER = 150
 TIMEBAR = 34
 PANEL_W = 340
-#: simulated seconds a member is drawn walking to a job (the scenario's walk times are drawn
-#: by the model and not recorded; this is about their median)
-WALK_SECONDS = 110.0
-#: a machine's side in pixels from which its seated patron is drawn on it, and walking patrons
-#: as diamonds (below it, zoomed out, the machine's "in play" colour says it is taken, and a
-#: walking patron is a 3x3 pixel dot)
-PATRON_SIDE = 10
-
 Surface = pygame.surface.Surface
 
 
@@ -93,6 +92,7 @@ class Viewer:
         *,
         surface: Surface | None = None,
         title: str = "",
+        departments: Iterable[str] | None = None,
     ) -> None:
         self.source = source
         self.size = size
@@ -109,9 +109,16 @@ class Viewer:
         self.frames = 0
         self.extra: Callable[[Viewer], None] | None = None  # a drill draws its own panel
         self.draw_seconds = 0.0  # wall time of the last drawing
-        self._floor: Surface | None = None  # the floor layer, kept between frames
-        self._floor_key: tuple[object, ...] = ()
-        self._diamonds: dict[int, Surface] = {}  # a patron's marker by radius
+        #: the departments of the run (by default, :func:`run_departments`), in the registry's
+        #: opening order
+        self.departments = in_opening_order(
+            run_departments(source) if departments is None else departments
+        )
+        #: the floor view's layers: the registered views of those departments, in that order
+        self.views: list[View] = views_for(self.departments)
+        #: the slot floor's layer (a fresh one, not drawn, in a run without a slot floor)
+        slots = [v for v in self.views if isinstance(v, SlotsView)]
+        self.slots: SlotsView = slots[0] if slots else SlotsView()
         self.fit()
 
     # -- geometry --------------------------------------------------------------------------------
@@ -150,6 +157,11 @@ class Viewer:
         return pygame.Rect(
             int(sx), int(sy), max(1, round(w * self.zoom)), max(1, round(h * self.zoom))
         )
+
+    @property
+    def machine_side(self) -> int:
+        """A machine's side in pixels at this zoom."""
+        return max(1, round(8 * self.zoom))
 
     # -- input -------------------------------------------------------------------------------------
     def handle(self, ev: pygame.event.Event) -> None:
@@ -211,7 +223,8 @@ class Viewer:
 
     def operator_action(self, key: int) -> None:
         """Operator commands on the selected machine: into the inbox, and so into the ledger."""
-        from twin.slots.actions import AssignJob, CloseDoor, OpenDoor
+        from twin.slots.actions import CloseDoor, OpenDoor
+        from twin.staff.actions import AssignJob
 
         m = self.selected
         assert m is not None
@@ -301,213 +314,42 @@ class Viewer:
             self.extra(self)
 
     def draw_floor(self, s: Surface) -> None:
-        """The floor layer is kept between frames: redrawn whole when the view or the model
-        changes, else only the machines whose state changed since the last frame."""
-        r = self.floor_rect
-        model = self.source.model
-        key = (self.zoom, self.pan, r.size, id(model))
-        if self._floor is None or self._floor_key != key:
-            self._floor = pygame.Surface(r.size)
-            self._floor_key = key
-            self._draw_plan(self._floor)
-            self._draw_machines(self._floor, self.plan.machines)
-        elif model.dirty:
-            self._draw_machines(self._floor, model.dirty)
-        model.dirty.clear()
-        s.blit(self._floor, r.topleft)
-        self.draw_patrons(s)
-        self.draw_staff(s)
+        """The departments' layers of the floor view, in the registry's order, and the
+        selected machine's frame over them."""
+        for view in self.views:
+            view.draw(self, s)
         if self.selected is not None:
+            r = self.floor_rect
             s.set_clip(r)
             sr = self.machine_screen_rect(self.selected).inflate(6, 6)
             pygame.draw.rect(s, P.SELECT, sr, 2)
             s.set_clip(None)
 
+    # -- the slot floor's layer (viz.views.slots), as the viewer has always offered it ------------
     def staff_position(self, member: str) -> tuple[float, float] | None:
-        """Where a busy member is drawn (world units): walking from their last machine (or the
-        staff station at the corner of the zone) to their job's machine over
-        :data:`WALK_SECONDS`, then at the machine's top-right corner."""
-        model = self.source.model
-        walk = model.walks.get(member)
-        if walk is None:
-            return None
-        start, machine, t0 = walk
-        to = self._corner(machine)
-        if to is None:
-            return None
-        if start:
-            frm = self._corner(start) or to
-        else:
-            zone = model.machines[machine].zone
-            zx, zy, _w, _h = self.plan.zones[zone]
-            frm = (zx + 6.0, zy + 6.0)
-        share = min(1.0, max(0.0, (model.t - t0) / WALK_SECONDS))
-        return (frm[0] + (to[0] - frm[0]) * share, frm[1] + (to[1] - frm[1]) * share)
+        """Where a busy member is drawn (see :meth:`SlotsView.staff_position`)."""
+        return self.slots.staff_position(self, member)
 
     def _corner(self, machine: str) -> tuple[float, float] | None:
-        place = self.plan.machines.get(machine)
-        return None if place is None else (place[0] + place[2] - 1.0, place[1] + 1.0)
-
-    # -- patrons -----------------------------------------------------------------------------
-    @property
-    def machine_side(self) -> int:
-        """A machine's side in pixels at this zoom."""
-        return max(1, round(8 * self.zoom))
-
-    def _radius(self) -> int:
-        return max(2, min(5, self.machine_side // 5))
+        return self.slots.corner(self, machine)
 
     def seat(self, machine: str) -> tuple[float, float] | None:
-        """Where a seated patron is drawn (world units): at the bottom middle of the machine's
-        face, inside it (so a redraw of the machine clears it)."""
-        place = self.plan.machines.get(machine)
-        if place is None:
-            return None
-        x, y, w, h = place
-        return (x + w / 2, y + h - (self._radius() + 2) / self.zoom)
+        """Where a seated patron is drawn (see :meth:`SlotsView.seat`)."""
+        return self.slots.seat(self, machine)
 
     def patron_position(self, patron: str) -> tuple[float, float] | None:
-        """Where a walking patron is drawn (world units): on the straight line between the
-        entrance and their machine's seat, the share of the walk done (see
-        :data:`viz.model.PATRON_WALK_SECONDS`) along it; None when not walking."""
-        walk = self.source.model.patron_walk(patron)
-        if walk is None:
-            return None
-        machine, share, arriving = walk
-        seat = self.seat(machine)
-        if seat is None:
-            return None
-        door = self.plan.entrance
-        frm, to = (door, seat) if arriving else (seat, door)
-        return (frm[0] + (to[0] - frm[0]) * share, frm[1] + (to[1] - frm[1]) * share)
+        """Where a walking patron is drawn (see :meth:`SlotsView.patron_position`)."""
+        return self.slots.patron_position(self, patron)
 
     def diamond(self, radius: int) -> Surface:
-        """A patron's marker: a diamond in the patron colour, outlined in black."""
-        sprite = self._diamonds.get(radius)
-        if sprite is None:
-            size = 2 * radius + 1
-            sprite = pygame.Surface((size, size))
-            sprite.fill((255, 0, 255))
-            sprite.set_colorkey((255, 0, 255))
-            points = [(radius, 0), (size - 1, radius), (radius, size - 1), (0, radius)]
-            pygame.draw.polygon(sprite, P.PATRON, points)
-            pygame.draw.polygon(sprite, (0, 0, 0), points, 1)
-            self._diamonds[radius] = sprite
-        return sprite
+        """A patron's marker (see :meth:`SlotsView.diamond`)."""
+        return self.slots.diamond(radius)
 
     def draw_patrons(self, s: Surface) -> None:
-        """Patrons walking between the entrance and their machine (drawn each frame; a seated
-        one is drawn with its machine on the floor layer), and how many wait for a machine."""
-        r = self.floor_rect
-        model = self.source.model
-        s.set_clip(r)
-        big = self.machine_side >= PATRON_SIDE
-        radius = self._radius()
-        sprite = self.diamond(radius)
-        for walks in (model.walking_in, model.walking_out):
-            for patron in walks:
-                at = self.patron_position(patron)
-                if at is None:
-                    continue
-                x, y = self.to_screen(*at)
-                if big:
-                    s.blit(sprite, (int(x) - radius, int(y) - radius))
-                else:
-                    s.fill(P.PATRON, (int(x) - 1, int(y) - 1, 3, 3))
-        if model.waiting:
-            door = self._door_rect()
-            label = self.text.render(f"{len(model.waiting)} waiting", 16, P.TEXT)
-            s.blit(label, (r.x + door.x - label.get_width() - 6, r.y + door.centery - 6))
-        s.set_clip(None)
-
-    def _door_rect(self) -> pygame.Rect:
-        """The entrance on the floor layer (its origin is the floor's)."""
-        z = self.zoom
-        ex, ey = self.plan.entrance
-        px, py = self.pan
-        return pygame.Rect(
-            int((ex - 20 - px) * z), int((ey - 2 - py) * z), max(4, int(40 * z)), max(2, int(4 * z))
-        )
+        self.slots.draw_patrons(self, s)
 
     def draw_staff(self, s: Surface) -> None:
-        """Busy staff, walking to their job or at it: white dots (drawn each frame)."""
-        r = self.floor_rect
-        radius = max(2, min(6, round(1.4 * self.zoom)))
-        s.set_clip(r)
-        for member in sorted(self.source.model.walks):
-            at = self.staff_position(member)
-            if at is None:
-                continue
-            x, y = self.to_screen(*at)
-            centre = (int(x), int(y))
-            pygame.draw.circle(s, P.STAFF, centre, radius)
-            pygame.draw.circle(s, (0, 0, 0), centre, radius, 1)
-        s.set_clip(None)
-
-    def _draw_plan(self, s: Surface) -> None:
-        """Background, zones and banks, on the floor layer (its origin is the floor's)."""
-        s.fill(P.BACKGROUND)
-        z = self.zoom
-        px, py = self.pan
-        t = self.text
-        for zone, (x, y, w, h) in self.plan.zones.items():
-            rect = pygame.Rect(int((x - px) * z), int((y - py) * z), int(w * z), int(h * z))
-            s.fill(P.ZONE, rect)
-            pygame.draw.rect(s, P.ZONE_EDGE, rect, 1)
-            t.draw(s, f"zone {zone}", (rect.x + 6, rect.y + 4), 20, P.MUTED, bold=True)
-        cell = CELL * z
-        if cell >= 3:
-            for bank, (x, y, w, h) in self.plan.banks.items():
-                bx, by = int((x - px) * z), int((y - py) * z)
-                pygame.draw.rect(
-                    s, P.BANK_EDGE, (bx - 2, by - 2, int(w * z) + 4, int(h * z) + 4), 1
-                )
-                if cell >= 5:
-                    t.draw(s, f"bank {bank}", (bx, by - 14), 16, P.MUTED)
-        door = self._door_rect()
-        s.fill(P.ENTRANCE, door)
-        t.draw(s, "entrance", (door.right + 6, door.centery - 6), 16, P.MUTED)
-
-    def _draw_machines(self, s: Surface, ids: Iterable[str]) -> None:
-        model = self.source.model
-        machines = model.machines
-        rects = self.plan.machines
-        t = self.text
-        z = self.zoom
-        px, py = self.pan
-        side = self.machine_side
-        glyphs = side >= 14
-        seats = side >= PATRON_SIDE
-        radius = self._radius()
-        sprite = self.diamond(radius)
-        lift = (radius + 2) / z  # the seat's height above the machine's bottom edge
-        fill = s.fill
-        fw, fh = s.get_size()
-        for mid in ids:
-            place = rects.get(mid)
-            if place is None:
-                continue
-            sx = (place[0] - px) * z
-            sy = (place[1] - py) * z
-            if sx > fw or sy > fh or sx + side < 0 or sy + side < 0:
-                continue
-            m = machines[mid]
-            st = m.state
-            box = (int(sx), int(sy), side, side)
-            fill(st.colour, box)
-            if st is P.OFFLINE and side >= 4:
-                pygame.draw.line(
-                    s, (235, 235, 235), (box[0], box[1]), (box[0] + side - 1, box[1] + side - 1)
-                )
-            if glyphs and st.glyph:
-                ink = (0, 0, 0) if st is not P.OFFLINE else (255, 255, 255)
-                g = t.render(st.glyph, max(12, side - 2), ink, True)
-                at = (box[0] + (side - g.get_width()) // 2, box[1] + (side - g.get_height()) // 2)
-                s.blit(g, (at[0], at[1] + 1))
-            if seats and m.patron and model.seated(m):  # at self.seat(mid)
-                sx = (place[0] + place[2] / 2 - px) * z
-                sy = (place[1] + place[3] - lift - py) * z
-                s.blit(sprite, (int(sx) - radius, int(sy) - radius))
+        self.slots.draw_staff(self, s)
 
     def draw_topbar(self, s: Surface) -> None:
         w = self.size[0]
@@ -728,6 +570,19 @@ class Viewer:
         return path
 
 
+def run_departments(source: Source) -> tuple[str, ...]:
+    """The departments of ``source``'s run in the registry's opening order: those its scenario
+    asks for, live; every department, in a replay (a ledger does not name them; a layer whose
+    department did not run finds nothing of it in the records)."""
+    from twin.departments import opening_order, plans
+
+    scenario = getattr(getattr(source, "casino", None), "scenario", None)
+    if scenario is None:
+        return opening_order()
+    present = {p.name for p in plans() if p.present(scenario)}
+    return tuple(name for name in opening_order() if name in present)
+
+
 def _next_speed(factor: float, direction: int) -> float:
     if direction > 0:
         return next((s for s in SPEEDS if s > factor), SPEEDS[-1])
@@ -749,4 +604,4 @@ def open_window(size: tuple[int, int], caption: str) -> Surface:
     return pygame.display.set_mode(size)
 
 
-__all__ = ["Viewer", "init_pygame", "open_window"]
+__all__ = ["PATRON_SIDE", "WALK_SECONDS", "Viewer", "init_pygame", "open_window", "run_departments"]

@@ -40,11 +40,12 @@ import pygame
 
 from twin import api
 from twin.casino import Casino
-from twin.commands import Command
+from twin.commands import Command, Note
 from twin.drivers import StepDriver
 from twin.errors import InputError
 from twin.ledger import Ledger, read_rows
-from twin.slots.actions import AssignJob, CloseDoor, Note, OpenDoor
+from twin.slots.actions import CloseDoor, OpenDoor
+from twin.staff.actions import AssignJob
 from viz import palette as P
 from viz.model import FloorModel
 from viz.sources import LiveSource

@@ -116,7 +116,7 @@ def bench_url(pytestconfig: pytest.Config) -> Iterator[str]:
 def _registered(scenario: Path, smib: str) -> tuple[str, Path]:
     """The serial and game of the bench machine (what an emulated board reports)."""
     from twin.casino import Casino
-    from twin.scenario import load_scenario
+    from twin.departments import load_scenario
 
     casino = Casino(load_scenario(scenario, [("hardware[0].smib", smib)]), compliance=False)
     assert casino.hardware is not None

@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from twin.casino import Casino
-from twin.scenario import load_scenario
+from twin.departments import load_scenario
 
 from .broker import TWIN_PASSWORD, TWIN_USER, Broker
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import date, timedelta
 from typing import Any
 
@@ -82,15 +82,14 @@ class AccountRules:
 
     @classmethod
     def from_params(cls, get: Callable[[str], Any]) -> AccountRules:
-        """Read every field by its ruleset key (``Ruleset.get``)."""
-        return cls(
-            min_balance_cents=int(get("min_balance_cents")),
-            period_months=int(get("period_months")),
-            max_below_months=int(get("max_below_months")),
-            sg_4_2_literal=bool(get("sg_4_2_literal")),
-            sg_reg3_requires_new_account=bool(get("sg_reg3_requires_new_account")),
-            reg4_3_new_deposit_must_meet_minimum=bool(get("reg4_3_new_deposit_must_meet_minimum")),
-        )
+        """Read every field by its name, the ruleset's key (``Ruleset.get``). The keys are
+        declared once, in ``twin.premium.params``; its ``account_rules(ruleset)`` reads them
+        typed, failing loudly when the ruleset lacks one."""
+        values: dict[str, Any] = {
+            f.name: bool(get(f.name)) if isinstance(f.default, bool) else int(get(f.name))
+            for f in fields(cls)
+        }
+        return cls(**values)
 
 
 @dataclass(slots=True)

@@ -9,20 +9,18 @@ needs). Two are static (before opening): ``untrained_employee`` and ``ro_not_not
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from twin.slots.injections import InjectViolation, injection
-
-if TYPE_CHECKING:
-    from twin.casino import Casino
+from twin.aml.model import AmlDesk
+from twin.department import Venue
+from twin.door import Door
+from twin.injections import InjectViolation, injection
 
 
 def _arm(kind: str, doc: str, attr: str, *, static: bool = False) -> None:
     """Set ``attr`` of the desk's armed misconduct to True."""
 
-    def apply(casino: Casino, inj: InjectViolation) -> None:
-        if casino.aml is not None:
-            setattr(casino.aml.armed, attr, True)
+    def apply(venue: Venue, inj: InjectViolation) -> None:
+        if (desk := venue.find(AmlDesk)) is not None:
+            setattr(desk.armed, attr, True)
 
     injection(kind, doc, needs=(), static=static)(apply)
 
@@ -30,9 +28,9 @@ def _arm(kind: str, doc: str, attr: str, *, static: bool = False) -> None:
 def _skip_id(kind: str, doc: str, reason: str) -> None:
     """The next identification of ``reason`` is not made."""
 
-    def apply(casino: Casino, inj: InjectViolation) -> None:
-        if casino.aml is not None:
-            casino.aml.armed.skip_id.add(reason)
+    def apply(venue: Venue, inj: InjectViolation) -> None:
+        if (_amldesk := venue.find(AmlDesk)) is not None:
+            _amldesk.armed.skip_id.add(reason)
 
     injection(kind, doc, needs=())(apply)
 
@@ -43,9 +41,9 @@ def _skip_id(kind: str, doc: str, reason: str) -> None:
     "(MT98.R45)",
     needs=(),
 )
-def _unidentified_entry(casino: Casino, inj: InjectViolation) -> None:
-    if casino.entrance is not None:
-        casino.entrance.unidentified_next = True
+def _unidentified_entry(venue: Venue, inj: InjectViolation) -> None:
+    if (_door := venue.find(Door)) is not None:
+        _door.unidentified_next = True
 
 
 _skip_id(
@@ -122,9 +120,9 @@ _arm(
     "`amount` hours (0 means 48) later than it would (MT98.R49.1)",
     needs=(),
 )
-def _police_report_late(casino: Casino, inj: InjectViolation) -> None:
-    if casino.aml is not None:
-        casino.aml.armed.late_report_hours = inj.amount if inj.amount > 0 else 48
+def _police_report_late(venue: Venue, inj: InjectViolation) -> None:
+    if (_amldesk := venue.find(AmlDesk)) is not None:
+        _amldesk.armed.late_report_hours = inj.amount if inj.amount > 0 else 48
 
 
 @injection(
@@ -133,9 +131,9 @@ def _police_report_late(casino: Casino, inj: InjectViolation) -> None:
     "five years (MT98.R47)",
     needs=(),
 )
-def _destroy_identification_records(casino: Casino, inj: InjectViolation) -> None:
-    if casino.aml is not None:
-        casino.aml.destroy_early()
+def _destroy_identification_records(venue: Venue, inj: InjectViolation) -> None:
+    if (_amldesk := venue.find(AmlDesk)) is not None:
+        _amldesk.destroy_early()
 
 
 KINDS = (

@@ -41,18 +41,17 @@ import numpy as np
 import simpy
 
 from twin.aml.records import LaunderingAct
+from twin.aml.section import AmlConfig, LaundererGroup
 from twin.errors import InputError
-from twin.junkets.model import Guest
-from twin.patrons.events import PatronArrived, PatronLeft, SessionStarted
-from twin.patrons.population import Population, member_id
-from twin.patrons.venue import Floor, Hall
-from twin.scenario import AmlConfig, LaundererGroup
+from twin.junkets import Guest
+from twin.patrons import Floor, Hall, Population, member_id
+from twin.patrons.records import PatronArrived, PatronLeft, SessionStarted
 from twin.world import World, quantize
 
 if TYPE_CHECKING:
-    from twin.cage.model import Cage
-    from twin.junkets.model import Junkets
-    from twin.pit.pit import Pit
+    from twin.cage import Cage
+    from twin.junkets import Junkets
+    from twin.pit import Pit
 
 Proc = Generator[simpy.events.Event, Any, Any]
 

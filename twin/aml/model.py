@@ -66,6 +66,16 @@ import numpy as np
 import simpy
 from dateutil.relativedelta import relativedelta
 
+from twin.aml.params import (
+    AGGREGATE_IN_OUT_SEPARATELY,
+    CHIPS_FROM_NET_WINNINGS,
+    ID_RECORD_RETENTION,
+    ID_THRESHOLD,
+    POLICE_MIN_RANK,
+    RULES,
+    SESSION_IS_GAMING_DAY,
+    TRAINING_INTERVAL,
+)
 from twin.aml.records import (
     AmlTrainingCompleted,
     CashOutCrossReferenced,
@@ -77,30 +87,23 @@ from twin.aml.records import (
     RoEvaluation,
     SuspicionReported,
 )
-from twin.cage.model import retention_ends
+from twin.aml.section import AmlConfig
+from twin.cage import retention_ends
 from twin.cage.records import CageTransaction, RecordDestroyed, RecordVolume
 from twin.door.records import EntryAdmitted, IdChecked
 from twin.errors import InputError
 from twin.machines.events import BillAccepted, CashedOut, CoinsAccepted, GamesPlayed, HandPaid
 from twin.pit.records import TableStretch
 from twin.records import Record
-from twin.scenario import AmlConfig
-from twin.staff.dispatch import Dispatcher
-from twin.staff.events import ShiftStarted
+from twin.rules import RuleSource
+from twin.staff import Dispatcher
+from twin.staff.records import ShiftStarted
 from twin.world import World, quantize
 
 Proc = Generator[simpy.events.Event, Any, Any]
 
 #: the ruleset parameters the desk works to
-PARAMS = (
-    "aml_id_threshold_cents",
-    "aml_session_is_gaming_day",
-    "aml_aggregate_in_out_separately",
-    "aml_chips_from_net_winnings",
-    "id_record_retention_years",
-    "aml_training_interval_months",
-    "aml_police_min_rank",
-)
+PARAMS = tuple(r.key for r in RULES)
 #: years of monthly identification volumes kept from before the run
 ARCHIVE_YEARS = 6
 
@@ -117,12 +120,8 @@ class Seated(Protocol):
     def machine(self) -> str: ...
 
 
-class Rules(Protocol):
-    def __contains__(self, key: object) -> bool: ...
-
-    def get(self, key: str) -> Any: ...
-
-    def money(self, key: str) -> Fraction: ...
+#: what the desk reads of the ruleset, through its declarations (``twin.aml.params``)
+Rules = RuleSource
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +139,7 @@ class Particulars:
 @dataclass(frozen=True, slots=True)
 class Seen:
     """What the staff see in a record of a part of the casino the desk does not know by
-    itself (a junket desk's deposits and redemptions: ``twin.junkets.model.aml_view``).
+    itself (a junket desk's deposits and redemptions: ``twin.aml.views.junket_view``).
 
     ``what``: "arrived" (``patron`` begins a stay that is one window, its ``particulars``
     read from the document shown), "in" (cash for chips or tokens, ``cents``), "out" (chips
@@ -225,10 +224,10 @@ class AmlDesk:
         source: str,
         views: tuple[View, ...] = (),
     ) -> None:
-        for key in PARAMS:
-            if key not in rules:
+        for rule in RULES:
+            if not rule.given(rules):
                 raise InputError(
-                    source, "aml", f"a ruleset with {key} (the Malta AML rules, regs 45-51)",
+                    source, "aml", f"a ruleset with {rule.key} (the Malta AML rules, regs 45-51)",
                     "none",
                 )  # fmt: skip
         self.world = world
@@ -240,27 +239,26 @@ class AmlDesk:
         self.home = home
         # the desk works to its own procedure ([aml.policy], issue 34), by default the law's
         policy = config.policy
-        key = "aml_id_threshold_cents"
-        self.threshold: Fraction = rules.money(key)
+        self.threshold: Fraction = ID_THRESHOLD.money(rules)
         if policy.id_threshold_cents is not None:  # the same currency as the law's, converted
-            self.threshold *= Fraction(policy.id_threshold_cents, int(rules.get(key)))
+            self.threshold *= Fraction(policy.id_threshold_cents, ID_THRESHOLD.of(rules))
         # whole cents: above the threshold iff above its floor; "just below" it from the
         # ceiling of its share up to its floor (the same answers as comparing with fractions)
         self._over = math.floor(self.threshold)
         self._near_low = math.ceil(config.near_threshold_share * self.threshold)
         self.by_day = bool(
-            rules.get("aml_session_is_gaming_day")
+            SESSION_IS_GAMING_DAY.of(rules)
             if policy.session_is_gaming_day is None
             else policy.session_is_gaming_day
         )
         self.separately = bool(
-            rules.get("aml_aggregate_in_out_separately")
+            AGGREGATE_IN_OUT_SEPARATELY.of(rules)
             if policy.aggregate_in_out_separately is None
             else policy.aggregate_in_out_separately
         )
         #: the Reporting Officer ("" when the licensee appoints none: reports go unevaluated)
         self.officer = config.officer if policy.appoint_reporting_officer else ""
-        self.winnings_only = bool(rules.get("aml_chips_from_net_winnings"))
+        self.winnings_only = bool(CHIPS_FROM_NET_WINNINGS.of(rules))
         # who the floor's session records put at each machine; notes and coins fed into a
         # machine in the instant before a session begins there (anonymous if none does)
         self.seated: dict[str, str] = {}
@@ -332,7 +330,7 @@ class AmlDesk:
     def _open_archive(self) -> None:
         start = self._today()
         first = date(start.year, start.month, 1)
-        years = int(self.rules.get("id_record_retention_years"))
+        years = int(ID_RECORD_RETENTION.of(self.rules))
         for back in range(ARCHIVE_YEARS * 12, -1, -1):
             month = first - relativedelta(months=back)
             last = month + relativedelta(months=1, days=-1)
@@ -346,7 +344,7 @@ class AmlDesk:
 
     def keep_retention(self) -> Proc:
         env, clock = self.env, self.world.clock
-        years = int(self.rules.get("id_record_retention_years"))
+        years = int(ID_RECORD_RETENTION.of(self.rules))
         while True:
             yield env.timeout(clock.next_local(env.now, time(7, 15)) - env.now)
             today = self._today()
@@ -732,7 +730,7 @@ class AmlDesk:
             self.emit(
                 SuspicionReported, case=case.id, officer=cfg.officer, patron=case.patron,
                 recipient=recipient,
-                rank=str(self.rules.get("aml_police_min_rank")) if recipient == "police" else "",
+                rank=str(POLICE_MIN_RANK.of(self.rules)) if recipient == "police" else "",
                 transactions=seqs, transaction_detail=detail, person=person, reasons=reasons,
                 other=other,
             )  # fmt: skip
@@ -752,7 +750,7 @@ class AmlDesk:
         if rng.random() >= self.cfg.trained_share:
             self.untrained.add(who)
             return
-        months = int(self.rules.get("aml_training_interval_months"))
+        months = int(TRAINING_INTERVAL.of(self.rules))
         today = self._today()
         span = (today - (today - relativedelta(months=months))).days
         last = today - timedelta(days=int(rng.integers(1, max(2, span - 14))))
@@ -767,7 +765,7 @@ class AmlDesk:
 
     def refresh(self, who: str, due: date) -> Proc:
         env, clock = self.env, self.world.clock
-        months = int(self.rules.get("aml_training_interval_months"))
+        months = int(TRAINING_INTERVAL.of(self.rules))
         while True:
             at = clock.seconds(datetime.combine(due, time(10, 0), tzinfo=clock.zone))
             yield env.timeout(max(0.0, at - env.now))
@@ -779,7 +777,7 @@ class AmlDesk:
 # the views (junkets, premium accounts...) that the departments registered
 _SEES: dict[str, Callable[[AmlDesk, Any], None]] = {
     EntryAdmitted.kind: AmlDesk._see_admitted,
-    # the floor's slot sessions (twin.patrons.events, a layer above the floor: by kind)
+    # the floor's slot sessions (twin.patrons.records, a layer above the floor: by kind)
     "session_started": AmlDesk._see_session,
     "patron_left": AmlDesk._see_left,
     IdChecked.kind: AmlDesk._see_nothing,

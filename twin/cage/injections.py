@@ -7,24 +7,22 @@ activity. ``amount`` where a kind says so (0 means the default it names).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from twin.slots.injections import InjectViolation, injection
-
-if TYPE_CHECKING:
-    from twin.casino import Casino
+from twin.cage.model import Cage
+from twin.department import Venue
+from twin.injections import InjectViolation, injection
 
 
 def _arm(kind: str, doc: str, attr: str, default: int | None = None) -> None:
     """``attr`` of the cage's armed misconduct: True, or ``amount`` (``default`` if 0)."""
 
-    def apply(casino: Casino, inj: InjectViolation) -> None:
-        if casino.cage is None:
+    def apply(venue: Venue, inj: InjectViolation) -> None:
+        cage = venue.find(Cage)
+        if cage is None:
             return
         value: object = True
         if default is not None:
             value = inj.amount if inj.amount > 0 else default
-        setattr(casino.cage.armed, attr, value)
+        setattr(cage.armed, attr, value)
 
     injection(kind, doc, needs=())(apply)
 
@@ -50,9 +48,9 @@ _arm("drop_count_skim", "the count team takes `amount` cents (0 means 100) from 
 
 
 def _destroy(kind: str, category: str, what: str) -> None:
-    def apply(casino: Casino, inj: InjectViolation) -> None:
-        if casino.cage is not None:
-            casino.cage.destroy_early(category)
+    def apply(venue: Venue, inj: InjectViolation) -> None:
+        if (_cage := venue.find(Cage)) is not None:
+            _cage.destroy_early(category)
 
     injection(kind, f"the newest {what} in the archive is destroyed now, within its period",
               needs=())(apply)  # fmt: skip

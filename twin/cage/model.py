@@ -47,6 +47,13 @@ import numpy as np
 import simpy
 from dateutil.relativedelta import relativedelta
 
+from twin.cage.params import (
+    ACCOUNTS_RETENTION,
+    CHEQUE_RECORD_RETENTION,
+    INTERNAL_AUDIT_RETENTION,
+    RULES,
+    WRITEOFF_CYCLE,
+)
 from twin.cage.records import (
     BankingEvidence,
     CageReconciled,
@@ -72,13 +79,14 @@ from twin.cage.records import (
     UnclaimedRegistered,
     UnclaimedWrittenOff,
 )
+from twin.cage.section import CageConfig
 from twin.errors import InputError
 from twin.machines.events import MoneyRemoved
 from twin.machines.machine import SlotMachine
 from twin.machines.sas import MeterCode
 from twin.records import Record
-from twin.scenario import CageConfig, Scenario
-from twin.staff.dispatch import Dispatcher
+from twin.staff import Dispatcher
+from twin.staff.section import StaffConfig
 from twin.world import World, quantize
 
 Proc = Generator[simpy.events.Event, Any, Any]
@@ -95,9 +103,9 @@ CARD_ISSUER = {"credit_card": "CardNet Malta Ltd", "debit_card": "CardNet Malta 
 REFUSAL_REASONS = ("refer to drawer", "insufficient funds", "signature differs", "stopped")
 #: Retention categories and the ruleset parameter (years) that governs each.
 RETENTION = {
-    "payment_records": "cheque_record_retention_years",  # reg 37(3)
-    "accounts": "accounts_retention_years",  # reg 43(1), bound: from the last entry
-    "internal_audit": "internal_audit_retention_years",  # reg 43(3)
+    "payment_records": CHEQUE_RECORD_RETENTION.key,  # reg 37(3)
+    "accounts": ACCOUNTS_RETENTION.key,  # reg 43(1), bound: from the last entry
+    "internal_audit": INTERNAL_AUDIT_RETENTION.key,  # reg 43(3)
 }
 DROP_METERS = {"drop_bucket": MeterCode.COINS_TO_DROP_CREDITS, "cash_box": MeterCode.BILL_CREDITS}
 
@@ -113,7 +121,7 @@ class Visitor(Protocol):
 
 
 #: The ruleset parameters the cage works to (the assembly hands their values over).
-PARAMS = ("writeoff_cycle_months", *RETENTION.values())
+PARAMS = tuple(r.key for r in RULES)
 
 
 def retention_ends(last_entry: date, years: int) -> date:
@@ -178,14 +186,14 @@ class Cage:
         self,
         world: World,
         config: CageConfig,
-        scenario: Scenario,
+        crews: StaffConfig,
         staff: Dispatcher,
         machines: Mapping[str, SlotMachine],
         params: Mapping[str, int],
         source: str,
     ) -> None:
         for role in ("cashier", "chief_cashier"):
-            if scenario.staff.head_count(role) == 0:
+            if crews.head_count(role) == 0:
                 raise InputError(
                     source,
                     "staff.shifts",
@@ -608,7 +616,7 @@ class Cage:
         """At each calendar month end the register's outstanding amount becomes that
         month's gaming profit."""
         env, clock = self.env, self.world.clock
-        months = self.params["writeoff_cycle_months"]
+        months = self.params[WRITEOFF_CYCLE.key]
         while True:
             now = clock.at(env.now)
             first = datetime(now.year, now.month, 1, tzinfo=clock.zone)

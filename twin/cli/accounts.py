@@ -25,10 +25,11 @@ def account(file: Path, as_json: bool, until_text: str | None) -> None:
     FILE is a JSON timeline (patron, residency, events, optional ruleset overrides) as in
     accounts.md; the status of every day, the periods and the findings are printed.
     """
-    from twin.accounts.replay import AccountRules, replay
+    from twin.accounts.replay import replay
     from twin.accounts.report import render_text
     from twin.accounts.timeline import load_timeline, parse_date
     from twin.compliance.ruleset import load_ruleset
+    from twin.premium.params import account_rules
 
     timeline = load_timeline(file)
     rules = load_ruleset(
@@ -42,7 +43,7 @@ def account(file: Path, as_json: bool, until_text: str | None) -> None:
         if until < timeline.first_date:
             expected = f"a date on or after the first event ({timeline.first_date.isoformat()})"
             raise InputError("command line", "--until", expected, until_text)
-    result = replay(timeline, AccountRules.from_params(rules.get), until)
+    result = replay(timeline, account_rules(rules), until)
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2))
     else:

@@ -39,8 +39,8 @@ def par(file: Path, as_json: bool) -> None:
 def table(file: Path, as_json: bool, simulate: int | None, seed: int) -> None:
     """Exact analysis of a table game file: every bet's payout, house edge and deviation."""
     from twin import api
-    from twin.pit.analysis import analyse, render_text
-    from twin.pit.games import load_table_game
+    from twin.tables.analysis import analyse, render_text
+    from twin.tables.games import load_table_game
 
     doc = analyse(load_table_game(api.resolve(file, "tables")), simulate or 0, seed)
     if as_json:

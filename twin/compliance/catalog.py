@@ -4,11 +4,13 @@
 ``[[control]]`` entries and the ``[[out_of_scope]]`` clauses judged not simulatable).
 ``twin/data/control_status.toml`` says what the project does with every control it does not
 implement now: ``[[out_of_scope]]`` (with a reason) or ``[[planned]]`` (with the issue that
-will add it); ``[implemented_now]`` lists the ids the checkers register today.
+will add it). What is implemented it does not say: the registry (``@control`` on each checker,
+with the parts of the clause it tests) is the one list of implemented controls.
 
 ``coverage(registry())`` joins the three: a control is *implemented* when a checker
-registers it, else *out of scope* or *not yet* from the status file. An id in neither is an
-error, so coverage cannot silently drop.
+registers it, else *out of scope* or *not yet* from the status file. Each catalogued control
+is exactly one of these: an id in none of them, an id registered and also in the status file,
+or a registered id the catalog does not know is an error, so coverage cannot silently drop.
 """
 
 from __future__ import annotations
@@ -65,11 +67,10 @@ class Planned:
 
 @dataclass(frozen=True, slots=True)
 class ControlStatusFile:
-    """``control_status.toml``: out-of-scope reasons, planned controls, the implemented list."""
+    """``control_status.toml``: what is not implemented, and why (out of scope, or planned)."""
 
     out_of_scope: dict[str, str]  # id -> reason
     planned: dict[str, Planned]
-    implemented_now: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,9 +141,24 @@ def load_catalog() -> Catalog:
     return Catalog(controls=controls, out_of_scope=out)
 
 
+#: The tables a status file may have. Implemented controls are not among them: the registry
+#: lists those (a second list would be a second copy of the same fact).
+STATUS_TABLES = frozenset({"out_of_scope", "planned"})
+
+
 def load_status() -> ControlStatusFile:
     """The project's status file (``twin/data/control_status.toml``)."""
-    data = _read_data(STATUS_FILE)
+    return parse_status(_read_data(STATUS_FILE))
+
+
+def parse_status(data: Mapping[str, Any]) -> ControlStatusFile:
+    """A status file's tables (parsed TOML): ``[[out_of_scope]]`` and ``[[planned]]`` only."""
+    extra = sorted(set(data) - STATUS_TABLES)
+    if extra:
+        raise ValueError(
+            f"{STATUS_FILE}: unknown table(s) {', '.join(extra)}; it lists only what is not "
+            "implemented ([[out_of_scope]], [[planned]]); the registry lists what is"
+        )
     out: dict[str, str] = {}
     for entry in data.get("out_of_scope", []):
         where = f"{STATUS_FILE} [[out_of_scope]] {entry.get('id', '?')}"
@@ -160,12 +176,7 @@ def load_status() -> ControlStatusFile:
         if not isinstance(note, str):
             raise ValueError(f"{where}: 'note' must be a string")
         planned[pid] = Planned(id=pid, issue=_str(entry, "issue", where), note=note)
-    ids = data.get("implemented_now", {}).get("ids", [])
-    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
-        raise ValueError(f"{STATUS_FILE}: [implemented_now] ids must be a list of strings")
-    if len(set(ids)) != len(ids):
-        raise ValueError(f"{STATUS_FILE}: [implemented_now] lists an id twice")
-    return ControlStatusFile(out_of_scope=out, planned=planned, implemented_now=tuple(ids))
+    return ControlStatusFile(out_of_scope=out, planned=planned)
 
 
 def coverage(
@@ -176,14 +187,22 @@ def coverage(
 ) -> list[ControlStatus]:
     """One row per catalog control, in catalog order.
 
-    Raises ``ValueError`` naming the id when a registered control is not in the catalog, or
-    when a catalog control is neither registered nor in the status file.
+    Raises ``ValueError`` naming the id when a registered control is not in the catalog, when
+    a registered control is also planned or out of scope in the status file, or when a
+    catalog control is neither registered nor in the status file.
     """
     cat = load_catalog() if catalog is None else catalog
     st = load_status() if status is None else status
     unknown = sorted(set(registry) - set(cat.controls))
     if unknown:
         raise ValueError(f"registered controls not in the catalog: {', '.join(unknown)}")
+    twice = [
+        f"{cid} (registered, and {where} in {STATUS_FILE})"
+        for where, ids in (("out of scope", st.out_of_scope), ("planned", st.planned))
+        for cid in sorted(set(registry) & set(ids))
+    ]
+    if twice:
+        raise ValueError(f"controls with two statuses: {'; '.join(twice)}")
     rows: list[ControlStatus] = []
     missing: list[str] = []
     for cid, ctl in cat.controls.items():
@@ -213,12 +232,8 @@ def coverage(
         else:
             missing.append(cid)
     if missing:
-        hint = [i for i in missing if i in st.implemented_now]
-        extra = (
-            f" (listed in [implemented_now] but not registered: {', '.join(hint)})" if hint else ""
-        )
         raise ValueError(
-            f"controls neither implemented nor in {STATUS_FILE}: {', '.join(missing)}{extra}"
+            f"controls neither registered by a checker nor in {STATUS_FILE}: {', '.join(missing)}"
         )
     return rows
 

@@ -9,23 +9,21 @@ from __future__ import annotations
 
 import time as wall
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
-from fractions import Fraction
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import simpy
 
 from twin.clock import Clock
-from twin.compliance.findings import Finding, Severity
+from twin.compliance.context import CheckContext
+from twin.compliance.findings import Finding
 from twin.compliance.registry import Checker, registry
 from twin.compliance.ruleset import Ruleset
 from twin.compliance.verdicts import Verdict, verdict
-from twin.machines.analysis import Analysis, CombinationLaw, analyse, combination_law
 from twin.machines.events import MachineInstalled
-from twin.machines.par import Game
+from twin.machines.facts import FloorFacts
 from twin.records import Record, RecordBus
-from twin.staff.events import ShiftEnded, ShiftStarted
+from twin.staff.records import ShiftEnded, ShiftStarted
 
 #: The regulation each catalogue id prefix belongs to: a run checks its ruleset's controls.
 RULESET_OF = {"MT98": "malta-1998", "SG10": "singapore-2010"}
@@ -50,142 +48,6 @@ def regulation_of(ruleset: Ruleset) -> str:
 #: Kinds the engine itself reads before dispatching (findings, the floor's view).
 _FLOOR_KINDS = frozenset(c.kind for c in (Finding, MachineInstalled, ShiftStarted, ShiftEnded))
 
-#: Analyses already computed in this process, by (program signature, file path): a program's
-#: signature is the SHA-256 of its PAR sheet file, so the analysis of a signature never
-#: changes; replications and benchmarks build many casinos over the same few games.
-_ANALYSES: dict[tuple[str, str], Analysis] = {}
-_ANALYSES_KEPT = 64
-
-
-def analysis_of(game: Game) -> Analysis:
-    """The exact PAR analysis of ``game``, computed once per process."""
-    return _analysis_of(game)
-
-
-def _analysis_of(game: Game) -> Analysis:
-    key = (game.signature, str(game.path))
-    got = _ANALYSES.get(key)
-    if got is None:
-        if len(_ANALYSES) >= _ANALYSES_KEPT:
-            _ANALYSES.clear()
-        got = _ANALYSES[key] = analyse(game)
-    return got
-
-
-@dataclass
-class FloorFacts:
-    """What the Board knows about the floor, independent of what the machines report.
-
-    ``register``: Board registration number -> the program signature approved for it.
-    ``worksheets``: the approved games (PAR sheets with their theoretical hold worksheet).
-    ``programs``: every program the run may see, approved or not (so it can be analysed).
-    ``approved_links``: progressive link id -> (reset cents, increment basis points).
-    """
-
-    register: dict[str, str] = field(default_factory=dict)
-    worksheets: dict[str, Game] = field(default_factory=dict)
-    programs: dict[str, Game] = field(default_factory=dict)
-    approved_links: dict[str, tuple[int, int]] = field(default_factory=dict)
-    _analyses: dict[str, Analysis] = field(default_factory=dict)
-    _combinations: dict[tuple[str, bool], CombinationLaw] = field(default_factory=dict)
-
-    def analysis(self, signature: str) -> Analysis | None:
-        """The exact PAR analysis of the program with this signature (None if unknown)."""
-        game = self.programs.get(signature)
-        if game is None:
-            return None
-        got = self._analyses.get(signature)
-        if got is None:
-            got = self._analyses[signature] = _analysis_of(game)
-        return got
-
-    def combinations(self, signature: str, *, free: bool = False) -> CombinationLaw | None:
-        """The exact law of the combination classes of the program with this signature, on
-        its base reels (``free``: its feature reels); None if unknown or not a reel game."""
-        game = self.programs.get(signature)
-        if game is None or game.kind != "reels" or (free and game.free_spins is None):
-            return None
-        key = (signature, free)
-        got = self._combinations.get(key)
-        if got is None:
-            got = self._combinations[key] = combination_law(game, free=free)
-        return got
-
-
-class CheckContext:
-    """What a checker may use: the ruleset, the clock, the Board's facts, timers, reporting."""
-
-    def __init__(
-        self,
-        engine: ComplianceEngine,
-        ruleset: Ruleset,
-        clock: Clock,
-        env: simpy.Environment,
-        facts: FloorFacts,
-    ) -> None:
-        self._engine = engine
-        self.ruleset = ruleset
-        self.clock = clock
-        self.env = env
-        self.facts = facts
-        # a read-only view of the floor, built by the engine from the records themselves
-        self.installed: dict[str, MachineInstalled] = {}
-        self.roles: dict[str, str] = {}  # everyone who ever came on shift -> their role
-        self.employers: dict[str, str] = {}  # ... -> "licensee" or "board"
-        self.on_duty: set[str] = set()
-        self.shared: dict[str, Any] = {}  # computations several checkers share
-
-    def param(self, key: str) -> Any:
-        return self.ruleset.get(key)
-
-    def money(self, key: str) -> Fraction:
-        """The money parameter ``key`` in the floor's cents, exactly (see ``Ruleset.money``):
-        compare it with a record's cents directly, ``cents > ctx.money(key)``."""
-        return self.ruleset.money(key)
-
-    def is_inspector(self, who: str) -> bool:
-        """A Board inspector known to the floor (came on shift at some point)."""
-        return self.roles.get(who) == "inspector"
-
-    def is_employee(self, who: str) -> bool:
-        """One of the licensee's people (any role not employed by the Board)."""
-        return who in self.roles and self.employers.get(who) == "licensee"
-
-    def denomination(self, machine: str) -> int:
-        return self.installed[machine].denomination_cents
-
-    @property
-    def now(self) -> float:
-        return self.env.now
-
-    def after(self, delay: float, fn: Callable[[], None]) -> None:
-        """Call ``fn`` after ``delay`` seconds (a deadline timer; it only lets time pass)."""
-
-        def wait() -> simpy.events.ProcessGenerator:
-            yield self.env.timeout(delay)
-            fn()
-
-        self.env.process(wait())
-
-    def report(
-        self,
-        control: str,
-        entities: tuple[str, ...],
-        message: str,
-        evidence: tuple[int, ...],
-        *,
-        warning: bool = False,
-    ) -> None:
-        self._engine.bus.emit(
-            Finding,
-            subjects=entities,
-            control=control,
-            severity=(Severity.WARNING if warning else Severity.BREACH).value,
-            at=self.clock.iso(self.env.now),
-            message=message,
-            evidence=tuple(sorted(set(evidence))),
-        )
-
 
 class ComplianceEngine:
     """Runs every registered checker (or the named subset) against the record stream."""
@@ -200,7 +62,7 @@ class ComplianceEngine:
         controls: Iterable[str] | None = None,
     ) -> None:
         self.bus = bus
-        self.ctx = CheckContext(self, ruleset, clock, env, facts)
+        self.ctx = CheckContext(bus, ruleset, clock, env, facts)
         specs = registry()
         self.regulation = regulation_of(ruleset)
         mine = {cid for cid in specs if cid.split(".")[0] == self.regulation}

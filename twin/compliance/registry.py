@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, ClassVar, TypeVar
 from twin.records import Record
 
 if TYPE_CHECKING:
-    from twin.compliance.engine import CheckContext
+    from twin.compliance.context import CheckContext
 
 
 class Kind(StrEnum):

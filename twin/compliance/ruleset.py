@@ -15,7 +15,9 @@ A ruleset is a TOML file (``twin/data/rulesets/<name>.toml``) with a ``[meta]`` 
     behaviour = "..."       # optional: what the simulated operation does with the value (a
                             #   parameter that changes behaviour, not only verdicts; issue 12)
 
-Checkers read their thresholds with ``ruleset.get(key)`` and cite ``ruleset.cite(key)``.
+The code reads a parameter only through its declaration (``twin.rules.Rule``, in the
+``params.py`` of the department that acts on it): ``RULE.of(ruleset)``, ``RULE.money(ruleset)``,
+``ctx.rule(RULE)`` in a checker; a missing or retyped parameter is then an ``InputError``.
 A proposed rule change is an override (``[ruleset] overrides`` in a scenario, validated
 against each parameter's type and bounds) or a whole ruleset file (``load_ruleset_file``).
 Every problem is one ``InputError`` naming the source, the key path, what was expected and

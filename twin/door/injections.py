@@ -7,14 +7,10 @@ before t = 0, with its target).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from twin.department import Site, Venue
 from twin.door.model import Door
 from twin.errors import InputError
-from twin.slots.injections import InjectViolation, injection
-
-if TYPE_CHECKING:
-    from twin.casino import Casino
+from twin.injections import InjectViolation, injection
 
 
 def _listed(door: Door) -> str | None:
@@ -56,13 +52,13 @@ def _staff(door: Door) -> str:
     "(MT98.R24.2)",
     needs=(),
 )
-def _admit_listed(casino: Casino, inj: InjectViolation) -> None:
-    door = casino.entrance
+def _admit_listed(venue: Venue, inj: InjectViolation) -> None:
+    door = venue.find(Door)
     if door is None:
         return
     person = inj.target or _listed(door)
     assert person is not None
-    casino.env.process(door.let_listed_into_bar(person))
+    venue.env.process(door.let_listed_into_bar(person))
 
 
 @injection(
@@ -72,13 +68,13 @@ def _admit_listed(casino: Casino, inj: InjectViolation) -> None:
     "surveillance recognises them 10 minutes later (MT98.R20.1)",
     needs=(),
 )
-def _borrowed_id(casino: Casino, inj: InjectViolation) -> None:
-    door = casino.entrance
+def _borrowed_id(venue: Venue, inj: InjectViolation) -> None:
+    door = venue.find(Door)
     if door is None:
         return
     person = inj.target or _listed(door)
     assert person is not None
-    casino.env.process(door.borrowed_document(person, _unlisted(door, "document")))
+    venue.env.process(door.borrowed_document(person, _unlisted(door, "document")))
 
 
 @injection(
@@ -88,12 +84,12 @@ def _borrowed_id(casino: Casino, inj: InjectViolation) -> None:
     "the member is admitted at that peer (MT98.R24.3)",
     needs=(),
 )
-def _late_notice(casino: Casino, inj: InjectViolation) -> None:
-    door = casino.entrance
+def _late_notice(venue: Venue, inj: InjectViolation) -> None:
+    door = venue.find(Door)
     if door is None:
         return
     peer = inj.target or door.config.peers[0].id
-    casino.env.process(door.late_copy(_unlisted(door, "request"), peer, inj.amount))
+    venue.env.process(door.late_copy(_unlisted(door, "request"), peer, inj.amount))
 
 
 @injection(
@@ -103,8 +99,8 @@ def _late_notice(casino: Casino, inj: InjectViolation) -> None:
     "(MT98.R24.1)",
     needs=(),
 )
-def _staff_plays(casino: Casino, inj: InjectViolation) -> None:
-    door = casino.entrance
+def _staff_plays(venue: Venue, inj: InjectViolation) -> None:
+    door = venue.find(Door)
     if door is None:
         return
     door.staff_at_door(door.home, inj.target or _staff(door), plays=True)
@@ -116,8 +112,8 @@ def _staff_plays(casino: Casino, inj: InjectViolation) -> None:
     "authorisation of the licensee (MT98.R24.4)",
     needs=(),
 )
-def _unauthorised_visit(casino: Casino, inj: InjectViolation) -> None:
-    door = casino.entrance
+def _unauthorised_visit(venue: Venue, inj: InjectViolation) -> None:
+    door = venue.find(Door)
     if door is None:
         return
     peer = door.casinos[door.config.peers[0].id]
@@ -133,10 +129,10 @@ KINDS = (
 )
 
 
-def validate_entrance(casino: Casino, source: str) -> None:
+def validate(site: Site) -> None:
     """Check the entrance's ``[[inject]]`` entries before t = 0 (one precise error)."""
-    door = casino.entrance
-    for i, inj in enumerate(casino.scenario.inject):
+    door, source = site.find(Door), site.source
+    for i, inj in enumerate(site.scenario.inject):
         if inj.kind not in KINDS:
             continue
         key = f"inject[{i}]"
@@ -184,4 +180,4 @@ def validate_entrance(casino: Casino, source: str) -> None:
                                  None)  # fmt: skip
 
 
-__all__ = ["KINDS", "validate_entrance"]
+__all__ = ["KINDS", "validate"]

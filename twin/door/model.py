@@ -60,10 +60,10 @@ from twin.door.records import (
     StaffRegistered,
     VisitAuthorised,
 )
+from twin.door.section import DOOR_CHECKS, EntranceConfig
 from twin.errors import InputError
 from twin.records import Record
-from twin.scenario import DOOR_CHECKS, EntranceConfig
-from twin.staff.dispatch import Dispatcher
+from twin.staff import Dispatcher
 from twin.world import World, quantize
 
 Proc = Generator[simpy.events.Event, Any, Any]

@@ -27,9 +27,15 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from twin.aml.params import AGGREGATE_IN_OUT_SEPARATELY, ID_THRESHOLD, SESSION_IS_GAMING_DAY
 from twin.compliance.ruleset import RULESETS, Scalar, load_ruleset
+from twin.door.params import ADMISSION_MIN_AGE
 from twin.errors import InputError
+from twin.junkets.params import MAX_REPRESENTATIVES
+from twin.premium.params import MIN_BALANCE
+from twin.rules import declared
 from twin.scenario import load_toml_model
+from twin.slots.params import HAND_PAY_SECOND_INSPECTOR_ABOVE, MIN_RTP, PROGRAM_VERIFICATION_HOURS
 
 _Text = Annotated[str, StringConstraints(min_length=1)]
 
@@ -90,15 +96,15 @@ class Arm:
 #: ruleset parameter -> (the department's section, its policy key). With ``--operators keep``
 #: the proposed arm's operators keep today's value: the law changes, the casino does not.
 POLICY_OF_RULE: dict[str, tuple[str, str]] = {
-    "aml_id_threshold_cents": ("aml", "id_threshold_cents"),
-    "aml_session_is_gaming_day": ("aml", "session_is_gaming_day"),
-    "aml_aggregate_in_out_separately": ("aml", "aggregate_in_out_separately"),
-    "admission_min_age_years": ("entrance", "admission_min_age_years"),
-    "min_balance_cents": ("premium", "min_balance_cents"),
-    "hand_pay_second_inspector_above_cents": ("floor", "hand_pay_second_inspector_above_cents"),
-    "program_verification_hours": ("floor", "program_verification_hours"),
-    "min_rtp": ("floor", "min_rtp"),
-    "junket_max_representatives": ("junkets", "max_representatives"),
+    ID_THRESHOLD.key: ("aml", "id_threshold_cents"),
+    SESSION_IS_GAMING_DAY.key: ("aml", "session_is_gaming_day"),
+    AGGREGATE_IN_OUT_SEPARATELY.key: ("aml", "aggregate_in_out_separately"),
+    ADMISSION_MIN_AGE.key: ("entrance", "admission_min_age_years"),
+    MIN_BALANCE.key: ("premium", "min_balance_cents"),
+    HAND_PAY_SECOND_INSPECTOR_ABOVE.key: ("floor", "hand_pay_second_inspector_above_cents"),
+    PROGRAM_VERIFICATION_HOURS.key: ("floor", "program_verification_hours"),
+    MIN_RTP.key: ("floor", "min_rtp"),
+    MAX_REPRESENTATIVES.key: ("junkets", "max_representatives"),
 }
 
 
@@ -111,11 +117,12 @@ def kept_policies(scenario: Path, baseline: Arm, hours: float | None) -> list[tu
     sc = prepare(scenario, hours=hours, overrides=baseline.settings())
     rs = load_ruleset(sc.ruleset.name, sc.ruleset.overrides, source=str(scenario))
     out: list[tuple[str, Any]] = []
-    for rule, (section, key) in POLICY_OF_RULE.items():
+    for name, (section, key) in POLICY_OF_RULE.items():
+        rule = declared()[name]
         dept = getattr(sc, section, None)
-        if dept is None or rule not in rs or getattr(dept.policy, key) is not None:
+        if dept is None or not rule.given(rs) or getattr(dept.policy, key) is not None:
             continue
-        out.append((f"{section}.policy.{key}", rs.get(rule)))
+        out.append((f"{section}.policy.{key}", rule.of(rs)))
     return out
 
 

@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from twin.api import RunResult, prepare, run
-from twin.compliance.engine import analysis_of
+from twin.departments import Scenario
 from twin.machines.events import GamesPlayed, MachineInstalled
+from twin.machines.facts import analysis_of
 from twin.machines.par import load_game
 from twin.machines.verification import ProgramConverted
 from twin.records import Record
-from twin.scenario import Scenario
 
 
 @dataclass(frozen=True, slots=True)

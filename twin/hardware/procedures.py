@@ -18,10 +18,10 @@ from typing import Any
 
 from twin.casino import Casino
 from twin.compliance.findings import Finding
+from twin.departments import load_scenario
 from twin.hardware.records import SmibCommandResult, SmibEvent, SmibMeters
 from twin.hardware.session import Endpoint, HardwareSession
 from twin.records import MemorySink, Record
-from twin.scenario import load_scenario
 
 #: The checker modules of the machine's own controls (First Schedule, regs 28, 29 and 36): a
 #: bench is one machine on a SMIB, not a casino, so it checks these (and the link's) and

@@ -8,13 +8,9 @@ Targets are checked before t = 0 (``twin.junkets.model.validate_injections``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from twin.junkets.model import OFF_NOTICE, JunketMisconduct
-from twin.slots.injections import InjectViolation, injection
-
-if TYPE_CHECKING:
-    from twin.casino import Casino
+from twin.department import Venue
+from twin.injections import InjectViolation, injection
+from twin.junkets.model import OFF_NOTICE, JunketMisconduct, Junkets
 
 J = JunketMisconduct
 
@@ -54,9 +50,10 @@ OFF_NOTICE_DOC = (
 
 
 def _arm(misconduct: JunketMisconduct) -> None:
-    def apply(casino: Casino, inj: InjectViolation) -> None:
-        assert casino.junkets is not None and inj.target is not None  # checked before t = 0
-        casino.junkets.arm(inj.target, misconduct, inj.amount)
+    def apply(venue: Venue, inj: InjectViolation) -> None:
+        junkets = venue.find(Junkets)
+        assert junkets is not None and inj.target is not None  # checked before t = 0
+        junkets.arm(inj.target, misconduct, inj.amount)
 
     injection(misconduct.value, DOCS[misconduct], needs=("target",), static=True)(apply)
 
@@ -66,11 +63,10 @@ for _m in JunketMisconduct:
 
 
 @injection(OFF_NOTICE, OFF_NOTICE_DOC, needs=(), static=True)
-def _off_notice(casino: Casino, inj: InjectViolation) -> None:
-    if casino.pit is not None:
-        casino.pit.hide_junket_room = True
-    if casino.notice_board is not None:
-        casino.notice_board.hide_junket_room = True
+def _off_notice(venue: Venue, inj: InjectViolation) -> None:
+    junkets = venue.find(Junkets)
+    if junkets is not None and junkets.room is not None:
+        junkets.room.off_notice = True
 
 
 __all__ = ["DOCS", "OFF_NOTICE_DOC"]

@@ -34,20 +34,24 @@ they cross the ruleset's numbers, whatever the policy.
 from __future__ import annotations
 
 import math
-import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
 from enum import StrEnum
-from fractions import Fraction
-from typing import Any, Protocol
 
 import numpy as np
 import simpy
 from dateutil.relativedelta import relativedelta
 
-from twin.aml.model import Particulars, Seen
 from twin.errors import InputError
+from twin.junkets.params import (
+    HOME_COUNTRY,
+    LEADER_NOTICE_DAYS,
+    MAX_REPRESENTATIVES,
+    MEMBER_MIN_DEPOSIT,
+    NOTICE_HOURS,
+    SINGLE_MIN_DEPOSIT,
+)
 from twin.junkets.records import (
     JunketArrived,
     JunketChipsApproved,
@@ -68,27 +72,17 @@ from twin.junkets.records import (
     JunketTablePlayed,
     JunketTokensBought,
 )
-from twin.pit.games import BetLaw, TableGame, load_table_game
-from twin.pit.notice import JunketRoom
-from twin.records import Record
-from twin.scenario import (
-    Inject,
-    JunketLeader,
-    JunketRepresentative,
-    JunketSchedule,
-    JunketsConfig,
-    TablesConfig,
-)
+from twin.junkets.room import JunketRoom
+from twin.junkets.section import JunketLeader, JunketRepresentative, JunketSchedule, JunketsConfig
+from twin.pit.section import TablesConfig
+from twin.rules import RuleSource
+from twin.scenario import Inject
+from twin.tables.games import BetLaw, TableGame, load_table_game
 from twin.world import World, quantize
 
-
-class Rules(Protocol):
-    """What the department reads of the ruleset (``twin.compliance.ruleset.Ruleset``): the
-    numbers its injections cross by one."""
-
-    def get(self, key: str) -> Any: ...
-
-    def money(self, key: str) -> Fraction: ...
+#: What the department reads of the ruleset (``twin.compliance.ruleset.Ruleset``): the
+#: numbers its injections cross by one, through their declarations (``twin.junkets.params``)
+Rules = RuleSource
 
 
 class JunketMisconduct(StrEnum):
@@ -248,7 +242,7 @@ class Junkets:
         policy = config.policy
         most = policy.max_representatives
         if most is None:
-            most = int(ruleset.get("junket_max_representatives"))
+            most = int(MAX_REPRESENTATIVES.of(ruleset))
         #: the representatives the desk registers for each leader (the first it accepts)
         self.representatives = {x.id: x.representatives[:most] for x in config.leaders}
         self.leader_armed: dict[str, dict[JunketMisconduct, int]] = {x: {} for x in self.leaders}
@@ -373,11 +367,11 @@ class Junkets:
         if days is not None:
             applied = self._application_day(leader, days)
         if JunketMisconduct.LATE_APPLICATION in armed:
-            days = int(self.ruleset.get("junket_leader_notice_days"))
+            days = int(LEADER_NOTICE_DAYS.of(self.ruleset))
             applied = self._application_day(leader, days - 1)
         reps = list(self.representatives[leader.id])
         if JunketMisconduct.THIRD_REPRESENTATIVE in armed:
-            most = int(self.ruleset.get("junket_max_representatives"))
+            most = int(MAX_REPRESENTATIVES.of(self.ruleset))
             while len(reps) <= most:
                 n = len(reps) + 1
                 reps.append(JunketRepresentative(
@@ -444,7 +438,7 @@ class Junkets:
                 address=f"{int(rng.integers(1, 200))} Main Street, {country}",
             ))  # fmt: skip
         if s.home_domiciled_share > 0:  # a stream of its own: the other draws stay as they were
-            home = str(self.ruleset.get("junket_home_country"))
+            home = str(HOME_COUNTRY.of(self.ruleset))
             where = self.world.streams.stream(jid, "domicile")
             out = [
                 replace(m, domicile=home) if where.random() < s.home_domiciled_share else m
@@ -458,7 +452,7 @@ class Junkets:
         particulars are drawn first either way: the other draws stay as they were."""
         if self.config.policy.accept_home_residents:
             return members
-        home = str(self.ruleset.get("junket_home_country"))
+        home = str(HOME_COUNTRY.of(self.ruleset))
         return [m for m in members if m.residence != home]
 
     def run_junket(self, plan: JunketPlan) -> simpy.events.ProcessGenerator:
@@ -469,7 +463,7 @@ class Junkets:
         members = list(plan.members)
         if JunketMisconduct.RESIDENT_MEMBER in armed:
             last = members[-1]
-            home = str(self.ruleset.get("junket_home_country"))
+            home = str(HOME_COUNTRY.of(self.ruleset))
             members[-1] = Member(last.id, last.name, last.id_number, last.nationality,
                                  last.domicile, home, f"12 Tower Road, Sliema, {home}")  # fmt: skip
         arrival_local = clock.at(plan.arrival)
@@ -478,7 +472,7 @@ class Junkets:
             hours=ahead if ahead is not None else s.notice_hours
         )
         if JunketMisconduct.LATE_NOTICE in armed:
-            hours = int(self.ruleset.get("junket_notice_hours"))
+            hours = int(NOTICE_HOURS.of(self.ruleset))
             sent = arrival_local.astimezone(UTC) - timedelta(hours=hours - 1)
         notice_t = clock.seconds(sent)
         yield env.timeout(max(0.0, notice_t))
@@ -526,12 +520,8 @@ class Junkets:
         deposit = s.deposit_cents
         if i == 0 and JunketMisconduct.SHORT_DEPOSIT in plan.armed:
             amount = plan.armed[JunketMisconduct.SHORT_DEPOSIT]
-            key = (
-                "junket_single_min_deposit_cents"
-                if len(plan.members) == 1
-                else "junket_member_min_deposit_cents"
-            )
-            deposit = amount if amount > 0 else math.ceil(self.ruleset.money(key)) - 1
+            least = SINGLE_MIN_DEPOSIT if len(plan.members) == 1 else MEMBER_MIN_DEPOSIT
+            deposit = amount if amount > 0 else math.ceil(least.money(self.ruleset)) - 1
         guest = plan.guests.get(m.id)
         if guest is not None:
             deposit = guest.deposit_cents
@@ -667,31 +657,6 @@ class Junkets:
         bus.emit(JunketDeparted, junket=plan.id, members=tuple(a.member.id for a in accounts))
 
 
-def aml_view(rec: Record) -> Seen | None:
-    """What the licensee's AML staff see at the junket desk (``twin.aml.model.AmlDesk``
-    views): a member's stay is one window, begun at arrival with the passport shown; the
-    front money lodged (and cash paid for tokens) is cash for chips; rolling-chip play is
-    play; the chips redeemed at settlement are a cash-out. The same passport on a later
-    junket is the same person."""
-    if isinstance(rec, JunketMemberArrived):
-        born = 1950 + zlib.crc32(rec.id_number.encode()) % 46  # the document's, synthetic
-        who = Particulars(
-            document_type="passport", document_number=rec.id_number, name=rec.name,
-            date_of_birth=str(born), nationality=rec.nationality, address=rec.address,
-        )  # fmt: skip
-        return Seen("arrived", rec.member, particulars=who, person=f"passport {rec.id_number}",
-                    label=f"junket stay ({rec.junket})")  # fmt: skip
-    if isinstance(rec, JunketDepositLodged):
-        return Seen("in", rec.member, cents=rec.amount_cents)
-    if isinstance(rec, JunketTokensBought) and rec.paid_with == "cash":
-        return Seen("in", rec.member, cents=rec.amount_cents)
-    if isinstance(rec, JunketTablePlayed):
-        return Seen("play", rec.player, wagered=rec.staked_cents, won=rec.net_cents)
-    if isinstance(rec, JunketChipsRedeemed) and rec.chips_cents > 0:
-        return Seen("out", rec.member, cents=rec.chips_cents)
-    return None
-
-
 def validate_injections(injects: Sequence[Inject], junkets: Junkets | None, source: str) -> None:
     """Every junket injection of the scenario names a target it can act on (before t = 0)."""
     kinds = {m.value for m in JunketMisconduct}
@@ -718,6 +683,5 @@ __all__ = [
     "Junkets",
     "Member",
     "MemberAccount",
-    "aml_view",
     "validate_injections",
 ]

@@ -4,7 +4,7 @@ A machine's meter readings carry the program signature it *reports*, and a tampe
 can report the approved one. The Board learns what a machine actually runs the way a SAS host
 verifies a ROM signature (long poll 0x21): the verifier sends a random seed and the machine
 computes a signature of the program it runs, salted with that seed
-(:meth:`SlotMachine.answer_signature_challenge`). Without the approved program's image a
+(:meth:`Challenged.answer_signature_challenge`). Without the approved program's image a
 machine cannot answer with the value the approved program gives, and a fresh seed each time
 means an old answer cannot be replayed. The Board, which holds the image of every program it
 has seen (``FloorFacts.programs``), computes the expected answer itself; so can a checker.
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Generator, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import simpy
 
@@ -29,8 +29,20 @@ from twin.records import Record, record
 from twin.world import quantize
 
 if TYPE_CHECKING:
-    from twin.machines.machine import SlotMachine
     from twin.world import World
+
+
+class Challenged(Protocol):
+    """A machine as the Board's inspector sees it: present or not, and what its program
+    answers to a signature challenge (``twin.machines.machine.Challenged`` is one)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def present(self) -> bool: ...
+
+    def answer_signature_challenge(self, seed: int) -> str: ...
 
 
 def rom_signature(seed: int, program_signature: str) -> str:
@@ -73,7 +85,7 @@ class ProgramVerifier:
         self,
         world: World,
         inspectors: Callable[[], list[str]],
-        machines: Iterable[SlotMachine],
+        machines: Iterable[Challenged],
         hours: float,
     ) -> None:
         self.world = world
@@ -81,7 +93,7 @@ class ProgramVerifier:
         self.machines = list(machines)
         self.hours = hours
 
-    def verify(self, m: SlotMachine, reason: str) -> None:
+    def verify(self, m: Challenged, reason: str) -> None:
         """Send a fresh random seed to ``m`` and record its answer."""
         rng = self.world.streams.stream(m.id, "verification")
         seed = int(rng.integers(0, 2**63))

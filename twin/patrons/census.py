@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from twin.patrons.events import PatronArrived
+from twin.patrons.records import PatronArrived
 from twin.records import Record
 
 

@@ -24,10 +24,10 @@ import numpy as np
 import simpy
 
 from twin.machines.protocol import Machine
-from twin.patrons.events import PatronArrived, PatronLeft, SessionStarted
 from twin.patrons.population import Member, Population, member_id
+from twin.patrons.records import PatronArrived, PatronLeft, SessionStarted
+from twin.patrons.section import PatronsConfig, Segment
 from twin.patrons.venue import Hall, Venue
-from twin.scenario import PatronsConfig, Segment
 from twin.world import World, quantize
 
 Proc = Generator[simpy.events.Event, Any, Any]

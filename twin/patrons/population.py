@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from twin.scenario import PatronsConfig, Segment
+from twin.patrons.section import PatronsConfig, Segment
 from twin.streams import Streams
 
 #: Redraws on the static weights before the exact fallback over those outside.

@@ -7,6 +7,7 @@ or anything else that has these members: a test venue, a bare floor).
 from __future__ import annotations
 
 from collections.abc import Generator
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -81,4 +82,13 @@ class Hall(Protocol):
         ...
 
 
-__all__ = ["Floor", "Hall", "Venue", "Visitor"]
+@dataclass(frozen=True)
+class Host:
+    """The casino as its patrons' host (the assembly provides it to the departments): the
+    venue they see and the hall their visits pass through."""
+
+    venue: Venue
+    hall: Hall
+
+
+__all__ = ["Floor", "Hall", "Host", "Venue", "Visitor"]

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from twin.department import Site, Venue
 from twin.errors import InputError
+from twin.injections import InjectViolation, injection
 from twin.pit import pit as P
+from twin.pit.notice import NoticeBoard
+from twin.pit.pit import Pit
 from twin.pit.records import TableEquipmentChanged
-from twin.slots.injections import InjectViolation, injection
 
 if TYPE_CHECKING:
-    from twin.casino import Casino
     from twin.pit.pit import Pit, Table
 
 #: kinds whose target is a table, and those whose target is a card room area
@@ -34,10 +36,10 @@ ON_TABLE = (
 ON_AREA = ("card_room_overcharge",)
 
 
-def validate(casino: Casino, source: str) -> None:
+def validate(site: Site) -> None:
     """Every table injection names a table (an area) of the scenario's ``[tables]``."""
-    pit = casino.pit
-    for i, inj in enumerate(casino.scenario.inject):
+    pit, source = site.find(Pit), site.source
+    for i, inj in enumerate(site.scenario.inject):
         if inj.kind not in ON_TABLE + ON_AREA:
             continue
         if pit is None:
@@ -54,19 +56,20 @@ def validate(casino: Casino, source: str) -> None:
                              "the new maximum stake in cents (> 0)", inj.amount)  # fmt: skip
 
 
-def _pit(casino: Casino) -> Pit:
-    assert casino.pit is not None
-    return casino.pit
+def _pit(venue: Venue) -> Pit:
+    pit = venue.find(Pit)
+    assert pit is not None
+    return pit
 
 
-def _table(casino: Casino, inj: InjectViolation) -> Table:
+def _table(venue: Venue, inj: InjectViolation) -> Table:
     assert inj.target is not None
-    return _pit(casino).table(inj.target)
+    return _pit(venue).table(inj.target)
 
 
 def _arm(kind: str, doc: str) -> None:
-    def apply(casino: Casino, inj: InjectViolation) -> None:
-        _table(casino, inj).armed[kind] = inj.amount
+    def apply(venue: Venue, inj: InjectViolation) -> None:
+        _table(venue, inj).armed[kind] = inj.amount
 
     injection(kind, doc, needs=("target",))(apply)
 
@@ -105,9 +108,9 @@ _arm(
     "maximum) without the Board's authorisation (reg 21(3))",
     needs=("target",),
 )
-def _unauthorised_stake_change(casino: Casino, inj: InjectViolation) -> None:
-    pit = _pit(casino)
-    t = _table(casino, inj)
+def _unauthorised_stake_change(venue: Venue, inj: InjectViolation) -> None:
+    pit = _pit(venue)
+    t = _table(venue, inj)
     new = inj.amount if inj.amount > 0 else 2 * pit.config.authorised_maximum_cents[t.game.id]
     pit.change_stakes(t, None, new, authorised=False)
 
@@ -118,8 +121,8 @@ def _unauthorised_stake_change(casino: Casino, inj: InjectViolation) -> None:
     "but the entrance notice is not updated (reg 22)",
     needs=("target", "amount"),
 )
-def _notice_not_updated(casino: Casino, inj: InjectViolation) -> None:
-    _pit(casino).change_stakes(_table(casino, inj), None, inj.amount, authorised=True,
+def _notice_not_updated(venue: Venue, inj: InjectViolation) -> None:
+    _pit(venue).change_stakes(_table(venue, inj), None, inj.amount, authorised=True,
                                notice=False)  # fmt: skip
 
 
@@ -128,10 +131,10 @@ def _notice_not_updated(casino: Casino, inj: InjectViolation) -> None:
     "the table's wheel or shoe is replaced by one the Board never approved (reg 23(1))",
     needs=("target",),
 )
-def _unapproved_equipment(casino: Casino, inj: InjectViolation) -> None:
-    t = _table(casino, inj)
+def _unapproved_equipment(venue: Venue, inj: InjectViolation) -> None:
+    t = _table(venue, inj)
     t.equipment = f"{t.cfg.equipment}-UNAPPROVED"
-    casino.world.bus.emit(TableEquipmentChanged, table=t.id, equipment=t.equipment)
+    venue.world.bus.emit(TableEquipmentChanged, table=t.id, equipment=t.equipment)
 
 
 @injection(
@@ -140,8 +143,8 @@ def _unapproved_equipment(casino: Casino, inj: InjectViolation) -> None:
     "count falls short of the table card's buy-ins (reg 41(a))",
     needs=("target",),
 )
-def _table_drop_skim(casino: Casino, inj: InjectViolation) -> None:
-    t = _table(casino, inj)
+def _table_drop_skim(venue: Venue, inj: InjectViolation) -> None:
+    t = _table(venue, inj)
     t.drop -= min(t.drop, inj.amount if inj.amount > 0 else 5000)
 
 
@@ -159,11 +162,11 @@ _arm(
     needs=(),
     static=True,
 )
-def _no_entrance_notice(casino: Casino, inj: InjectViolation) -> None:
-    if casino.pit is not None:
-        casino.pit.no_notice = True
-    if casino.notice_board is not None:
-        casino.notice_board.missing = True
+def _no_entrance_notice(venue: Venue, inj: InjectViolation) -> None:
+    if (_pit := venue.find(Pit)) is not None:
+        _pit.no_notice = True
+    if (_noticeboard := venue.find(NoticeBoard)) is not None:
+        _noticeboard.missing = True
 
 
 @injection(
@@ -171,9 +174,9 @@ def _no_entrance_notice(casino: Casino, inj: InjectViolation) -> None:
     "the card room area charges `amount` cents an hour (0: 100) above its approved rate (reg 26)",
     needs=("target",),
 )
-def _card_room_overcharge(casino: Casino, inj: InjectViolation) -> None:
+def _card_room_overcharge(venue: Venue, inj: InjectViolation) -> None:
     assert inj.target is not None
-    room = _pit(casino).rooms[inj.target]
+    room = _pit(venue).rooms[inj.target]
     room.rate += inj.amount if inj.amount > 0 else 100
 
 

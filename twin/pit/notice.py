@@ -18,7 +18,7 @@ nobody else does, the stakes of the junket room's tables (``table_stakes``), and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from twin.pit.records import (
     BoardMinimumStake,
@@ -28,34 +28,25 @@ from twin.pit.records import (
 )
 from twin.world import World
 
+if TYPE_CHECKING:
+    from twin.junkets import JunketRoom  # the junkets provide it (the pit uses them)
 
-@dataclass(frozen=True, slots=True)
-class JunketRoom:
-    """The junket room's tables as the casino's notice and stakes see them: ``game`` (its
-    id), the tables' ids, their minimum and maximum stake, and the Board's minimum stake
-    and authorised maximum of the game (reg 21(1), (3))."""
 
-    game: str
-    tables: tuple[str, ...]
-    min_stake_cents: int
-    max_stake_cents: int
-    board_minimum_cents: int
-    authorised_maximum_cents: int
+def emit_room_board(room: JunketRoom, world: World, inspector: str = "") -> None:
+    """The Board's minimum and authorised maximum of the junket room's game."""
+    world.bus.emit(BoardMinimumStake, game=room.game,
+                   min_stake_cents=room.board_minimum_cents)  # fmt: skip
+    world.bus.emit(StakesAuthorised, game=room.game, table="", min_stake_cents=0,
+                   max_stake_cents=room.authorised_maximum_cents,
+                   inspector=inspector)  # fmt: skip
 
-    def emit_board(self, world: World, inspector: str = "") -> None:
-        """The Board's minimum and authorised maximum of the junket room's game."""
-        world.bus.emit(BoardMinimumStake, game=self.game,
-                       min_stake_cents=self.board_minimum_cents)  # fmt: skip
-        world.bus.emit(StakesAuthorised, game=self.game, table="", min_stake_cents=0,
-                       max_stake_cents=self.authorised_maximum_cents,
-                       inspector=inspector)  # fmt: skip
 
-    def emit_stakes(self, world: World) -> None:
-        """The stakes in force at each junket room table, as set up."""
-        for t in self.tables:
-            world.bus.emit(TableStakes, table=t, game=self.game,
-                           min_stake_cents=self.min_stake_cents,
-                           max_stake_cents=self.max_stake_cents, reason="licence")  # fmt: skip
+def emit_room_stakes(room: JunketRoom, world: World) -> None:
+    """The stakes in force at each junket room table, as set up."""
+    for t in room.tables:
+        world.bus.emit(TableStakes, table=t, game=room.game,
+                       min_stake_cents=room.min_stake_cents,
+                       max_stake_cents=room.max_stake_cents, reason="licence")  # fmt: skip
 
 
 class NoticeBoard:
@@ -67,19 +58,18 @@ class NoticeBoard:
         self.world = world
         self.junket_room = junket_room
         self.missing = False  # the casino has no notice at all (injected)
-        self.hide_junket_room = False  # the notice leaves the junket room out (injected)
 
     def start(self) -> None:
         room = self.junket_room
         if room is not None:
-            room.emit_board(self.world)
-            room.emit_stakes(self.world)
+            emit_room_board(room, self.world)
+            emit_room_stakes(room, self.world)
         if self.missing:
             return
         games: tuple[str, ...] = ()
         lo: tuple[int, ...] = ()
         hi: tuple[int, ...] = ()
-        if room is not None and not self.hide_junket_room:
+        if room is not None and not room.off_notice:
             games, lo, hi = (room.game,), (room.min_stake_cents,), (room.max_stake_cents,)
         self.world.bus.emit(EntranceNotice, games=games, min_stakes_cents=lo,
                             max_stakes_cents=hi, conditions=(), entrance_fee_cents=0,
@@ -89,4 +79,4 @@ class NoticeBoard:
         """Nothing is due at the end."""
 
 
-__all__ = ["JunketRoom", "NoticeBoard"]
+__all__ = ["NoticeBoard", "emit_room_board", "emit_room_stakes"]

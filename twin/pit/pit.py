@@ -21,14 +21,13 @@ import math
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import simpy
 
 from twin.errors import InputError
-from twin.pit.games import BetLaw, TableGame, load_table_game
-from twin.pit.notice import JunketRoom
+from twin.pit.notice import emit_room_board, emit_room_stakes
 from twin.pit.records import (
     BoardMinimumStake,
     CardRoomApproved,
@@ -53,9 +52,13 @@ from twin.pit.records import (
     UnapprovedItemDetected,
     UnapprovedItemReported,
 )
-from twin.scenario import CardRoomArea, TableConfig, TablesConfig
-from twin.staff.dispatch import Dispatcher
+from twin.pit.section import CardRoomArea, TableConfig, TablesConfig
+from twin.staff import Dispatcher
+from twin.tables.games import BetLaw, TableGame, load_table_game
 from twin.world import World, quantize
+
+if TYPE_CHECKING:
+    from twin.junkets import JunketRoom  # the junkets provide it (the pit uses them)
 
 Proc = Generator[simpy.events.Event, Any, Any]
 
@@ -143,7 +146,6 @@ class Pit:
     ) -> None:
         self.world = world
         self.junket_room = junket_room  # the junket room's tables, on the notice too (reg 22)
-        self.hide_junket_room = False  # the notice leaves the junket room out (injected)
         self.env = world.env
         self.config = config
         self.staff = staff
@@ -206,7 +208,7 @@ class Pit:
                      inspector=inspector)  # fmt: skip
         junket_room = self.junket_room
         if junket_room is not None and junket_room.game not in self.games:
-            junket_room.emit_board(self.world, inspector)
+            emit_room_board(junket_room, self.world, inspector)
         approved = tuple(e.asset for e in cfg.equipment if e.approved)
         bus.emit(GamingItemsApproved, equipment=approved, chip_series=cfg.chip_series)
         bus.emit(NoticeRequirements, conditions=cfg.notice_conditions,
@@ -217,7 +219,7 @@ class Pit:
         for t in self.tables.values():
             self._emit_stakes(t, "licence")
         if junket_room is not None:
-            junket_room.emit_stakes(self.world)
+            emit_room_stakes(junket_room, self.world)
         self.post_notice(force=True)
         env = self.env
         for t in self.tables.values():
@@ -274,7 +276,7 @@ class Pit:
         for t in self.tables.values():
             of.setdefault(t.game.id, []).append((t.min_stake, t.max_stake))
         room = self.junket_room
-        if room is not None and not self.hide_junket_room:
+        if room is not None and not room.off_notice:
             of.setdefault(room.game, []).extend(
                 [(room.min_stake_cents, room.max_stake_cents)] * len(room.tables)
             )

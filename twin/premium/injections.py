@@ -11,15 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date, timedelta
-from typing import TYPE_CHECKING
 
 from dateutil.relativedelta import relativedelta
 
+from twin.department import Site, Venue
+from twin.errors import InputError
+from twin.injections import InjectViolation, injection
 from twin.premium.model import PremiumPlayer, PremiumRoom
-from twin.slots.injections import InjectViolation, injection
-
-if TYPE_CHECKING:
-    from twin.casino import Casino
 
 K = 100_000  # S$1,000 in cents
 
@@ -27,16 +25,16 @@ K = 100_000  # S$1,000 in cents
 KINDS: list[str] = []
 
 
-def _room(casino: Casino) -> PremiumRoom:
-    room = casino.premium
+def _room(venue: Venue) -> PremiumRoom:
+    room = venue.find(PremiumRoom)
     assert room is not None  # checked before t = 0
     return room
 
 
 def _register(kind: str, doc: str) -> Callable[[Callable[[PremiumRoom], None]], None]:
     def wrap(fn: Callable[[PremiumRoom], None]) -> None:
-        def apply(casino: Casino, inj: InjectViolation) -> None:
-            fn(_room(casino))
+        def apply(venue: Venue, inj: InjectViolation) -> None:
+            fn(_room(venue))
 
         KINDS.append(kind)
         injection(kind, doc, needs=())(apply)
@@ -252,3 +250,10 @@ def _closure(room: PremiumRoom) -> None:
 
 
 __all__ = ["KINDS"]
+
+
+def validate(site: Site) -> None:
+    """A premium injection needs a ``[premium]`` section (before t = 0)."""
+    for i, inj in enumerate(site.scenario.inject):
+        if inj.kind in KINDS and site.find(PremiumRoom) is None:
+            raise InputError(site.source, f"inject[{i}].kind", "a [premium] section", inj.kind)

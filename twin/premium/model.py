@@ -33,7 +33,6 @@ from dateutil.relativedelta import relativedelta
 
 from twin.accounts.forms import ALLOWED_FORMS
 from twin.accounts.replay import AccountRules, DayStatus, Stepper
-from twin.pit.games import TableGame, load_table_game
 from twin.premium.records import (
     OPERATOR,
     ChequeCleared,
@@ -53,6 +52,7 @@ from twin.premium.records import (
     account_event,
 )
 from twin.records import Record
+from twin.tables.games import TableGame, load_table_game
 from twin.world import World
 
 __all__ = ["MISCONDUCTS", "PremiumPlayer", "PremiumRoom"]

@@ -1,4 +1,5 @@
-"""Operator actions: commands a person (the viewer's drills, a test rig) sends into the world.
+"""The slot floor's operator actions: commands a person (the viewer's drills, a test rig)
+sends into the world.
 
 Each is a :class:`twin.commands.Command`: checked against the world's state when it arrives
 (a refusal is recorded with its reason, never raised) and applied through the same named
@@ -8,25 +9,29 @@ methods the model itself uses.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from twin.commands import Command, command
+from twin.department import Venue
 from twin.machines.sas import Door
-
-if TYPE_CHECKING:
-    from twin.casino import Casino
+from twin.slots.model import Slots
 
 DOORS = {d.name.lower(): d for d in Door}
 
 
-def _door_holder(casino: Casino, machine: str, door: str) -> tuple[str | None, str | None]:
+def _slots(venue: Venue) -> Slots:
+    slots = venue.find(Slots)
+    assert slots is not None  # every casino has a slot floor
+    return slots
+
+
+def _door_holder(venue: Venue, machine: str, door: str) -> tuple[str | None, str | None]:
     """``(problem, holder)``: why the machine or door cannot be named (else None), and who
     holds the door open (None while it is closed)."""
-    if machine not in casino.machine_ids:
+    if machine not in _slots(venue).machine_ids:
         return f"no machine {machine!r} on the floor", None
     if door not in DOORS:
         return f"no door {door!r} (doors: {', '.join(DOORS)})", None
-    return None, casino.machine(machine).door_holder(DOORS[door])
+    return None, _slots(venue).machine(machine).door_holder(DOORS[door])
 
 
 @command("open_door")
@@ -37,8 +42,8 @@ class OpenDoor(Command):
     door: str = "slot"
     by: str = "operator"
 
-    def check(self, casino: Casino) -> str | None:
-        problem, holder = _door_holder(casino, self.machine, self.door)
+    def check(self, venue: Venue) -> str | None:
+        problem, holder = _door_holder(venue, self.machine, self.door)
         if problem is not None:
             return problem
         if holder is not None:
@@ -47,8 +52,8 @@ class OpenDoor(Command):
             return "by: who opens the door must be named"
         return None
 
-    def apply(self, casino: Casino) -> None:
-        casino.machine(self.machine).open_door(DOORS[self.door], self.by)
+    def apply(self, venue: Venue) -> None:
+        _slots(venue).machine(self.machine).open_door(DOORS[self.door], self.by)
 
 
 @command("close_door")
@@ -59,8 +64,8 @@ class CloseDoor(Command):
     door: str = "slot"
     by: str = "operator"
 
-    def check(self, casino: Casino) -> str | None:
-        problem, holder = _door_holder(casino, self.machine, self.door)
+    def check(self, venue: Venue) -> str | None:
+        problem, holder = _door_holder(venue, self.machine, self.door)
         if problem is not None:
             return problem
         if holder is None:
@@ -69,36 +74,8 @@ class CloseDoor(Command):
             return f"the {self.door} door of {self.machine} was opened by {holder}, not {self.by}"
         return None
 
-    def apply(self, casino: Casino) -> None:
-        casino.machine(self.machine).close_door(DOORS[self.door], self.by)
-
-
-@command("assign_job")
-class AssignJob(Command):
-    """An operator sends named people to a waiting job (job kinds in operator mode)."""
-
-    job_id: str
-    members: dict[str, str]  # role -> member id
-
-    def check(self, casino: Casino) -> str | None:
-        return casino.staff.refusal(self.job_id, self.members)
-
-    def apply(self, casino: Casino) -> None:
-        refused = casino.staff.assign(self.job_id, self.members)
-        assert refused is None, refused
-
-
-@command("note")
-class Note(Command):
-    """A line an operator writes into the ledger (a drill's narration, a shift log entry)."""
-
-    text: str
-
-    def check(self, casino: Casino) -> str | None:
-        return None if self.text.strip() else "an empty note"
-
-    def apply(self, casino: Casino) -> None:
-        pass
+    def apply(self, venue: Venue) -> None:
+        _slots(venue).machine(self.machine).close_door(DOORS[self.door], self.by)
 
 
 @command("convert_program")
@@ -108,20 +85,20 @@ class ConvertProgram(Command):
     machine: str
     game: Path
 
-    def check(self, casino: Casino) -> str | None:
-        if self.machine not in casino.machine_ids:
+    def check(self, venue: Venue) -> str | None:
+        if self.machine not in _slots(venue).machine_ids:
             return f"no machine {self.machine!r} on the floor"
-        game = casino.approved_game(Path(self.game))
+        game = _slots(venue).approved_game(Path(self.game))
         if game is None:
             return f"{self.game} is not a program the Board approved for this floor"
-        if game.signature == casino.machine(self.machine).game.signature:
+        if game.signature == _slots(venue).machine(self.machine).game.signature:
             return f"{self.machine} already runs {game.id}"
         return None
 
-    def apply(self, casino: Casino) -> None:
-        game = casino.approved_game(Path(self.game))
+    def apply(self, venue: Venue) -> None:
+        game = _slots(venue).approved_game(Path(self.game))
         assert game is not None
-        casino.env.process(casino.convert(casino.machine(self.machine), game))
+        venue.env.process(_slots(venue).convert(_slots(venue).machine(self.machine), game))
 
 
 @command("remove_machine")
@@ -134,18 +111,18 @@ class RemoveMachine(Command):
     reason: str = "repair"
     returning: bool = True
 
-    def check(self, casino: Casino) -> str | None:
-        if self.machine not in casino.machine_ids:
+    def check(self, venue: Venue) -> str | None:
+        if self.machine not in _slots(venue).machine_ids:
             return f"no machine {self.machine!r} on the floor"
         if not self.reason.strip():
             return "reason: why the machine is taken out must be given"
-        m = casino.machine(self.machine)
+        m = _slots(venue).machine(self.machine)
         if m.withdrawn is not None or not m.present:
             return f"{self.machine} is already out of operation"
         return None
 
-    def apply(self, casino: Casino) -> None:
-        casino.take_out(casino.machine(self.machine), self.reason, self.returning)
+    def apply(self, venue: Venue) -> None:
+        _slots(venue).take_out(_slots(venue).machine(self.machine), self.reason, self.returning)
 
 
 @command("return_machine")
@@ -154,28 +131,26 @@ class ReturnMachine(Command):
 
     machine: str
 
-    def check(self, casino: Casino) -> str | None:
-        if self.machine not in casino.machine_ids:
+    def check(self, venue: Venue) -> str | None:
+        if self.machine not in _slots(venue).machine_ids:
             return f"no machine {self.machine!r} on the floor"
-        if self.machine in casino.sold:
+        if self.machine in _slots(venue).sold:
             return f"{self.machine} left the licensee's ownership; it cannot be placed back"
-        m = casino.machine(self.machine)
+        m = _slots(venue).machine(self.machine)
         if m.withdrawn is None and m.present:
             return f"{self.machine} is in operation"
-        if self.machine not in casino.removals_open:
+        if self.machine not in _slots(venue).removals_open:
             return f"{self.machine} was not taken out by a recorded removal"
         return None
 
-    def apply(self, casino: Casino) -> None:
-        casino.put_back(self.machine)
+    def apply(self, venue: Venue) -> None:
+        _slots(venue).put_back(self.machine)
 
 
 __all__ = [
     "DOORS",
-    "AssignJob",
     "CloseDoor",
     "ConvertProgram",
-    "Note",
     "OpenDoor",
     "RemoveMachine",
     "ReturnMachine",

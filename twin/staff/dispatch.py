@@ -52,7 +52,7 @@ from typing import Any
 import simpy
 
 from twin.jobs import DOOR_CHECK, HAND_PAY, HOPPER_FILL, REPAIR, JobSpec
-from twin.staff.events import JobCompleted, JobRequested, JobStarted, ShiftEnded, ShiftStarted
+from twin.staff.records import JobCompleted, JobRequested, JobStarted, ShiftEnded, ShiftStarted
 from twin.staff.roles import DEFAULT_ROLES, Role, display_name
 from twin.world import World
 

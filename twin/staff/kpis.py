@@ -25,7 +25,7 @@ import numpy as np
 from scipy.stats import CensoredData, ecdf
 
 from twin.records import Record
-from twin.staff.events import JobCompleted, JobRequested, JobStarted, ShiftEnded, ShiftStarted
+from twin.staff.records import JobCompleted, JobRequested, JobStarted, ShiftEnded, ShiftStarted
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,15 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from dateutil.relativedelta import relativedelta
 
+from twin.aml.params import (
+    AGGREGATE_IN_OUT_SEPARATELY,
+    CHIPS_FROM_NET_WINNINGS,
+    ID_RECORD_RETENTION,
+    ID_THRESHOLD,
+    POLICE_MIN_RANK,
+    SESSION_IS_GAMING_DAY,
+    TRAINING_INTERVAL,
+)
 from twin.aml.records import (
     AmlTrainingCompleted,
     CashOutCrossReferenced,
@@ -49,8 +58,14 @@ from twin.aml.records import (
     RoEvaluation,
     SuspicionReported,
 )
-from twin.cage.model import retention_ends
+from twin.cage import retention_ends
 from twin.cage.records import CageTransaction, RecordDestroyed, RecordVolume
+from twin.compliance.params import (
+    AML_ESCALATION_TOGETHER,
+    AML_EVALUATION_HOURS,
+    AML_INTERNAL_REPORT_HOURS,
+    AML_POLICE_REPORT_HOURS,
+)
 from twin.compliance.registry import Checker, Kind, control
 from twin.door.records import CasinoLicensed, EntryAdmitted, EntryRefused, IdChecked
 from twin.junkets.records import (
@@ -61,13 +76,13 @@ from twin.junkets.records import (
     JunketTokensBought,
 )
 from twin.machines.events import BillAccepted, CashedOut, CoinsAccepted, GamesPlayed, HandPaid
-from twin.patrons.events import PatronArrived, PatronLeft, SessionStarted
+from twin.patrons.records import PatronArrived, PatronLeft, SessionStarted
 from twin.pit.records import TableStretch
 from twin.records import Record
-from twin.staff.events import ShiftStarted
+from twin.staff.records import ShiftStarted
 
 if TYPE_CHECKING:
-    from twin.compliance.engine import CheckContext
+    from twin.compliance.context import CheckContext
 
 T = "tests/test_aml.py::"
 INJ = T + "test_injected_violation_is_found"
@@ -117,11 +132,7 @@ TRAIL = (
     *FUNCTION,
 )
 #: the ruleset parameters the money trail works to
-TRAIL_PARAMS = (
-    "aml_id_threshold_cents",
-    "aml_session_is_gaming_day",
-    "aml_aggregate_in_out_separately",
-)
+TRAIL_PARAMS = (ID_THRESHOLD.key, SESSION_IS_GAMING_DAY.key, AGGREGATE_IN_OUT_SEPARATELY.key)
 #: what an identification record shows of the person (47(1))
 PARTICULARS = (
     "document_type",
@@ -215,10 +226,10 @@ class MoneyTrail:
 
     def __init__(self, ctx: CheckContext) -> None:
         self.ctx = ctx
-        self.threshold: Fraction = ctx.money("aml_id_threshold_cents")
+        self.threshold: Fraction = ctx.rule_money(ID_THRESHOLD)
         self._over = math.floor(self.threshold)  # whole cents: above it iff above its floor
-        self.by_day = bool(ctx.param("aml_session_is_gaming_day"))
-        self.separately = bool(ctx.param("aml_aggregate_in_out_separately"))
+        self.by_day = bool(ctx.rule(SESSION_IS_GAMING_DAY))
+        self.separately = bool(ctx.rule(AGGREGATE_IN_OUT_SEPARATELY))
         self.aml = False  # the run has an AML function (see FUNCTION)
         self.home = ""
         self.visit: dict[str, int] = {}  # person -> their latest admission here (visit number)
@@ -233,7 +244,7 @@ class MoneyTrail:
 
     def threshold_text(self) -> str:
         """The threshold as the regulation states it, and in the floor's money."""
-        lm = int(self.ctx.param("aml_id_threshold_cents"))
+        lm = int(self.ctx.rule(ID_THRESHOLD))
         return f"Lm {euros(lm)}, EUR {float(self.threshold) / 100:,.4f}"
 
     @classmethod
@@ -719,7 +730,7 @@ class AggregatesIdentified(_Identified):
     kind=Kind.RUNTIME,
     title="Match cash-out identity to buy-in; confirm chips came from winnings",
     reads=(*TRAIL, "cash_out_cross_referenced", "red_flag_observed"),
-    params=(*TRAIL_PARAMS, "aml_chips_from_net_winnings"),
+    params=(*TRAIL_PARAMS, CHIPS_FROM_NET_WINNINGS.key),
     test=INJ + "[R46.3]",
     checks={
         "every cash-out needing identification (alone or in aggregate) is cross-referenced "
@@ -767,7 +778,7 @@ class CashOutsCrossReferenced(Checker):
 
     def from_winnings(self, cashed: int, bought: int, won: int) -> bool:
         """The chips cashed are derived from winnings, by the ruleset's reading."""
-        if bool(self.ctx.param("aml_chips_from_net_winnings")):
+        if bool(self.ctx.rule(CHIPS_FROM_NET_WINNINGS)):
             return cashed <= max(0, won)
         return cashed <= bought + max(0, won)
 
@@ -874,7 +885,7 @@ class SuspectsIdentified(Checker):
     kind=Kind.RECORD,
     title="Identification records: investigation-grade, kept five years",
     reads=(*TRAIL, "identification_recorded", "record_volume", "record_destroyed"),
-    params=(*TRAIL_PARAMS, "id_record_retention_years"),
+    params=(*TRAIL_PARAMS, ID_RECORD_RETENTION.key),
     test=INJ + "[R47]",
     checks={
         "47(1): every identification record shows the document (type, number) and the "
@@ -943,7 +954,7 @@ class IdentificationRecordsKept(Checker):
     def _destroyed(self, rec: RecordDestroyed) -> None:
         vol = self.volumes.get(rec.volume)
         last = rec.last_entry if vol is None else vol.last_entry
-        years = int(self.ctx.param("id_record_retention_years"))
+        years = int(self.ctx.rule(ID_RECORD_RETENTION))
         ends = retention_ends(date.fromisoformat(last), years)
         if date.fromisoformat(rec.date) < ends:
             ev = (rec.seq,) if vol is None else (vol.seq, rec.seq)
@@ -969,7 +980,7 @@ class IdentificationRecordsKept(Checker):
         "reporting_officer_appointed",
         "patron_arrived",
     ),
-    params=("aml_training_interval_months",),
+    params=(TRAINING_INTERVAL.key,),
     test=INJ + "[R48]",
     checks={
         "every employee of the licensee who comes on shift completed the AML course within "
@@ -1043,7 +1054,7 @@ class EmployeesTrained(Checker):
             return
         self.observed()
         day = self.ctx.clock.at(rec.t).date()
-        months = int(self.ctx.param("aml_training_interval_months"))
+        months = int(self.ctx.rule(TRAINING_INTERVAL))
         last = self.trained.get(rec.member)
         if (
             last is not None
@@ -1073,7 +1084,7 @@ class EmployeesTrained(Checker):
     kind=Kind.RUNTIME,
     title="Employees must report suspicious matters",
     reads=("red_flag_observed", "internal_report"),
-    params=("aml_internal_report_hours",),
+    params=(AML_INTERNAL_REPORT_HOURS.key,),
     test=INJ + "[R49.2]",
     checks={
         "every red flag an employee observes is reported to the Reporting Officer by that "
@@ -1091,7 +1102,7 @@ class RedFlagsReported(Checker):
         self.open: dict[int, RedFlagObserved] = {}
 
     def limit(self) -> float:
-        return float(self.ctx.param("aml_internal_report_hours")) * 3600.0
+        return float(self.ctx.rule(AML_INTERNAL_REPORT_HOURS)) * 3600.0
 
     def on_record(self, rec: Record) -> None:
         if isinstance(rec, RedFlagObserved):
@@ -1109,7 +1120,7 @@ class RedFlagsReported(Checker):
     def _due(self, seq: int) -> None:
         seen = self.open.pop(seq, None)
         if seen is not None:
-            hours = self.ctx.param("aml_internal_report_hours")
+            hours = self.ctx.rule(AML_INTERNAL_REPORT_HOURS)
             self.report(
                 (seen.employee, seen.patron),
                 f"{seen.employee} observed a red flag ({seen.flag}) about "
@@ -1132,7 +1143,7 @@ def _rank_ok(rank: str, least: str) -> bool:
     kind=Kind.RUNTIME,
     title="Internal reporting routes suspicions to the police immediately",
     reads=("internal_report", "ro_evaluation", "suspicion_reported"),
-    params=("aml_police_report_hours", "aml_police_min_rank"),
+    params=(AML_POLICE_REPORT_HOURS.key, POLICE_MIN_RANK.key),
     test=INJ + "[R49.1]",
     checks={
         "every suspicion the Reporting Officer confirms is with a Police Officer of at least "
@@ -1160,11 +1171,11 @@ class SuspicionsToPolice(Checker):
         elif isinstance(rec, RoEvaluation):
             rep = self.reports.get(rec.case)
             if rec.decision == "suspicious" and rep is not None:
-                hours = float(ctx.param("aml_police_report_hours"))
+                hours = float(ctx.rule(AML_POLICE_REPORT_HOURS))
                 due = rep.t + hours * 3600.0
                 ctx.after(max(0.0, due - ctx.now), partial(self._due, rep, rec, due))
         elif isinstance(rec, SuspicionReported) and rec.recipient == "police":
-            least = str(ctx.param("aml_police_min_rank"))
+            least = str(ctx.rule(POLICE_MIN_RANK))
             if _rank_ok(rec.rank, least):
                 self.police.setdefault(rec.case, rec)
             else:
@@ -1180,7 +1191,7 @@ class SuspicionsToPolice(Checker):
         got = self.police.get(rep.case)
         if got is not None and got.t <= due:
             return
-        hours = self.ctx.param("aml_police_report_hours")
+        hours = self.ctx.rule(AML_POLICE_REPORT_HOURS)
         self.report_once(
             rep.case,
             (rep.patron, ev.officer),
@@ -1297,7 +1308,7 @@ class ReportingOfficerNamed(Checker):
     kind=Kind.RUNTIME,
     title="Reporting Officer receives, evaluates and oversees",
     reads=("reporting_officer_appointed", "internal_report", "ro_evaluation"),
-    params=("aml_evaluation_hours",),
+    params=(AML_EVALUATION_HOURS.key,),
     test=INJ + "[R50.2a]",
     checks={
         "(a) every internal report is addressed to the appointed Reporting Officer": T
@@ -1325,7 +1336,7 @@ class ReportsEvaluated(Checker):
         self.on_patron: dict[str, list[int]] = defaultdict(list)
 
     def limit(self) -> float:
-        return float(self.ctx.param("aml_evaluation_hours")) * 3600.0
+        return float(self.ctx.rule(AML_EVALUATION_HOURS)) * 3600.0
 
     def on_record(self, rec: Record) -> None:
         if isinstance(rec, ReportingOfficerAppointed):
@@ -1369,7 +1380,7 @@ class ReportsEvaluated(Checker):
     def _due(self, case: str) -> None:
         rep = self.open.pop(case, None)
         if rep is not None:
-            hours = self.ctx.param("aml_evaluation_hours")
+            hours = self.ctx.rule(AML_EVALUATION_HOURS)
             self.report(
                 (rep.officer, rep.patron),
                 f"report {case} on {rep.patron} was not evaluated by the Reporting "
@@ -1388,7 +1399,7 @@ class ReportsEvaluated(Checker):
     kind=Kind.RUNTIME,
     title="Reporting Officer escalates findings to the police and the Board",
     reads=("internal_report", "ro_evaluation", "suspicion_reported"),
-    params=("aml_police_min_rank", "aml_escalation_together", "aml_police_report_hours"),
+    params=(POLICE_MIN_RANK.key, AML_ESCALATION_TOGETHER.key, AML_POLICE_REPORT_HOURS.key),
     test=INJ + "[R50.2c]",
     checks={
         "every suspicion the Reporting Officer finds is reported by him to a Police Officer "
@@ -1414,7 +1425,7 @@ class SuspicionsEscalated(Checker):
         self.reports: dict[str, InternalReport] = {}
         self.evaluations: dict[str, RoEvaluation] = {}
         self.sent: dict[str, list[SuspicionReported]] = defaultdict(list)
-        self.together = bool(self.ctx.param("aml_escalation_together"))
+        self.together = bool(self.ctx.rule(AML_ESCALATION_TOGETHER))
 
     def on_record(self, rec: Record) -> None:
         if isinstance(rec, InternalReport):
@@ -1432,7 +1443,7 @@ class SuspicionsEscalated(Checker):
         if ev is None or ev.decision != "suspicious":
             return
         sent = self.sent[case]
-        least = str(self.ctx.param("aml_police_min_rank"))
+        least = str(self.ctx.rule(POLICE_MIN_RANK))
         wrong = []
         to = {r.recipient for r in sent if r.officer == ev.officer}
         for recipient, name in (("police", "the police"), ("board_mllo", "the Board's MLLO")):
@@ -1451,7 +1462,7 @@ class SuspicionsEscalated(Checker):
     def finish(self) -> None:
         if self.together:
             return
-        hours = float(self.ctx.param("aml_police_report_hours"))
+        hours = float(self.ctx.rule(AML_POLICE_REPORT_HOURS))
         for case, ev in sorted(self.evaluations.items()):
             rep = self.reports.get(case)
             since = ev.t if rep is None else rep.t

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from twin.compliance.engine import CheckContext
+from twin.compliance.context import CheckContext
 from twin.machines.events import (
     BillAccepted,
     CashedOut,

@@ -10,6 +10,12 @@ from datetime import date, datetime, time
 
 from dateutil.relativedelta import relativedelta
 
+from twin.cage.params import (
+    ACCOUNTS_RETENTION,
+    CHEQUE_RECORD_RETENTION,
+    INTERNAL_AUDIT_RETENTION,
+    WRITEOFF_CYCLE,
+)
 from twin.cage.records import (
     BankingEvidence,
     CageReconciled,
@@ -35,9 +41,10 @@ from twin.cage.records import (
     UnclaimedRegistered,
     UnclaimedWrittenOff,
 )
+from twin.compliance.params import FINANCIAL_STATEMENTS_DEADLINE
 from twin.compliance.registry import Checker, Kind, control
 from twin.machines.events import MoneyRemoved
-from twin.patrons.events import SessionStarted
+from twin.patrons.records import SessionStarted
 from twin.pit.records import TableCount, TableFill, TableOpened
 from twin.records import Record
 
@@ -110,7 +117,7 @@ def _month_end_t(ctx_clock: object, t: float) -> tuple[str, float]:
     kind=Kind.PERIODIC,
     title="Month-end write-off of unclaimed items",
     reads=("record_volume", "unclaimed_registered", "unclaimed_written_off"),
-    params=("writeoff_cycle_months",),
+    params=(WRITEOFF_CYCLE.key,),
     observes=("unclaimed_written_off",),
     needs="a calendar month end in the run, on a floor with a cage",
     test=T,
@@ -173,9 +180,9 @@ class MonthEndWriteOff(Checker):
 # --- regs 37(3)-(4), 43(1)-(2), 43(3): retention and production ---------------------------
 
 CATEGORY_PARAM = {
-    "payment_records": "cheque_record_retention_years",
-    "accounts": "accounts_retention_years",
-    "internal_audit": "internal_audit_retention_years",
+    "payment_records": CHEQUE_RECORD_RETENTION,
+    "accounts": ACCOUNTS_RETENTION,
+    "internal_audit": INTERNAL_AUDIT_RETENTION,
 }
 
 
@@ -198,7 +205,7 @@ class _Retention(Checker):
             if rec.category != self.category:
                 return
             self.observed()  # a destruction judged against its period
-            years = int(self.ctx.param(CATEGORY_PARAM[self.category]))
+            years = self.ctx.rule(CATEGORY_PARAM[self.category])
             ends = date.fromisoformat(rec.last_entry) + relativedelta(years=years)
             if date.fromisoformat(rec.date) < ends:
                 vol = self.volumes.get(rec.volume)
@@ -217,7 +224,7 @@ class _Retention(Checker):
             req = self.requests.pop(rec.request, None)
             if req is not None:
                 self.observed()  # a request answered (here, not)
-                years = int(self.ctx.param(CATEGORY_PARAM[self.category]))
+                years = self.ctx.rule(CATEGORY_PARAM[self.category])
                 ends = date.fromisoformat(req.last_entry) + relativedelta(years=years)
                 asked = self.ctx.clock.at(req.t).date()
                 if asked >= ends:
@@ -255,7 +262,7 @@ class _Retention(Checker):
     title="Keep cheque and card payment records five years in the casino",
     reads=("record_volume", "record_destroyed", "records_requested", "records_produced",
            "records_not_produced"),
-    params=("cheque_record_retention_years",),
+    params=(CHEQUE_RECORD_RETENTION.key,),
     observes=(),
     needs="a volume of payment records in the archive, or asked for",
     test=T,
@@ -288,7 +295,7 @@ class PaymentRecordsKept(_Retention):
     title="Keep gaming accounts ten years; produce them on request",
     reads=("record_volume", "record_destroyed", "records_requested", "records_produced",
            "records_not_produced"),
-    params=("accounts_retention_years",),
+    params=(ACCOUNTS_RETENTION.key,),
     observes=(),
     needs="a volume of accounts in the archive, or asked for",
     test=T,
@@ -313,7 +320,7 @@ class AccountsKept(_Retention):
     title="Keep internal audit reports one year",
     reads=("record_volume", "record_destroyed", "records_requested", "records_produced",
            "records_not_produced"),
-    params=("internal_audit_retention_years",),
+    params=(INTERNAL_AUDIT_RETENTION.key,),
     observes=(),
     needs="an internal audit report in the archive, or asked for",
     test=T,
@@ -765,7 +772,7 @@ class AuthorisedPayments(Checker):
     kind=Kind.PERIODIC,
     title="Audited financial statements within 90 days of year end",
     reads=("financial_year_ended", "financial_statements_lodged"),
-    params=("financial_statements_deadline_days",),
+    params=(FINANCIAL_STATEMENTS_DEADLINE.key,),
     observes=("financial_statements_lodged",),
     needs="statements lodged, or the 90 days after a year end passing",
     test=T,
@@ -782,7 +789,7 @@ class AuditedStatements(Checker):
         self.open: dict[str, tuple[date, int]] = {}
 
     def deadline(self, end: date) -> date:
-        return end + relativedelta(days=int(self.ctx.param("financial_statements_deadline_days")))
+        return end + relativedelta(days=int(self.ctx.rule(FINANCIAL_STATEMENTS_DEADLINE)))
 
     def on_record(self, rec: Record) -> None:
         clock = self.ctx.clock

@@ -16,6 +16,7 @@ from collections import defaultdict
 from functools import partial
 
 from twin.compliance.registry import Checker, Kind, control
+from twin.door.params import ADMISSION_MIN_AGE
 from twin.door.records import (
     S26,
     BoardNotified,
@@ -32,7 +33,7 @@ from twin.door.records import (
     VisitAuthorised,
 )
 from twin.machines.events import MachineInstalled
-from twin.patrons.events import PatronArrived, SessionStarted
+from twin.patrons.records import PatronArrived, SessionStarted
 from twin.records import Record
 
 T = "tests/test_entrance.py::"
@@ -53,7 +54,7 @@ class Listing:
         elif isinstance(rec, SelfExclusionRequested):
             self.why.setdefault(rec.person, ("self_excluded", rec.seq))
         elif isinstance(rec, IdChecked) and 0 <= rec.age < int(
-            self.checker.ctx.param("admission_min_age_years")
+            self.checker.ctx.rule(ADMISSION_MIN_AGE)
         ):  # the age on the document the door checked: all the casino knows of it
             self.why.setdefault(rec.person, ("under_age", rec.seq))
 
@@ -75,7 +76,7 @@ class Listing:
         "entrant_played",
         "person_recognised",
     ),
-    params=("admission_min_age_years",),
+    params=(ADMISSION_MIN_AGE.key,),
     test=T + "test_injection_finds_exactly_its_control[R20.1]",
     checks={
         "the approved layout marks the gaming area, and every gaming machine stands in it "
@@ -180,7 +181,7 @@ class GamingAreaKeptClear(Checker):
     kind=Kind.RUNTIME,
     title="Barred persons not admitted to casino premises",
     reads=(*LISTING, "patron_arrived", "casino_licensed", "entry_admitted", "session_started"),
-    params=("admission_min_age_years",),
+    params=(ADMISSION_MIN_AGE.key,),
     test=T + "test_injection_finds_exactly_its_control[R24.2]",
     checks={
         "knowingly: no casino's door admits anyone (to any part of the premises, a bar "
@@ -253,7 +254,7 @@ class ListedKeptOut(Checker):
         """This casino's door let in a person of s.26 whom its id check did not find but could
         have: the document it read shows an age under the ruleset's, or the Board's list names
         the person (a door whose own procedure is looser than the law)."""
-        least = int(self.ctx.param("admission_min_age_years"))
+        least = int(self.ctx.rule(ADMISSION_MIN_AGE))
         shown: list[str] = []
         evidence = [idc.seq, rec.seq]
         if 0 <= idc.age < least:

@@ -10,6 +10,12 @@ from fractions import Fraction
 
 from twin.compliance.checks.common import ReadingDiffersFromInstall
 from twin.compliance.checks.programs import _ApprovedProgram
+from twin.compliance.params import (
+    MAX_PRIZE,
+    MAX_STAKE,
+    PRIZE_CAP_INCLUDES_PROGRESSIVE,
+    PROMOTIONAL_PAYOUT_RECORD_MAX_HOURS,
+)
 from twin.compliance.registry import Checker, Kind, control
 from twin.machines.events import (
     GamesPlayed,
@@ -22,9 +28,9 @@ from twin.machines.events import (
     MetersRead,
     ProgressiveHit,
 )
-from twin.machines.promotions import PromotionalPayout, PromotionAwarded
 from twin.machines.verification import ProgramConverted, ProgramVerified, rom_signature
 from twin.records import Record
+from twin.slots.records import PromotionalPayout, PromotionAwarded
 
 T = "tests/test_controls.py::test_injected_violation_is_found"
 C = T + "["  # one case of T
@@ -214,7 +220,7 @@ class UniqueSerial(ReadingDiffersFromInstall):
     kind=Kind.RUNTIME,
     title="Per-game maximum stake within the prescribed limit",
     reads=("machine_installed", "program_converted", "games_played"),
-    params=("max_stake_cents",),
+    params=(MAX_STAKE.key,),
     test=T,
     checks={
         (
@@ -238,10 +244,10 @@ class MaximumStake(Checker):
     with the floor's euro cents: ``CheckContext.money``)."""
 
     def _limit_text(self) -> str:
-        return self.ctx.ruleset.money_text("max_stake_cents")
+        return self.ctx.ruleset.money_text(MAX_STAKE.key)
 
     def on_record(self, rec: Record) -> None:
-        limit = self.ctx.money("max_stake_cents")  # the licence's Lm, in the floor's cents
+        limit = self.ctx.rule_money(MAX_STAKE)  # the licence's Lm, in the floor's cents
         if isinstance(rec, MachineInstalled | ProgramConverted):
             inst = self.ctx.installed.get(rec.machine)
             sig = rec.to_signature if isinstance(rec, ProgramConverted) else rec.game_signature
@@ -278,7 +284,7 @@ class MaximumStake(Checker):
     kind=Kind.RUNTIME,
     title="Per-game prize within the prescribed limit",
     reads=("machine_installed", "games_played", "progressive_hit", "machine_locked"),
-    params=("max_prize_cents", "prize_cap_includes_progressive"),
+    params=(MAX_PRIZE.key, PRIZE_CAP_INCLUDES_PROGRESSIVE.key),
     test=T,
     checks={
         "the largest prize of one game at the maximum bet, features included": P
@@ -317,13 +323,13 @@ class MaximumPrize(Checker):
         self.accrued: dict[str, int] = {}  # link -> 1/10,000 cents above its reset
 
     def _limit_text(self) -> str:
-        return self.ctx.ruleset.money_text("max_prize_cents")
+        return self.ctx.ruleset.money_text(MAX_PRIZE.key)
 
     def _progressive_counts(self) -> bool:
-        return bool(self.ctx.param("prize_cap_includes_progressive"))
+        return bool(self.ctx.rule(PRIZE_CAP_INCLUDES_PROGRESSIVE))
 
     def on_record(self, rec: Record) -> None:
-        limit = self.ctx.money("max_prize_cents")  # the licence's Lm, in the floor's cents
+        limit = self.ctx.rule_money(MAX_PRIZE)  # the licence's Lm, in the floor's cents
         if isinstance(rec, MachineInstalled):
             a = self.ctx.facts.analysis(rec.game_signature)
             if a is None:
@@ -580,7 +586,7 @@ class PromotionalNeverLoses(_ApprovedProgram):
     kind=Kind.RECORD,
     title="Promotional payout documentation",
     reads=("promotion_awarded", "promotional_payout"),
-    params=("promotional_payout_record_max_hours",),
+    params=(PROMOTIONAL_PAYOUT_RECORD_MAX_HOURS.key,),
     test=T,
     checks={
         "every promotional award is documented within promotional_payout_record_max_hours": P
@@ -612,7 +618,7 @@ class PromotionalPayoutsDocumented(Checker):
         if isinstance(rec, PromotionAwarded):
             key = (rec.machine, rec.t)
             self.open[key] = rec
-            hours = float(self.ctx.param("promotional_payout_record_max_hours"))
+            hours = float(self.ctx.rule(PROMOTIONAL_PAYOUT_RECORD_MAX_HOURS))
             self.ctx.after(hours * 3600.0, lambda: self._overdue(key, hours))
             return
         assert isinstance(rec, PromotionalPayout)

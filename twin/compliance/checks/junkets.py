@@ -15,7 +15,16 @@ from datetime import UTC, date, datetime
 
 from dateutil.relativedelta import relativedelta
 
+from twin.compliance.params import JUNKET_LICENCE_RENEWAL, JUNKET_LICENCE_TERM, LM_PER_EUR
 from twin.compliance.registry import Checker, Kind, control
+from twin.junkets.params import (
+    HOME_COUNTRY,
+    LEADER_NOTICE_DAYS,
+    MAX_REPRESENTATIVES,
+    MEMBER_MIN_DEPOSIT,
+    NOTICE_HOURS,
+    SINGLE_MIN_DEPOSIT,
+)
 from twin.junkets.records import (
     JunketArrived,
     JunketChipsIssued,
@@ -92,7 +101,7 @@ def _date(text: str) -> date:
     kind=Kind.RUNTIME,
     title="Junket participants must be non-residents",
     reads=("junket_member_arrived",),
-    params=("junket_home_country",),
+    params=(HOME_COUNTRY.key,),
     test=INJ + "[R25.1]",
     checks={
         "every person on a junket is resident outside Malta": INJ + "[R25.1]",
@@ -105,7 +114,7 @@ def _date(text: str) -> date:
 class NonResidents(Checker):
     def on_record(self, rec: Record) -> None:
         assert isinstance(rec, JunketMemberArrived)
-        home = str(self.ctx.param("junket_home_country"))
+        home = str(self.ctx.rule(HOME_COUNTRY))
         where = [
             w for w, c in (("domiciled", rec.domicile), ("resident", rec.residence)) if c == home
         ]
@@ -126,7 +135,7 @@ class NonResidents(Checker):
     kind=Kind.GOVERNANCE,
     title="Junket leader licence sought 14 days before services start",
     reads=("junket_leader_applied", "junket_services_started"),
-    params=("junket_leader_notice_days",),
+    params=(LEADER_NOTICE_DAYS.key,),
     test=INJ + "[R25.2]",
     checks={
         "the application and particulars reach the Board at least junket_leader_notice_days "
@@ -180,7 +189,7 @@ class LeaderApplication(Checker):
                     (rec.seq,),
                 )
                 return
-            days = int(self.ctx.param("junket_leader_notice_days"))
+            days = int(self.ctx.rule(LEADER_NOTICE_DAYS))
             due = application_deadline(_date(rec.started), days)
             if _date(app.applied) > due:
                 self.report(
@@ -200,7 +209,7 @@ class LeaderApplication(Checker):
     kind=Kind.RUNTIME,
     title="Junket leader licensing rules; at most two representatives",
     reads=("junket_representative_registered",),
-    params=("junket_max_representatives",),
+    params=(MAX_REPRESENTATIVES.key,),
     test=INJ + "[R25.4]",
     checks={
         "a junket leader has at most junket_max_representatives representatives": INJ + "[R25.4]",
@@ -221,7 +230,7 @@ class Representatives(Checker):
         assert isinstance(rec, JunketRepresentativeRegistered)
         reps = self.reps[rec.leader]
         reps.append(rec)
-        most = int(self.ctx.param("junket_max_representatives"))
+        most = int(self.ctx.rule(MAX_REPRESENTATIVES))
         if len(reps) > most:
             self.report_once(
                 rec.leader,
@@ -255,7 +264,7 @@ class _Licence:
         "junket_services_ended",
         "junket_arrived",
     ),
-    params=("junket_licence_term_years", "junket_licence_renewal_years"),
+    params=(JUNKET_LICENCE_TERM.key, JUNKET_LICENCE_RENEWAL.key),
     test=INJ + "[R25.5]",
     checks={
         "no junket under a leader whose services ended (the licence ends with them)": INJ
@@ -313,8 +322,8 @@ class LicenceTerm(Checker):
         in_force = licence_in_force(
             lic.issued,
             lic.renewals,
-            int(self.ctx.param("junket_licence_term_years")),
-            int(self.ctx.param("junket_licence_renewal_years")),
+            int(self.ctx.rule(JUNKET_LICENCE_TERM)),
+            int(self.ctx.rule(JUNKET_LICENCE_RENEWAL)),
             services_end,
             day,
         )
@@ -380,7 +389,7 @@ def _notice_gaps(rec: JunketNotified) -> list[str]:
         "junket_member_arrived",
         "junket_table_played",
     ),
-    params=("junket_notice_hours",),
+    params=(NOTICE_HOURS.key,),
     test=INJ + "[R25.6]",
     checks={
         "the notice is sent at least junket_notice_hours before the junket arrives": INJ
@@ -421,7 +430,7 @@ class JunketNotice(Checker):
         elif isinstance(rec, JunketArrived):
             if rec.junket in self.dispensed:
                 return  # due before gaming: checked at the first session
-            hours = int(self.ctx.param("junket_notice_hours"))
+            hours = int(self.ctx.rule(NOTICE_HOURS))
             arrival = self.ctx.clock.at(rec.t)
             due = notice_deadline(arrival, hours)
             notice = self.notices.get(rec.junket)
@@ -469,7 +478,7 @@ class JunketNotice(Checker):
     kind=Kind.RUNTIME,
     title="Licensee-organised junkets: notice and agreement 48 hours ahead",
     reads=("junket_notified", "junket_arrived"),
-    params=("junket_notice_hours",),
+    params=(NOTICE_HOURS.key,),
     test=INJ + "[R25.7]",
     checks={
         "a junket the licensee organises itself comes with the junket agreement or schedule": INJ
@@ -491,7 +500,7 @@ class LicenseeJunket(Checker):
             if rec.organiser == "licensee":
                 self.notices[rec.junket] = rec
         elif isinstance(rec, JunketArrived) and not rec.leader:
-            hours = int(self.ctx.param("junket_notice_hours"))
+            hours = int(self.ctx.rule(NOTICE_HOURS))
             arrival = self.ctx.clock.at(rec.t)
             notice = self.notices.get(rec.junket)
             if notice is None or not notice.agreement_attached:
@@ -519,7 +528,7 @@ class LicenseeJunket(Checker):
     kind=Kind.RUNTIME,
     title="Minimum junket deposits",
     reads=("junket_arrived", "junket_deposit_lodged", "junket_table_played", "junket_departed"),
-    params=("junket_single_min_deposit_cents", "junket_member_min_deposit_cents", "lm_per_eur"),
+    params=(SINGLE_MIN_DEPOSIT.key, MEMBER_MIN_DEPOSIT.key, LM_PER_EUR.key),
     test=INJ + "[R25.8]",
     checks={
         "each member of a junket of more than one lodges at least Lm 1,000 (converted "
@@ -558,15 +567,15 @@ class MinimumDeposit(Checker):
     def _check(self, member: str, seq: int) -> None:
         junket = self.junket_of[member]
         one = self.size.get(junket, 0) == 1
-        key = "junket_single_min_deposit_cents" if one else "junket_member_min_deposit_cents"
-        least = self.ctx.money(key)
+        rule = SINGLE_MIN_DEPOSIT if one else MEMBER_MIN_DEPOSIT
+        least = self.ctx.rule_money(rule)
         got = self.deposits[member]
         if got < least:
             self.report_once(
                 member,
                 (member, junket),
                 f"junket member {member} of {junket} lodged EUR {got / 100:,.2f}, short of "
-                f"the minimum {self.ctx.ruleset.money_text(key, least=True)} for "
+                f"the minimum {self.ctx.ruleset.money_text(rule.key, least=True)} for "
                 + ("a junket of one person" if one else "each person of a junket"),
                 (*self.evidence[member], seq),
             )

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import defaultdict, deque
 
 from twin.compliance.checks.book import MoneyBook, reads_with_book
+from twin.compliance.params import MIN_METER_DIGITS, TILT_REPAIR_MAX_HOURS
 from twin.compliance.registry import Checker, Kind, control
 from twin.machines.events import (
     BillAccepted,
@@ -148,7 +149,7 @@ class _MeterChecker(Checker):
     def check_digits(self, rec: MachineInstalled) -> None:
         if self.digits_of is None:
             return
-        need = int(self.ctx.param("min_meter_digits"))
+        need = int(self.ctx.rule(MIN_METER_DIGITS))
         if rec.meter_digits < need:
             self.report(
                 (rec.machine,),
@@ -181,7 +182,7 @@ class _MeterChecker(Checker):
     kind=Kind.RUNTIME,
     title="Non-resettable in/out/drop/jackpot meters of at least 6 digits",
     reads=("machine_installed", "meters_read", *OBSERVED),
-    params=("min_meter_digits",),
+    params=(MIN_METER_DIGITS.key,),
     test=T,
     checks={
         "in/out/drop/jackpot meters are not reset or wound back (a reading below what the "
@@ -256,7 +257,7 @@ class MeterSemantics(_MeterChecker):
     kind=Kind.RUNTIME,
     title="Games since power-up and since door close meters (at least 6 digits)",
     reads=("machine_installed", "meters_read", *OBSERVED),
-    params=("min_meter_digits",),
+    params=(MIN_METER_DIGITS.key,),
     test=T,
     checks={
         "plays since door closure restart at the door's closing and count every play after it": TC
@@ -293,7 +294,7 @@ class PlayMeters(_MeterChecker):
     kind=Kind.RUNTIME,
     title="Tilt and malfunction handling",
     reads=reads_with_book("machine_exception", "tilt_repaired"),
-    params=("tilt_repair_max_hours",),
+    params=(TILT_REPAIR_MAX_HOURS.key,),
     test=T,
     checks={
         "every tilt or malfunction is remedied (repaired within tilt_repair_max_hours)": TC
@@ -332,7 +333,7 @@ class TiltsRemedied(Checker):
         key = (rec.machine, rec.code)
         self.open[key] = rec.seq
         self.open_at[key] = rec.t
-        hours = float(self.ctx.param("tilt_repair_max_hours"))
+        hours = float(self.ctx.rule(TILT_REPAIR_MAX_HOURS))
 
         def overdue(seq: int = rec.seq, name: str = rec.name) -> None:
             if self.open.get(key) == seq:

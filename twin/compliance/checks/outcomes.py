@@ -30,7 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from twin.compliance import stats
-from twin.compliance.engine import CheckContext
+from twin.compliance.context import CheckContext
+from twin.compliance.params import PAYTABLE_ADAPTATION_FDR
 from twin.compliance.registry import Checker, Kind, control
 from twin.machines.analysis import Analysis
 from twin.machines.events import GamesPlayed, MachineLocked, OutcomeTally, ProgressiveHit
@@ -178,7 +179,7 @@ def adaptation_verdict(ctx: CheckContext, log: StretchLog) -> list[Adaptation]:
                 float(a.variance) * a.cost**2,
             )
             rows.append((m, sig, res, tuple(s[3] for s in stretches[-20:])))
-        q = float(ctx.param("paytable_adaptation_fdr"))
+        q = float(ctx.rule(PAYTABLE_ADAPTATION_FDR))
         reject: list[bool] = (
             stats.benjamini_hochberg([r[2].p_value for r in rows], q).tolist() if rows else []
         )
@@ -195,7 +196,7 @@ def adaptation_verdict(ctx: CheckContext, log: StretchLog) -> list[Adaptation]:
     kind=Kind.RUNTIME,
     title="No self-adjusting pay tables driven by hold",
     reads=("games_played", "machine_locked", "progressive_hit", "program_converted"),
-    params=("paytable_adaptation_fdr",),
+    params=(PAYTABLE_ADAPTATION_FDR.key,),
     test=T,
     checks={
         "pay tables not altered with the hold: payouts independent of the recent hold": T,

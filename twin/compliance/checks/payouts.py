@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from twin.compliance.checks.book import Account, MoneyBook, reads_with_book
+from twin.compliance.params import HAND_PAY_MAX_HOURS, MONEY_REMOVAL_ROLES
 from twin.compliance.registry import Checker, Kind, control
 from twin.machines.events import (
     BillAccepted,
@@ -23,7 +24,8 @@ from twin.machines.events import (
 )
 from twin.machines.sas import Door, ExceptionCode
 from twin.records import Record
-from twin.staff.events import JobStarted
+from twin.slots.params import HAND_PAY_SECOND_INSPECTOR_ABOVE
+from twin.staff.records import JobStarted
 
 T = "tests/test_controls.py::test_injected_violation_is_found"
 TM = "tests/test_controls_money.py::"
@@ -124,7 +126,7 @@ _DOORS_OPENED = frozenset(int(d.opened_code) for d in Door)
         "hopper_filled",
         "short_pay_completed",
     ),
-    params=("hand_pay_max_hours",),
+    params=(HAND_PAY_MAX_HOURS.key,),
     test=T,
     checks={
         "every jackpot payout / credit payout is recorded (a hand-pay slip within "
@@ -166,7 +168,7 @@ class PayoutsRecorded(Checker):
             if rec.code != ExceptionCode.HANDPAY_PENDING:
                 return
             self.pending[m] = rec.seq
-            hours = float(self.ctx.param("hand_pay_max_hours"))
+            hours = float(self.ctx.rule(HAND_PAY_MAX_HOURS))
 
             def overdue(seq: int = rec.seq) -> None:
                 if self.pending.get(m) == seq:
@@ -249,7 +251,7 @@ class PayoutsRecorded(Checker):
     kind=Kind.RUNTIME,
     title="Jackpot and credit payments made before a certifying inspector",
     reads=reads_with_book("hand_paid", "job_started"),
-    params=("hand_pay_second_inspector_above_cents",),
+    params=(HAND_PAY_SECOND_INSPECTOR_ABOVE.key,),
     test=T,
     checks={
         "a jackpot or credit payment is made in the presence of a Board inspector": "tests/"
@@ -274,10 +276,8 @@ class HandPaysCertified(Checker):
 
     def setup(self) -> None:
         self.book = MoneyBook.of(self.ctx)
-        key = "hand_pay_second_inspector_above_cents"
-        self.two_above = (
-            self.ctx.money(key) if key in self.ctx.ruleset and self.ctx.param(key) > 0 else None
-        )
+        above = HAND_PAY_SECOND_INSPECTOR_ABOVE  # absent (the 1998 text): 0, never two
+        self.two_above = self.ctx.rule_money(above) if self.ctx.rule(above) > 0 else None
         # (machine, requested_t) -> (seq, inspectors) of the hand-pay job that staffed it
         self.jobs: dict[tuple[str, float], tuple[int, int]] = {}
 
@@ -309,7 +309,7 @@ class HandPaysCertified(Checker):
             self.report(
                 (m, rec.patron),
                 f"{rec.reason} of {rec.cents} cents on {m}, more than "
-                f"{self.ctx.ruleset.money_text('hand_pay_second_inspector_above_cents')}, "
+                f"{self.ctx.ruleset.money_text(HAND_PAY_SECOND_INSPECTOR_ABOVE.key)}, "
                 f"was certified by {job[1]} Board inspector, not two",
                 (job[0], rec.seq),
             )
@@ -345,7 +345,7 @@ class HandPaysCertified(Checker):
     kind=Kind.RUNTIME,
     title="Only the licensee's people remove money from machines",
     reads=reads_with_book("money_removed", "machine_exception"),
-    params=("money_removal_roles",),
+    params=(MONEY_REMOVAL_ROLES.key,),
     test=T,
     checks={
         "money removed from a machine (drop bucket, bill stacker, hopper) by someone who is "
@@ -471,7 +471,7 @@ class LicenseeStaffOnly(Checker):
         elif not self.ctx.is_employee(who):
             why = "not the licensee's employee nor acting for it"
         else:
-            allowed = {r.strip() for r in str(self.ctx.param("money_removal_roles")).split(",")}
+            allowed = {r.strip() for r in str(self.ctx.rule(MONEY_REMOVAL_ROLES)).split(",")}
             role = self.ctx.roles.get(who, "")
             if role in allowed:
                 return

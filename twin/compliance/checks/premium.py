@@ -18,10 +18,11 @@ from datetime import date, timedelta
 
 from dateutil.relativedelta import relativedelta
 
-from twin.accounts.replay import AccountRules, DayStatus, replay
+from twin.accounts.replay import DayStatus, replay
 from twin.accounts.timeline import AccountEvent, Timeline
-from twin.compliance.engine import CheckContext
+from twin.compliance.context import CheckContext
 from twin.compliance.registry import Checker, Kind, control
+from twin.premium.params import RULES, account_rules
 from twin.premium.records import (
     OPERATOR,
     ChequeReceived,
@@ -42,14 +43,7 @@ T = "tests/test_premium.py::"
 TI = T + "test_injected_violation_gives_exactly_its_finding"
 R3 = "reg 3 + 4(1)"
 ONE_DAY = timedelta(days=1)
-PARAMS = (
-    "min_balance_cents",
-    "period_months",
-    "max_below_months",
-    "sg_4_2_literal",
-    "sg_reg3_requires_new_account",
-    "reg4_3_new_deposit_must_meet_minimum",
-)
+PARAMS = tuple(r.key for r in RULES)
 KINDS = (
     "premium_player_registered",
     "deposit_account_opened",
@@ -94,7 +88,7 @@ class PremiumBook:
     """Every premium record of the run, by player (shared; each record kept once)."""
 
     def __init__(self, ctx: CheckContext) -> None:
-        self.rules = AccountRules.from_params(ctx.param)
+        self.rules = account_rules(ctx.ruleset)
         self.players: dict[str, _Player] = defaultdict(_Player)
         self.last_seq = -1
         self.last_day: date | None = None

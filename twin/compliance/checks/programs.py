@@ -20,6 +20,7 @@ from twin.compliance.checks.outcomes import (
     adaptation_verdict,
     payback_change_test,
 )
+from twin.compliance.params import PAYBACK_CHANGE_FDR, PAYTABLE_ADAPTATION_FDR
 from twin.compliance.registry import Checker, Kind, control
 from twin.machines.events import (
     GamesPlayed,
@@ -30,6 +31,7 @@ from twin.machines.events import (
 )
 from twin.machines.verification import ProgramConverted, ProgramVerified, rom_signature
 from twin.records import Record
+from twin.slots.params import MIN_RTP
 
 T = "tests/test_controls.py::test_injected_violation_is_found"
 C = T + "["  # one case of T
@@ -68,7 +70,7 @@ class _ApprovedProgram(Checker):
     kind=Kind.STATISTICAL,
     title="Minimum theoretical payout of 85%",
     reads=("machine_installed", "program_converted", "program_verified"),
-    params=("min_rtp",),
+    params=(MIN_RTP.key,),
     test=T,
     checks={
         (
@@ -124,7 +126,7 @@ class MinimumReturn(_ApprovedProgram):
             approved = self.ctx.facts.approved_links.get(inst.progressive)
             if approved is not None:
                 rtp += Fraction(approved[1], 10_000)
-        floor = Fraction(str(self.ctx.param("min_rtp")))
+        floor = Fraction(str(self.ctx.rule(MIN_RTP)))
         if rtp < floor:
             self.report(
                 (m,),
@@ -160,7 +162,7 @@ class MinimumReturn(_ApprovedProgram):
     ),
     observes=(),
     needs=f"a machine with at least {MIN_STRETCHES + 1} stretches of play on one program",
-    params=("payback_change_fdr", "paytable_adaptation_fdr"),
+    params=(PAYBACK_CHANGE_FDR.key, PAYTABLE_ADAPTATION_FDR.key),
     test=T,
     checks={
         "a payback that depends on the wager, the approved program kept (wager_dependent)": C
@@ -240,7 +242,7 @@ class PaybackChangedOnlyByConversion(_ApprovedProgram):
         self.observed(len(series))
         if not series:
             return
-        q = float(self.ctx.param("payback_change_fdr"))
+        q = float(self.ctx.rule(PAYBACK_CHANGE_FDR))
         # orderings enough for Benjamini-Hochberg to find one machine of them all (p <= q/N)
         cap = CHANGE_PERMUTATIONS if q <= 0 else int(min(CHANGE_PERMUTATIONS, len(series) / q))
         rows = []

@@ -33,7 +33,13 @@ import numpy as np
 import scipy.stats as sps
 
 from twin.compliance import stats
-from twin.compliance.engine import CheckContext
+from twin.compliance.context import CheckContext
+from twin.compliance.params import (
+    HOLD_VARIANCE_CONFIDENCE,
+    RANDOMNESS_CONFIDENCE,
+    RANDOMNESS_FDR,
+    RANDOMNESS_MIN_GAMES,
+)
 from twin.compliance.registry import Checker, Kind, control
 from twin.machines.analysis import CombinationLaw, win_distribution
 from twin.machines.events import GamesPlayed, MachineLocked, OutcomeTally, ProgressiveHit
@@ -44,7 +50,7 @@ T = "tests/test_controls.py::test_injected_violation_is_found"
 S = "tests/test_stats.py"
 C = "tests/test_controls_outcomes.py"
 X = "tests/test_combinations.py"
-PARAMS = ("randomness_confidence", "randomness_fdr", "randomness_min_games")
+PARAMS = (RANDOMNESS_CONFIDENCE.key, RANDOMNESS_FDR.key, RANDOMNESS_MIN_GAMES.key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +125,7 @@ def run_audit(ctx: CheckContext, tallies: dict[str, OutcomeTally]) -> list[Machi
     The tests are those of :mod:`twin.compliance.stats`, each machine's on its own; their
     p-values are computed in a few vectorised calls across the machines.
     """
-    need = int(ctx.param("randomness_min_games"))
+    need = int(ctx.rule(RANDOMNESS_MIN_GAMES))
     reels: list[tuple[np.ndarray, tuple[int, ...]]] = []
     tables: list[list[list[int]]] = []
     combos: list[tuple[str, list[tuple[np.ndarray, np.ndarray, list[str]]]]] = []
@@ -202,8 +208,8 @@ def verdict(ctx: CheckContext) -> list[tuple[MachineTest, bool]]:
         machines = sorted(by_machine)
         flags = stats.select_then_test(
             [[t.result.p_value for t in by_machine[m]] for m in machines],
-            q=float(ctx.param("randomness_fdr")),
-            alpha=1.0 - float(ctx.param("randomness_confidence")),
+            q=float(ctx.rule(RANDOMNESS_FDR)),
+            alpha=1.0 - float(ctx.rule(RANDOMNESS_CONFIDENCE)),
         )
         shared["randomness_verdict"] = [
             (t, bool(bad))
@@ -227,7 +233,7 @@ class _Randomness(Checker):
         for t, bad in verdict(self.ctx):
             if bad and t.sub in self.subs:
                 failed[t.machine].append(t)
-        level = float(self.ctx.param("randomness_confidence"))
+        level = float(self.ctx.rule(RANDOMNESS_CONFIDENCE))
         for m, bad_tests in sorted(failed.items()):
             worst = min(bad_tests, key=lambda t: t.result.p_value)
             self.report(
@@ -381,7 +387,7 @@ class NoDependence(_Randomness):
     kind=Kind.STATISTICAL,
     title="Investigate large variances between theoretical and actual hold",
     reads=("games_played", "machine_locked", "progressive_hit"),
-    params=("hold_variance_confidence", "randomness_min_games"),
+    params=(HOLD_VARIANCE_CONFIDENCE.key, RANDOMNESS_MIN_GAMES.key),
     test=T,
     checks={
         "a large variance between theoretical and actual hold is found (halved pays)": T,
@@ -419,7 +425,7 @@ class HoldVariance(Checker):
             self.won[m] -= rec.prize_cents // self.ctx.denomination(m)  # not in the base hold
 
     def finish(self) -> None:
-        need = int(self.ctx.param("randomness_min_games"))
+        need = int(self.ctx.rule(RANDOMNESS_MIN_GAMES))
         rows = []
         for m, by_bet in sorted(self.levels.items()):
             games = sum(by_bet.values())
@@ -439,7 +445,7 @@ class HoldVariance(Checker):
             rows.append((m, games, actual, theo, res))
         if not rows:
             return
-        q = 1.0 - float(self.ctx.param("hold_variance_confidence"))
+        q = 1.0 - float(self.ctx.rule(HOLD_VARIANCE_CONFIDENCE))
         reject = stats.benjamini_hochberg([r[4].p_value for r in rows], q)
         for (m, games, actual, theo, res), bad in zip(rows, reject, strict=True):
             if bad:

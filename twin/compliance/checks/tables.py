@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from twin.compliance.params import DEVICE_SANCTION_MAX_HOURS, UNAPPROVED_REPORT_MAX_HOURS
 from twin.compliance.registry import Checker, Kind, control
 from twin.junkets.records import JunketChipsApproved, JunketChipsIssued, JunketTablePlayed
 from twin.pit.records import (
@@ -465,7 +466,7 @@ class ApprovedItems(Checker):
     kind=Kind.RUNTIME,
     title="Report unapproved equipment to a Board inspector",
     reads=("unapproved_item_detected", "unapproved_item_reported"),
-    params=("unapproved_report_max_hours",),
+    params=(UNAPPROVED_REPORT_MAX_HOURS.key,),
     observes=("unapproved_item_detected",),
     needs="unapproved chips or equipment detected by staff",
     test=INJ,
@@ -484,7 +485,7 @@ class ReportUnapproved(Checker):
     def on_record(self, rec: Record) -> None:
         if isinstance(rec, UnapprovedItemDetected):
             self.open[rec.seq] = rec
-            hours = float(self.ctx.param("unapproved_report_max_hours"))
+            hours = float(self.ctx.rule(UNAPPROVED_REPORT_MAX_HOURS))
             self.ctx.after(hours * 3600.0, lambda: self._late(rec.seq))
         elif (
             isinstance(rec, UnapprovedItemReported)
@@ -496,7 +497,7 @@ class ReportUnapproved(Checker):
     def _late(self, seq: int) -> None:
         d = self.open.pop(seq, None)
         if d is not None:
-            hours = self.ctx.param("unapproved_report_max_hours")
+            hours = self.ctx.rule(UNAPPROVED_REPORT_MAX_HOURS)
             self.report((d.table, d.patron, d.dealer),
                         f"{d.dealer} at table {d.table} found {d.patron} holding {d.item}; no "
                         f"Board inspector was told within {hours} h", (d.seq,))  # fmt: skip
@@ -542,7 +543,7 @@ class NoDevices(Checker):
     kind=Kind.RUNTIME,
     title="Response to a prohibited-device contravention",
     reads=("device_detected", "device_sanction"),
-    params=("device_sanction_max_hours",),
+    params=(DEVICE_SANCTION_MAX_HOURS.key,),
     observes=("device_detected",),
     needs="a device detected by surveillance",
     test=INJ,
@@ -563,7 +564,7 @@ class DeviceResponse(Checker):
     def on_record(self, rec: Record) -> None:
         if isinstance(rec, DeviceDetected):
             self.open[rec.seq] = rec
-            hours = float(self.ctx.param("device_sanction_max_hours"))
+            hours = float(self.ctx.rule(DEVICE_SANCTION_MAX_HOURS))
             self.ctx.after(hours * 3600.0, lambda: self._late(rec.seq))
         elif isinstance(rec, DeviceSanction) and rec.sanction in SANCTIONS:
             self.open.pop(rec.detected_seq, None)
@@ -571,7 +572,7 @@ class DeviceResponse(Checker):
     def _late(self, seq: int) -> None:
         d = self.open.pop(seq, None)
         if d is not None:
-            hours = self.ctx.param("device_sanction_max_hours")
+            hours = self.ctx.rule(DEVICE_SANCTION_MAX_HOURS)
             self.report((d.patron, d.table),
                         f"{d.patron} was caught with a {d.device} at table {d.table}; no "
                         f"sanction of reg 23(6) followed within {hours} h", (d.seq,))  # fmt: skip

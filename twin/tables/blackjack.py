@@ -48,7 +48,7 @@ import numpy as np
 
 from twin.errors import InputError
 from twin.machines.diskcache import cached
-from twin.pit.games import BetLaw, TableGame, kind, simulates
+from twin.tables.games import BetLaw, TableGame, kind, simulates
 
 #: card values 2..11 (11 is the ace) and their probabilities in an infinite shoe
 CARDS = tuple(range(2, 12))

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from twin.pit.games import SIMULATE, TableGame
+from twin.tables.games import SIMULATE, TableGame
 
 Z95 = 1.959963984540054  # the two-sided 95 % normal quantile
 

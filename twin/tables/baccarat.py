@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from twin.errors import InputError
-from twin.pit.games import BetLaw, TableGame, kind, simulates
+from twin.tables.games import BetLaw, TableGame, kind, simulates
 
 _RANKS = range(10)
 

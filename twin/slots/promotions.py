@@ -20,38 +20,13 @@ import simpy
 
 from twin.jobs import HAND_PAY, JOB_ROLES, JobSpec
 from twin.machines.misconduct import Misconduct
-from twin.records import Record, record
+from twin.slots.records import PromotionalPayout, PromotionAwarded
 from twin.world import quantize
 
 if TYPE_CHECKING:
     from twin.machines.machine import SlotMachine
-    from twin.scenario import Promotion
+    from twin.slots.section import Promotion
     from twin.world import World
-
-
-@record("promotion_awarded", roles=("machine", "patron"))
-class PromotionAwarded(Record):
-    """The promotion system awarded a supplemental prize to the patron at the machine."""
-
-    machine: str
-    patron: str
-    promotion: str
-    amount_cents: int
-
-
-@record("promotional_payout", roles=("machine", "patron", "attendant", "inspector"))
-class PromotionalPayout(Record):
-    """The documentation of a promotional payout (item 16 (i)-(v)); ``t`` is its time."""
-
-    machine: str
-    denomination_cents: int
-    patron: str
-    award: str  # (iii) description of the award
-    promotion: str  # (iv) type of promotion
-    amount_cents: int
-    attendant: str
-    inspector: str  # (v) the Board inspector who confirmed the payout is due
-    awarded_t: float
 
 
 class PromotionDesk:

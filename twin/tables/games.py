@@ -300,5 +300,5 @@ __all__ = [
 ]  # fmt: skip
 
 # the kinds beyond roulette register themselves on import (they import BetLaw and kind above)
-from twin.pit import baccarat as _baccarat  # noqa: E402,F401
-from twin.pit import blackjack as _blackjack  # noqa: E402,F401
+from twin.tables import baccarat as _baccarat  # noqa: E402,F401
+from twin.tables import blackjack as _blackjack  # noqa: E402,F401

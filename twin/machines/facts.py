@@ -1,0 +1,74 @@
+"""What the Board knows about the floor, independent of what the machines report: the
+register of machines and their approved programs, the approved worksheets and links, and the
+exact analysis of every program the run may see (computed once per process)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from twin.machines.analysis import Analysis, CombinationLaw, analyse, combination_law
+from twin.machines.par import Game
+
+#: Analyses already computed in this process, by (program signature, file path): a program's
+#: signature is the SHA-256 of its PAR sheet file, so the analysis of a signature never
+#: changes; replications and benchmarks build many casinos over the same few games.
+_ANALYSES: dict[tuple[str, str], Analysis] = {}
+_ANALYSES_KEPT = 64
+
+
+def analysis_of(game: Game) -> Analysis:
+    """The exact PAR analysis of ``game``, computed once per process."""
+    return _analysis_of(game)
+
+
+def _analysis_of(game: Game) -> Analysis:
+    key = (game.signature, str(game.path))
+    got = _ANALYSES.get(key)
+    if got is None:
+        if len(_ANALYSES) >= _ANALYSES_KEPT:
+            _ANALYSES.clear()
+        got = _ANALYSES[key] = analyse(game)
+    return got
+
+
+@dataclass
+class FloorFacts:
+    """What the Board knows about the floor, independent of what the machines report.
+
+    ``register``: Board registration number -> the program signature approved for it.
+    ``worksheets``: the approved games (PAR sheets with their theoretical hold worksheet).
+    ``programs``: every program the run may see, approved or not (so it can be analysed).
+    ``approved_links``: progressive link id -> (reset cents, increment basis points).
+    """
+
+    register: dict[str, str] = field(default_factory=dict)
+    worksheets: dict[str, Game] = field(default_factory=dict)
+    programs: dict[str, Game] = field(default_factory=dict)
+    approved_links: dict[str, tuple[int, int]] = field(default_factory=dict)
+    _analyses: dict[str, Analysis] = field(default_factory=dict)
+    _combinations: dict[tuple[str, bool], CombinationLaw] = field(default_factory=dict)
+
+    def analysis(self, signature: str) -> Analysis | None:
+        """The exact PAR analysis of the program with this signature (None if unknown)."""
+        game = self.programs.get(signature)
+        if game is None:
+            return None
+        got = self._analyses.get(signature)
+        if got is None:
+            got = self._analyses[signature] = _analysis_of(game)
+        return got
+
+    def combinations(self, signature: str, *, free: bool = False) -> CombinationLaw | None:
+        """The exact law of the combination classes of the program with this signature, on
+        its base reels (``free``: its feature reels); None if unknown or not a reel game."""
+        game = self.programs.get(signature)
+        if game is None or game.kind != "reels" or (free and game.free_spins is None):
+            return None
+        key = (signature, free)
+        got = self._combinations.get(key)
+        if got is None:
+            got = self._combinations[key] = combination_law(game, free=free)
+        return got
+
+
+__all__ = ["FloorFacts", "analysis_of"]
