@@ -21,7 +21,7 @@ from twin.cage.records import (
     UnclaimedWrittenOff,
 )
 from twin.casino import Casino
-from twin.compliance.checks.cage import AuditedStatements
+from twin.compliance.checks.accounts import AuditedStatements
 from twin.departments import parse_scenario
 from twin.errors import InputError
 from twin.records import Record
