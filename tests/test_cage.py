@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from conftest import besides_absent
 
-from twin.cage.model import retention_ends
+from twin.cage.books import retention_ends
 from twin.cage.records import (
     CageTransaction,
     DropCounted,
