@@ -19,11 +19,7 @@ import numpy as np
 import simpy
 from dateutil.relativedelta import relativedelta
 
-from twin.cage.params import (
-    ACCOUNTS_RETENTION,
-    CHEQUE_RECORD_RETENTION,
-    INTERNAL_AUDIT_RETENTION,
-)
+from twin.cage.params import ACCOUNTS_RETENTION, CHEQUE_RECORD_RETENTION, INTERNAL_AUDIT_RETENTION
 from twin.cage.records import (
     FinancialStatementsLodged,
     FinancialYearEnded,

@@ -50,10 +50,7 @@ import numpy as np
 from dateutil.relativedelta import relativedelta
 
 from twin.cage.books import RETENTION, CageBooks, Proc, Volume, _Armed, month_label
-from twin.cage.params import (
-    RULES,
-    WRITEOFF_CYCLE,
-)
+from twin.cage.params import RULES, WRITEOFF_CYCLE
 from twin.cage.records import (
     BankingEvidence,
     CageReconciled,

@@ -41,11 +41,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from twin.aml.params import (
-    AGGREGATE_IN_OUT_SEPARATELY,
-    ID_THRESHOLD,
-    SESSION_IS_GAMING_DAY,
-)
+from twin.aml.params import AGGREGATE_IN_OUT_SEPARATELY, ID_THRESHOLD, SESSION_IS_GAMING_DAY
 from twin.cage.records import CageTransaction
 from twin.door.records import CasinoLicensed, EntryAdmitted
 from twin.junkets.records import (

@@ -10,23 +10,11 @@ from __future__ import annotations
 from datetime import date
 from functools import partial
 
-from twin.aml.params import (
-    ID_RECORD_RETENTION,
-)
-from twin.aml.records import (
-    IdentificationRecorded,
-    InternalReport,
-)
+from twin.aml.params import ID_RECORD_RETENTION
+from twin.aml.records import IdentificationRecorded, InternalReport
 from twin.cage import retention_ends
 from twin.cage.records import RecordDestroyed, RecordVolume
-from twin.compliance.checks.aml import (
-    INJ,
-    TRAIL,
-    TRAIL_PARAMS,
-    MoneyTrail,
-    T,
-    V,
-)
+from twin.compliance.checks.aml import INJ, TRAIL, TRAIL_PARAMS, MoneyTrail, T, V
 from twin.compliance.registry import Checker, Kind, control
 from twin.door.records import CasinoLicensed, EntryAdmitted, EntryRefused, IdChecked
 from twin.patrons.records import PatronArrived, SessionStarted

@@ -13,10 +13,7 @@ from functools import partial
 
 from dateutil.relativedelta import relativedelta
 
-from twin.aml.params import (
-    POLICE_MIN_RANK,
-    TRAINING_INTERVAL,
-)
+from twin.aml.params import POLICE_MIN_RANK, TRAINING_INTERVAL
 from twin.aml.records import (
     AmlTrainingCompleted,
     IdentificationRecorded,
@@ -27,15 +24,7 @@ from twin.aml.records import (
     RoEvaluation,
     SuspicionReported,
 )
-from twin.compliance.checks.aml import (
-    ANONYMOUS,
-    INJ,
-    TRAIL,
-    TRAIL_PARAMS,
-    MoneyTrail,
-    T,
-    V,
-)
+from twin.compliance.checks.aml import ANONYMOUS, INJ, TRAIL, TRAIL_PARAMS, MoneyTrail, T, V
 from twin.compliance.params import (
     AML_ESCALATION_TOGETHER,
     AML_EVALUATION_HOURS,

@@ -11,14 +11,8 @@ from collections import defaultdict
 from functools import partial
 from typing import ClassVar
 
-from twin.aml.params import (
-    CHIPS_FROM_NET_WINNINGS,
-)
-from twin.aml.records import (
-    CashOutCrossReferenced,
-    IdentificationRecorded,
-    RedFlagObserved,
-)
+from twin.aml.params import CHIPS_FROM_NET_WINNINGS
+from twin.aml.records import CashOutCrossReferenced, IdentificationRecorded, RedFlagObserved
 from twin.compliance.checks.aml import (
     ANONYMOUS,
     INJ,

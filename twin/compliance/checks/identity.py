@@ -10,11 +10,7 @@ from fractions import Fraction
 
 from twin.compliance.checks.common import ReadingDiffersFromInstall
 from twin.compliance.checks.programs import _ApprovedProgram
-from twin.compliance.params import (
-    MAX_PRIZE,
-    MAX_STAKE,
-    PRIZE_CAP_INCLUDES_PROGRESSIVE,
-)
+from twin.compliance.params import MAX_PRIZE, MAX_STAKE, PRIZE_CAP_INCLUDES_PROGRESSIVE
 from twin.compliance.registry import Checker, Kind, control
 from twin.machines.events import (
     GamesPlayed,

@@ -12,9 +12,7 @@ from dataclasses import replace
 
 from twin.compliance.checks.common import ReadingDiffersFromInstall
 from twin.compliance.checks.programs import _ApprovedProgram
-from twin.compliance.params import (
-    PROMOTIONAL_PAYOUT_RECORD_MAX_HOURS,
-)
+from twin.compliance.params import PROMOTIONAL_PAYOUT_RECORD_MAX_HOURS
 from twin.compliance.registry import Checker, Kind, control
 from twin.machines.events import (
     GamesPlayed,
