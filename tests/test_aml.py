@@ -30,7 +30,7 @@ from twin.aml.records import (
 from twin.cage.records import CageTransaction
 from twin.casino import Casino
 from twin.clock import Clock, OpeningHours
-from twin.compliance.checks.aml import RANKS, _rank_ok
+from twin.compliance.checks.aml_reporting import RANKS, _rank_ok
 from twin.compliance.engine import ComplianceEngine
 from twin.compliance.findings import Finding
 from twin.compliance.ruleset import load_ruleset

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from conftest import besides_absent
 
-from twin.cage.model import retention_ends
+from twin.cage.books import retention_ends
 from twin.cage.records import (
     CageTransaction,
     DropCounted,
@@ -21,7 +21,7 @@ from twin.cage.records import (
     UnclaimedWrittenOff,
 )
 from twin.casino import Casino
-from twin.compliance.checks.cage import AuditedStatements
+from twin.compliance.checks.accounts import AuditedStatements
 from twin.departments import parse_scenario
 from twin.errors import InputError
 from twin.records import Record

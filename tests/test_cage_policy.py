@@ -18,7 +18,7 @@ from conftest import besides_absent_functions
 from dateutil.relativedelta import relativedelta
 from test_cage import run, scenario
 
-from twin.cage.model import retention_ends
+from twin.cage.books import retention_ends
 from twin.cage.records import (
     GamingPaymentAccepted,
     RecordDestroyed,

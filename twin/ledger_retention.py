@@ -25,7 +25,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from twin.cage.model import retention_ends
+from twin.cage.books import retention_ends
 from twin.cage.params import ACCOUNTS_RETENTION, CHEQUE_RECORD_RETENTION
 from twin.clock import Clock
 from twin.compliance.ruleset import Ruleset

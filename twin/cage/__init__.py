@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from twin.cage import injections  # noqa: F401  (registers the cage's injections)
-from twin.cage.model import Cage, retention_ends
+from twin.cage.books import retention_ends
+from twin.cage.model import Cage
 from twin.cage.params import RULES as CAGE_RULES
 from twin.cage.records import CageKpis
 from twin.cage.section import CageConfig
