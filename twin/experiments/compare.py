@@ -197,7 +197,9 @@ def _pool(workers: int | None, scheduler: str | None, fn: Replicate) -> Iterator
             threads_per_worker=1,
             processes=True,
             dashboard_address=None,
-            silence_logs=logging.ERROR,
+            silence_logs=logging.CRITICAL,  # a worker whose scheduler went first (a study
+            # stopped) logs its failed heartbeat at ERROR: noise; a task's own error comes back
+            # with its future
         ) as cluster,
         Client(cluster) as client,
     ):
