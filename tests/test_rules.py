@@ -221,3 +221,14 @@ def test_the_checkers_read_through_the_declarations(tmp_path: Path) -> None:
     assert ctx.rule(HAND_PAY_SECOND_INSPECTOR_ABOVE) == 0  # 0 in the 1998 text: one inspector
     malta = CheckContext(bus, load_ruleset("malta-1998"), clock, simpy.Environment(), FloorFacts())
     assert MoneyTrail(malta).threshold == ID_THRESHOLD.money(load_ruleset("malta-1998"))
+
+
+def test_a_checker_can_read_a_parameter_only_through_its_declaration() -> None:
+    """The checker context has typed accessors only (``rule``, ``rule_money``): no read by a
+    key string is left that a rename could silence."""
+    from twin.compliance.context import CheckContext
+
+    readers = {n for n in vars(CheckContext) if not n.startswith("_")} & {
+        "param", "money", "get", "rule", "rule_money"
+    }  # fmt: skip
+    assert readers == {"rule", "rule_money"}

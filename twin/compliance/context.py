@@ -43,14 +43,6 @@ class CheckContext:
         self.on_duty: set[str] = set()
         self.shared: dict[str, Any] = {}  # computations several checkers share
 
-    def param(self, key: str) -> Any:
-        return self.ruleset.get(key)
-
-    def money(self, key: str) -> Fraction:
-        """The money parameter ``key`` in the floor's cents, exactly (see ``Ruleset.money``):
-        compare it with a record's cents directly, ``cents > ctx.money(key)``."""
-        return self.ruleset.money(key)
-
     def rule(self, rule: Rule[T]) -> T:
         """The ruleset's value of the declared ``rule`` (``Rule.of``: InputError if absent
         without a default, or of another type)."""
