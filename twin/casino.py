@@ -151,6 +151,10 @@ class Casino:
         """The department or service of type ``kind`` (None when this casino has none)."""
         return self.site.find(kind)
 
+    def need(self, kind: type[T]) -> T:
+        """The department or service of type ``kind``, which every casino has."""
+        return self.site.need(kind)
+
     # -- the departments, by name (None when the scenario has none) -------------------------
 
     @property

@@ -69,6 +69,11 @@ class Venue(Protocol):
         """The department or service of type ``kind`` (None when the casino has none)."""
         ...
 
+    def need(self, kind: type[T]) -> T:
+        """The department or service of type ``kind``, which every casino has (the slot
+        floor, the staff): a miss is a wiring bug (LookupError)."""
+        ...
+
 
 @dataclass
 class Site:

@@ -18,20 +18,14 @@ from twin.slots.model import Slots
 DOORS = {d.name.lower(): d for d in Door}
 
 
-def _slots(venue: Venue) -> Slots:
-    slots = venue.find(Slots)
-    assert slots is not None  # every casino has a slot floor
-    return slots
-
-
 def _door_holder(venue: Venue, machine: str, door: str) -> tuple[str | None, str | None]:
     """``(problem, holder)``: why the machine or door cannot be named (else None), and who
     holds the door open (None while it is closed)."""
-    if machine not in _slots(venue).machine_ids:
+    if machine not in venue.need(Slots).machine_ids:
         return f"no machine {machine!r} on the floor", None
     if door not in DOORS:
         return f"no door {door!r} (doors: {', '.join(DOORS)})", None
-    return None, _slots(venue).machine(machine).door_holder(DOORS[door])
+    return None, venue.need(Slots).machine(machine).door_holder(DOORS[door])
 
 
 @command("open_door")
@@ -53,7 +47,7 @@ class OpenDoor(Command):
         return None
 
     def apply(self, venue: Venue) -> None:
-        _slots(venue).machine(self.machine).open_door(DOORS[self.door], self.by)
+        venue.need(Slots).machine(self.machine).open_door(DOORS[self.door], self.by)
 
 
 @command("close_door")
@@ -75,7 +69,7 @@ class CloseDoor(Command):
         return None
 
     def apply(self, venue: Venue) -> None:
-        _slots(venue).machine(self.machine).close_door(DOORS[self.door], self.by)
+        venue.need(Slots).machine(self.machine).close_door(DOORS[self.door], self.by)
 
 
 @command("convert_program")
@@ -86,19 +80,20 @@ class ConvertProgram(Command):
     game: Path
 
     def check(self, venue: Venue) -> str | None:
-        if self.machine not in _slots(venue).machine_ids:
+        if self.machine not in venue.need(Slots).machine_ids:
             return f"no machine {self.machine!r} on the floor"
-        game = _slots(venue).approved_game(Path(self.game))
+        game = venue.need(Slots).approved_game(Path(self.game))
         if game is None:
             return f"{self.game} is not a program the Board approved for this floor"
-        if game.signature == _slots(venue).machine(self.machine).game.signature:
+        if game.signature == venue.need(Slots).machine(self.machine).game.signature:
             return f"{self.machine} already runs {game.id}"
         return None
 
     def apply(self, venue: Venue) -> None:
-        game = _slots(venue).approved_game(Path(self.game))
+        game = venue.need(Slots).approved_game(Path(self.game))
         assert game is not None
-        venue.env.process(_slots(venue).convert(_slots(venue).machine(self.machine), game))
+        slots = venue.need(Slots)
+        venue.env.process(slots.convert(slots.machine(self.machine), game))
 
 
 @command("remove_machine")
@@ -112,17 +107,19 @@ class RemoveMachine(Command):
     returning: bool = True
 
     def check(self, venue: Venue) -> str | None:
-        if self.machine not in _slots(venue).machine_ids:
+        if self.machine not in venue.need(Slots).machine_ids:
             return f"no machine {self.machine!r} on the floor"
         if not self.reason.strip():
             return "reason: why the machine is taken out must be given"
-        m = _slots(venue).machine(self.machine)
+        m = venue.need(Slots).machine(self.machine)
         if m.withdrawn is not None or not m.present:
             return f"{self.machine} is already out of operation"
         return None
 
     def apply(self, venue: Venue) -> None:
-        _slots(venue).take_out(_slots(venue).machine(self.machine), self.reason, self.returning)
+        venue.need(Slots).take_out(
+            venue.need(Slots).machine(self.machine), self.reason, self.returning
+        )
 
 
 @command("return_machine")
@@ -132,19 +129,19 @@ class ReturnMachine(Command):
     machine: str
 
     def check(self, venue: Venue) -> str | None:
-        if self.machine not in _slots(venue).machine_ids:
+        if self.machine not in venue.need(Slots).machine_ids:
             return f"no machine {self.machine!r} on the floor"
-        if self.machine in _slots(venue).sold:
+        if self.machine in venue.need(Slots).sold:
             return f"{self.machine} left the licensee's ownership; it cannot be placed back"
-        m = _slots(venue).machine(self.machine)
+        m = venue.need(Slots).machine(self.machine)
         if m.withdrawn is None and m.present:
             return f"{self.machine} is in operation"
-        if self.machine not in _slots(venue).removals_open:
+        if self.machine not in venue.need(Slots).removals_open:
             return f"{self.machine} was not taken out by a recorded removal"
         return None
 
     def apply(self, venue: Venue) -> None:
-        _slots(venue).put_back(self.machine)
+        venue.need(Slots).put_back(self.machine)
 
 
 __all__ = [

@@ -25,16 +25,10 @@ if TYPE_CHECKING:
     from twin.machines.machine import SlotMachine
 
 
-def _slots(venue: Venue) -> Slots:
-    slots = venue.find(Slots)
-    assert slots is not None  # every casino has a slot floor
-    return slots
-
-
 @refusal
 def _refusal(venue: Venue, inj: InjectViolation) -> str | None:
     """Why the floor refuses an injection naming a machine, a meter or a game it lacks."""
-    slots = _slots(venue)
+    slots = venue.need(Slots)
     if inj.machine is not None and inj.machine not in slots.machine_ids:
         return f"no machine {inj.machine!r} on the floor"
     if inj.meter is not None and not _known_meter(inj.meter):
@@ -72,7 +66,7 @@ def _known_meter(meter: str) -> bool:
 
 def _machine(venue: Venue, inj: InjectViolation) -> SlotMachine:
     assert inj.machine is not None
-    return _slots(venue).machine(inj.machine)
+    return venue.need(Slots).machine(inj.machine)
 
 
 def _arm(misconduct: Misconduct, doc: str) -> None:
@@ -229,7 +223,7 @@ def _unrepaired_tilt(venue: Venue, inj: InjectViolation) -> None:
 )
 def _swap_game(venue: Venue, inj: InjectViolation) -> None:
     assert inj.game is not None
-    _machine(venue, inj).swap_program(_slots(venue).load_injected_game(inj.game))
+    _machine(venue, inj).swap_program(venue.need(Slots).load_injected_game(inj.game))
 
 
 @injection(
@@ -240,7 +234,7 @@ def _swap_game(venue: Venue, inj: InjectViolation) -> None:
 def _tampered_game(venue: Venue, inj: InjectViolation) -> None:
     assert inj.game is not None
     m = _machine(venue, inj)
-    m.swap_program(_slots(venue).load_injected_game(inj.game), m.spec.game.signature)
+    m.swap_program(venue.need(Slots).load_injected_game(inj.game), m.spec.game.signature)
 
 
 @injection(
@@ -251,7 +245,7 @@ def _tampered_game(venue: Venue, inj: InjectViolation) -> None:
 def _wager_dependent(venue: Venue, inj: InjectViolation) -> None:
     assert inj.game is not None
     _machine(venue, inj).play_other_program_from(
-        inj.amount, _slots(venue).load_injected_game(inj.game)
+        inj.amount, venue.need(Slots).load_injected_game(inj.game)
     )
 
 
@@ -313,7 +307,7 @@ _static_spec(
 
 @injection("unregistered_machine", "the machine is not in the Board's register", static=True)
 def _unregistered(venue: Venue, inj: InjectViolation) -> None:
-    _slots(venue).facts.register.pop(_machine(venue, inj).spec.registration, None)
+    venue.need(Slots).facts.register.pop(_machine(venue, inj).spec.registration, None)
 
 
 @injection("renumber", "the machine's registration number changes with no record")
@@ -337,7 +331,7 @@ def _reserial(venue: Venue, inj: InjectViolation) -> None:
 @injection("unapproved_link", "the machine's progressive link was never approved", static=True)
 def _unapproved_link(venue: Venue, inj: InjectViolation) -> None:
     link = _machine(venue, inj).spec.progressive
-    _slots(venue).facts.approved_links.pop(link or "", None)
+    venue.need(Slots).facts.approved_links.pop(link or "", None)
 
 
 @injection("progressive_skim", "the link's increment is quietly cut by `amount` basis points")
@@ -408,7 +402,7 @@ def _check_rigging(venue: Venue, inj: InjectViolation) -> str | None:
 
     if inj.machine is None:
         return None
-    game = _slots(venue).machine(inj.machine).game
+    game = venue.need(Slots).machine(inj.machine).game
     try:
         if inj.kind == "suppressed_combination":
             suppressed_combination(game, inj.amount)

@@ -7,12 +7,6 @@ from twin.department import Venue
 from twin.staff.dispatch import Dispatcher
 
 
-def venue_staff(venue: Venue) -> Dispatcher:
-    staff = venue.find(Dispatcher)
-    assert staff is not None  # every casino has its staff
-    return staff
-
-
 @command("assign_job")
 class AssignJob(Command):
     """An operator sends named people to a waiting job (job kinds in operator mode)."""
@@ -21,10 +15,10 @@ class AssignJob(Command):
     members: dict[str, str]  # role -> member id
 
     def check(self, venue: Venue) -> str | None:
-        return venue_staff(venue).refusal(self.job_id, self.members)
+        return venue.need(Dispatcher).refusal(self.job_id, self.members)
 
     def apply(self, venue: Venue) -> None:
-        refused = venue_staff(venue).assign(self.job_id, self.members)
+        refused = venue.need(Dispatcher).assign(self.job_id, self.members)
         assert refused is None, refused
 
 
