@@ -150,6 +150,7 @@ KERNEL = {
     "twin.scenario",
     "twin.signals",
     "twin.streams",
+    "twin.workdays",
     "twin.world",
 }
 #: The assembly: the registry of departments, the casino, the run API, the CLI and what reads
@@ -173,7 +174,9 @@ ASSEMBLY = {
 #: Packages of the assembly: every module in them is assembly (the CLI, one module per
 #: command group, issue 26).
 ASSEMBLY_PACKAGES = {"twin.cli"}
-CORE_LIBS = {"simpy", "numpy", "pydantic", "pydantic_core", "dateutil", "tzdata", "scipy"}
+CORE_LIBS = {
+    "simpy", "numpy", "pydantic", "pydantic_core", "dateutil", "tzdata", "scipy", "holidays"
+}  # fmt: skip
 #: The domain libraries: what a slot machine is and does, and the deposit-account ledger.
 LIBRARIES = {"twin.machines", "twin.tables", "twin.accounts"}
 

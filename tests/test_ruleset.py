@@ -83,6 +83,7 @@ SWITCHES = {
         "aml_aggregate_in_out_separately": True,
         "aml_chips_from_net_winnings": True,
         "aml_escalation_together": False,
+        "replacement_needs_prior_approval": True,
     },
     "singapore-2010": {
         "sg_4_2_literal": True,

@@ -43,7 +43,7 @@ from twin.pit import NoticeBoard, Pit
 from twin.premium import PremiumRoom
 from twin.records import RecordBus, Sink
 from twin.slots import Slots
-from twin.slots.actions import ConvertProgram, RemoveMachine, ReturnMachine
+from twin.slots.actions import RemoveMachine, ReturnMachine
 from twin.slots.floor import SlotFloor
 from twin.slots.model import SlotOptions
 from twin.slots.section import HardwareBinding
@@ -271,9 +271,6 @@ class Casino:
                 self.inbox.deliver_now(cmd, source="scenario")
             else:
                 self.inbox.schedule(quantize(inj.at_hours * 3600.0), cmd, source="scenario")
-        for conv in self.scenario.conversions:
-            at = quantize(conv.at_hours * 3600.0)
-            self.inbox.schedule(at, ConvertProgram(conv.machine, conv.game), source="scenario")
         for rem in self.scenario.removals:
             at = quantize(rem.at_hours * 3600.0)
             removal = RemoveMachine(rem.machine, rem.reason, returning=not rem.sold)

@@ -25,6 +25,7 @@ from twin.department import Plan, ordered
 from twin.dists import invalid
 from twin.door.section import EntranceConfig
 from twin.junkets.section import JunketsConfig
+from twin.lifecycle.section import LifecycleConfig
 from twin.patrons.section import PatronsConfig
 from twin.pit.section import TablesConfig
 from twin.premium.section import PremiumConfig
@@ -37,7 +38,6 @@ from twin.scenario import (
 )
 from twin.slots.section import (
     Bank,
-    Conversion,
     FaultsConfig,
     FloorConfig,
     HardwareBinding,
@@ -57,7 +57,6 @@ class Scenario(ScenarioBase):
     staff: StaffConfig
     faults: FaultsConfig = FaultsConfig()
     inject: tuple[Inject, ...] = Field(default=(), strict=False)
-    conversions: tuple[Conversion, ...] = Field(default=(), strict=False)
     promotions: tuple[Promotion, ...] = Field(default=(), strict=False)
     removals: tuple[Removal, ...] = Field(default=(), strict=False)
     hardware: tuple[HardwareBinding, ...] = Field(default=(), strict=False)  # issue 8
@@ -68,6 +67,7 @@ class Scenario(ScenarioBase):
     junkets: JunketsConfig | None = None
     premium: PremiumConfig | None = None
     aml: AmlConfig | None = None
+    lifecycle: LifecycleConfig | None = None  # issue 27
 
     def check_sections(self) -> None:
         """Each department's checks of what its sections ask of the others, in registry

@@ -28,6 +28,11 @@ DROP_COLLECTION = "drop_collection"
 #: a machine taken out of operation (emptied, read, disconnected) and placed back (20(c))
 MACHINE_REMOVAL = "machine_removal"
 MACHINE_RETURN = "machine_return"
+#: the lifecycle's works (issue 27): a technician's work on a machine (a repair of a part, a
+#: move, a fault), a master EPROM out of the secure area under dual control, the seal checks
+MACHINE_WORK = "machine_work"
+EPROM_CUSTODY = "eprom_custody"
+SEAL_CHECK = "seal_check"
 JOB_ROLES: Mapping[str, tuple[str, ...]] = {
     HAND_PAY: ("attendant", "inspector"),
     HOPPER_FILL: ("attendant", "inspector"),
@@ -36,6 +41,9 @@ JOB_ROLES: Mapping[str, tuple[str, ...]] = {
     DROP_COLLECTION: ("attendant", "inspector"),
     MACHINE_REMOVAL: ("attendant", "technician", "inspector"),
     MACHINE_RETURN: ("attendant", "technician", "inspector"),
+    MACHINE_WORK: ("technician",),
+    EPROM_CUSTODY: ("technician", "attendant"),
+    SEAL_CHECK: ("technician", "inspector"),
 }
 
 

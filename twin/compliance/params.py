@@ -80,9 +80,6 @@ LM_PER_EUR = Rule[float]("lm_per_eur", "number", "Maltese liri per euro")
 
 # --- stated by a ruleset, read by no code yet (out of scope or cited only) -----------------
 
-RESERVE_MAX_FRACTION = Rule[float](
-    "reserve_max_fraction", "fraction", "the most reserve machines kept outside the floor"
-)
 MIN_AGE = Rule[int]("min_age_years", "years", "the youngest age of a licensed employee")
 NOTIFY_WITHIN_DAYS = Rule[int](
     "notify_within_days", "days", "the days to notify a change to a licence application"

@@ -176,7 +176,8 @@ class TheoreticalWin:
 def _returns(sc: Scenario) -> tuple[dict[str, Fraction], dict[str, int]]:
     """The designed return of every program the scenario names, by signature."""
     paths = {p for b in sc.floor.banks for p in (b.game, *b.pay_tables)}
-    paths |= {c.game for c in sc.conversions}
+    if sc.lifecycle is not None:
+        paths |= {w.game for w in sc.lifecycle.works if w.game is not None}
     returns: dict[str, Fraction] = {}
     for path in sorted(paths):
         game = load_game(path)

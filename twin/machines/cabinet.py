@@ -538,15 +538,17 @@ class Cabinet:
         self.withdrawn = reason
         while self.patron is not None or self.down:  # a session, hand pay or repair first
             yield env.timeout(60.0)
-        job = self.crew.service.request(
-            JobSpec(MACHINE_REMOVAL, self.id, JOB_ROLES[MACHINE_REMOVAL])
-        )
+        alone = self.take(Misconduct.REMOVAL_WITHOUT_INSPECTOR)  # injected: no inspector
+        roles = tuple(r for r in JOB_ROLES[MACHINE_REMOVAL] if not (alone and r == "inspector"))
+        job = self.crew.service.request(JobSpec(MACHINE_REMOVAL, self.id, roles))
         got: dict[str, str] = yield job.assigned
-        attendant, tech, inspector = got["attendant"], got["technician"], got["inspector"]
+        attendant, tech, inspector = got["attendant"], got["technician"], got.get("inspector", "")
         yield env.timeout(self._minutes(self.crew.timing.walk))
         emptier = OUTSIDER if self.take(Misconduct.HOPPER_EMPTIED_BY_OUTSIDER) else attendant
         self._empty(emptier, inspector, "machine_removed")
-        if self.accounts.hopper_level > 0:
+        # injected (item 9(a)): the machine is wheeled away with its hopper still full
+        unsecured = self.take(Misconduct.REMOVAL_CONTENTS_UNSECURED)
+        if self.accounts.hopper_level > 0 and not unsecured:
             self.open_door(Door.SLOT, tech)
             coins = self.accounts.take_from_hopper(self.accounts.hopper_level)
             self.emit(
@@ -571,6 +573,7 @@ class Cabinet:
             technician=tech,
             attendant=attendant,
             witness=inspector,
+            hopper_left=self.accounts.hopper_level,
         )
         self.disconnect()
         self.crew.service.complete(job)
@@ -702,6 +705,20 @@ class Cabinet:
     def check_door(self) -> Proc:
         """A routine inspection: a technician opens and closes the slot door."""
         yield from self._work_inside(DOOR_CHECK, 0.5, None)
+
+    def service(self, kind: str, done: Callable[[str], None] | None, by: str = "") -> Proc:
+        """Work on the machine with its slot door open (a repair of a part, a conversion's
+        sealing): a technician is dispatched (or ``by``, someone who is not on the roster,
+        comes); ``done`` is called with who did it before the door closes."""
+        if not by:
+            yield from self._work_inside(kind, 1.0, done)
+            return
+        env = self.env
+        self.open_door(Door.SLOT, by)
+        yield env.timeout(max(quantize(self._minutes(self.crew.timing.repair)), 1 / 64))
+        if done is not None:
+            done(by)
+        self.close_door(Door.SLOT, by)
 
     def _work_inside(self, kind: str, share: float, done: Callable[[str], None] | None) -> Proc:
         """A technician walks over, works with the slot door open, closes it and leaves.

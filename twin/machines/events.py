@@ -252,6 +252,7 @@ class MachineRemoved(Record):
     technician: str
     attendant: str
     witness: str
+    hopper_left: int  # coins still in the hopper as it left (item 9(a): none, when secured)
 
 
 @record("machine_returned", roles=("machine", "technician", "attendant", "witness"))

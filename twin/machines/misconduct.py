@@ -29,6 +29,8 @@ class Misconduct(Enum):
     SHORTENED_WIN = "shortened_win"  # a selected win is shown smaller (games won unchanged)
     HOPPER_EMPTIED_BY_OUTSIDER = "hopper_emptied_by_outsider"  # next removal: not the licensee's
     RETAG_ON_RETURN = "retag_on_return"  # next return to the floor: a new asset number
+    REMOVAL_CONTENTS_UNSECURED = "removal_contents_unsecured"  # next removal: hopper left full
+    REMOVAL_WITHOUT_INSPECTOR = "removal_without_inspector"  # next removal: no Board inspector
 
 
 #: What each misconduct waits for: "the machine never <awaits> before the run ended" is the
@@ -50,6 +52,8 @@ AWAITS: dict[Misconduct, str] = {
     Misconduct.SHORTENED_WIN: "selected a win of two credits or more",
     Misconduct.HOPPER_EMPTIED_BY_OUTSIDER: "was taken out of operation",
     Misconduct.RETAG_ON_RETURN: "was placed back into operation",
+    Misconduct.REMOVAL_CONTENTS_UNSECURED: "was taken out of operation",
+    Misconduct.REMOVAL_WITHOUT_INSPECTOR: "was taken out of operation",
 }
 
 __all__ = ["AWAITS", "Misconduct"]

@@ -68,7 +68,8 @@ class ProgramVerified(Record):
 
 @record("program_converted", roles=("machine", "technician", "inspector"))
 class ProgramConverted(Record):
-    """An approved conversion: the machine's program changed by a recorded software change."""
+    """A conversion: the machine's program changed by a recorded software change, under the
+    Board's written approval ``approval`` ("" when there was none: item 11(a)'s breach)."""
 
     machine: str
     from_signature: str
@@ -76,6 +77,7 @@ class ProgramConverted(Record):
     game_id: str
     technician: str
     inspector: str
+    approval: str
 
 
 class ProgramVerifier:

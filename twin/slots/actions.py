@@ -74,10 +74,13 @@ class CloseDoor(Command):
 
 @command("convert_program")
 class ConvertProgram(Command):
-    """Convert ``machine`` to the approved program of the game file ``game``."""
+    """Convert ``machine`` to the approved program of the game file ``game``, under the
+    Board's written approval ``approval`` (an operator's conversion without one is item
+    11(a)'s breach: the lifecycle department's works ask the Board first)."""
 
     machine: str
     game: Path
+    approval: str = ""
 
     def check(self, venue: Venue) -> str | None:
         if self.machine not in venue.need(Slots).machine_ids:
@@ -93,7 +96,7 @@ class ConvertProgram(Command):
         game = venue.need(Slots).approved_game(Path(self.game))
         assert game is not None
         slots = venue.need(Slots)
-        venue.env.process(slots.convert(slots.machine(self.machine), game))
+        venue.env.process(slots.convert(slots.machine(self.machine), game, self.approval))
 
 
 @command("remove_machine")

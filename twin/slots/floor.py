@@ -63,6 +63,20 @@ class SlotFloor:
         self.queue = LevelMonitor(lambda: env.now)
         self.walkaways = 0
 
+    def add(self, m: Machine) -> None:
+        """A machine joins the floor (a replacement, a move), free."""
+        self.machines[m.id] = m
+        if m.spec.zone not in self._free:
+            self._free[m.spec.zone] = _FreeMachines()
+            self.zones = sorted(self._free)
+        self._free[m.spec.zone].add(m)
+
+    def drop(self, m: Machine) -> None:
+        """A machine leaves the floor (free: its patron gone); patrons no longer find it."""
+        self.machines.pop(m.id, None)
+        if m.patron is None and m.id in self._free[m.spec.zone]._at:
+            self._free[m.spec.zone].remove(m)
+
     def _pick(self, zones: frozenset[str], rng: np.random.Generator) -> Machine | None:
         """A free, working machine in ``zones``, uniformly at random; None if there is none.
 

@@ -90,6 +90,16 @@ _arm(
 )
 _arm(M.SHORT_PAY_WITHOUT_FILL, "the next hopper-empty short pay is settled by hand, no fill")
 _arm(M.DROP_BY_OUTSIDER, "the next drop is emptied by someone not acting for the licensee")
+_arm(
+    M.REMOVAL_CONTENTS_UNSECURED,
+    "the next time the machine is taken out of operation it leaves with its hopper still full "
+    "(item 9(a))",
+)
+_arm(
+    M.REMOVAL_WITHOUT_INSPECTOR,
+    "the next time the machine is taken out of operation no Board inspector is present while "
+    "its contents are secured (item 9(b))",
+)
 
 
 @injection(

@@ -3,13 +3,13 @@ the Board's register, conversions, removals and returns, the daily meter reading
 collections, promotions, and the machines a SMIB plays for (issue 8, bound by the assembly).
 
 Built first (every other department may use it), from ``[floor]``, ``[faults]``,
-``[[conversions]]``, ``[[removals]]``, ``[[promotions]]`` and ``[[hardware]]``.
+``[[removals]]``, ``[[promotions]]`` and ``[[hardware]]``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import time
 from fractions import Fraction
 from pathlib import Path
@@ -19,6 +19,7 @@ import simpy
 
 from twin.department import Rules, Site
 from twin.injections import InjectionIdle
+from twin.jobs import REPAIR
 from twin.machines.facts import FloorFacts
 from twin.machines.identity import ManufacturerCertificate, certificate
 from twin.machines.machine import (
@@ -102,9 +103,6 @@ class Slots:
             for path in (bank.game, *bank.pay_tables):
                 if path not in self.games:
                     self.games[path] = load_game(path)
-        for conv in scenario.conversions:  # programs approved for conversions
-            if conv.game not in self.games:
-                self.games[conv.game] = load_game(conv.game)
         self.facts = FloorFacts()
         for game in self.games.values():
             self.facts.worksheets[game.signature] = game
@@ -129,37 +127,13 @@ class Slots:
                 policy.hand_pay_second_inspector_above_cents, money, exchange_rate
             ),
         )
+        self._registration_prefix = registration_prefix
+        self._engine: EngineKind = engine
         self.machines: list[SlotMachine] = []
         for bank in scenario.floor.banks:
             game = self.pay_table(bank)
             for n, mid in enumerate(bank.machine_ids(), start=1):
-                spec = MachineSpec(
-                    id=mid,
-                    bank=bank.id,
-                    zone=bank.zone,
-                    game=game,
-                    denomination_cents=bank.denomination_cents,
-                    max_bet_units=bank.max_bet_units,
-                    hopper_capacity=bank.hopper_capacity_coins,
-                    hopper_standard_fill=bank.hopper_standard_fill_coins,
-                    hopper_initial=bank.hopper_initial_coins,
-                    hopper_pay_limit_credits=bank.hopper_pay_limit_credits,
-                    jackpot_limit_cents=bank.jackpot_limit_cents,
-                    coin_acceptor=bank.coin_acceptor,
-                    bill_acceptor=bank.bill_acceptor,
-                    bill_denominations_cents=tuple(bank.bill_denominations_cents),
-                    meter_digits=bank.meter_digits,
-                    progressive=bank.progressive,
-                    registration=f"{registration_prefix}-{bank.id}-{n:04d}",
-                    serial=f"{bank.model}-{bank.id}{n:05d}",
-                    coin_pay_seconds=scenario.floor.coin_pay_seconds,
-                    manufacturer=bank.manufacturer,
-                    model=bank.model,
-                    manufactured=bank.manufactured.isoformat(),
-                    certificate=self._certificate(bank, game, f"{bank.model}-{bank.id}{n:05d}"),
-                    promotional=bank.promotional,
-                    asset_number=f"{bank.asset_prefix}-{mid}",
-                )
+                spec = self._spec(bank, game, mid, f"{bank.id}-{n:04d}", f"{bank.id}{n:05d}")
                 self.facts.register[spec.registration] = game.signature
                 link = self.links[bank.progressive] if bank.progressive else None
                 self.machines.append(
@@ -255,6 +229,88 @@ class Slots:
             increment_bp=link[1] if link else None,
         )
 
+    def _spec(self, bank: Bank, game: Game, mid: str, reg: str, serial: str) -> MachineSpec:
+        """The spec of machine ``mid`` of ``bank``'s type running ``game``."""
+        serial = f"{bank.model}-{serial}"
+        return MachineSpec(
+            id=mid,
+            bank=bank.id,
+            zone=bank.zone,
+            game=game,
+            denomination_cents=bank.denomination_cents,
+            max_bet_units=bank.max_bet_units,
+            hopper_capacity=bank.hopper_capacity_coins,
+            hopper_standard_fill=bank.hopper_standard_fill_coins,
+            hopper_initial=bank.hopper_initial_coins,
+            hopper_pay_limit_credits=bank.hopper_pay_limit_credits,
+            jackpot_limit_cents=bank.jackpot_limit_cents,
+            coin_acceptor=bank.coin_acceptor,
+            bill_acceptor=bank.bill_acceptor,
+            bill_denominations_cents=tuple(bank.bill_denominations_cents),
+            meter_digits=bank.meter_digits,
+            progressive=bank.progressive,
+            registration=f"{self._registration_prefix}-{reg}",
+            serial=serial,
+            coin_pay_seconds=self.scenario.floor.coin_pay_seconds,
+            manufacturer=bank.manufacturer,
+            model=bank.model,
+            manufactured=bank.manufactured.isoformat(),
+            certificate=self._certificate(bank, game, serial),
+            promotional=bank.promotional,
+            asset_number=f"{bank.asset_prefix}-{mid}",
+        )
+
+    # -- machines off the floor and coming onto it (the lifecycle department, issue 27) ------
+
+    def make_machine(self, bank_id: str, machine_id: str) -> SlotMachine:
+        """A machine of bank ``bank_id``'s type, off the floor (a reserve machine, or one
+        acquired): its own streams (by id), so no other machine's outcomes change."""
+        bank = next(b for b in self.scenario.floor.banks if b.id == bank_id)
+        game = self.pay_table(bank)
+        tail = machine_id.replace("-", "")
+        spec = self._spec(bank, game, machine_id, f"{bank.id}-{tail}", tail)
+        link = self.links[bank.progressive] if bank.progressive else None
+        m = SlotMachine(self.world, spec, self.crew, engine=self._engine, link=link)
+        m.present = False
+        m.withdrawn = "reserve"
+        return m
+
+    def bring_in(self, m: SlotMachine, zone: str) -> None:
+        """``m`` joins the floor in ``zone`` (a replacement): installed, filled and run."""
+        if m.spec.zone != zone:
+            m.spec = replace(m.spec, zone=zone)
+        m.present = True
+        m.withdrawn = None
+        self.machines.append(m)
+        self._by_id[m.id] = m
+        self.floor.add(m)
+        m.install(self._installers())
+        self.env.process(
+            m.run_disruptions(self._disruptions, self.scenario.faults.door_checks_per_day)
+        )
+        self.verifier.machines.append(m)
+        self.verifier.verify(m, "install")
+
+    def send_away(self, m: SlotMachine) -> None:
+        """``m`` (taken out) leaves the floor's list: to the store, or for good."""
+        self.floor.drop(m)
+
+    def relocate(self, m: SlotMachine, zone: str) -> None:
+        """``m`` (free, out of play for the move) stands in ``zone`` from now."""
+        self.floor.drop(m)
+        m.spec = replace(m.spec, zone=zone)
+        self.floor.add(m)
+
+    def approve_program(self, path: Path) -> Game:
+        """A pre-approved configuration (a conversion's program): the Board holds its
+        worksheet with the floor's."""
+        if path not in self.games:
+            self.games[path] = load_game(path)
+        game = self.games[path]
+        self.facts.worksheets[game.signature] = game
+        self.facts.programs[game.signature] = game
+        return game
+
     # -- the Board's programs -----------------------------------------------------------------
 
     def approved_game(self, path: Path) -> Game | None:
@@ -274,21 +330,34 @@ class Slots:
         self.facts.programs[game.signature] = game
         return game
 
-    def convert(self, m: SlotMachine, game: Game) -> simpy.events.ProcessGenerator:
-        """An approved conversion: the program changes, the Board's register follows, and the
-        new program is verified."""
+    def convert(
+        self,
+        m: SlotMachine,
+        game: Game,
+        approval: str = "",
+        by: str | None = None,
+        on_done: Callable[[str, str], None] | None = None,
+    ) -> simpy.events.ProcessGenerator:
+        """A conversion: a technician (or ``by``, someone else) changes the program; the
+        Board's register follows once the Board has amended it (the lifecycle department's
+        business: here the machine's registration is amended at once), the new program is
+        verified. ``approval``: the Board's written approval ("" none); ``on_done`` is called
+        with who did it and the program before."""
         before = self.facts.register.get(m.spec.registration, m.game.signature)
 
         def done(tech: str) -> None:
+            m.swap_program(game)
             self.facts.register[m.spec.registration] = game.signature
             inspectors = self.staff.on_duty("inspector")
             self.world.bus.emit(
                 ProgramConverted, machine=m.id, from_signature=before,
                 to_signature=game.signature, game_id=game.id, technician=tech,
-                inspector=inspectors[0] if inspectors else "",
+                inspector=inspectors[0] if inspectors else "", approval=approval,
             )  # fmt: skip
+            if on_done is not None:
+                on_done(tech, before)
 
-        yield from m.convert_program(game, done)
+        yield from m.service(REPAIR, done, by or "")
         self.verifier.verify(m, "conversion")
 
     # -- machines out of operation and back (First Schedule item 20(c)) ----------------------

@@ -1,5 +1,5 @@
 """The slot floor's scenario sections: ``[floor]`` (banks, progressives, policy), ``[faults]``,
-``[[conversions]]``, ``[[removals]]``, ``[[promotions]]`` and ``[[hardware]]``.
+``[[removals]]``, ``[[promotions]]`` and ``[[hardware]]``.
 
 Validated with the same one-line, key-path errors as every scenario section
 (``twin.scenario.translate_validation_error``).
@@ -192,15 +192,6 @@ class FloorConfig(_Model):
         return self
 
 
-class Conversion(_Model):
-    """An approved conversion (``[[conversions]]``): at ``at_hours`` a technician changes
-    ``machine``'s program to ``game``, which the Board approved with the floor."""
-
-    machine: Ident
-    at_hours: NonNegativeFloat = 0.0
-    game: Annotated[Path, BeforeValidator(_resolve_game)]
-
-
 class Removal(_Model):
     """A machine taken out of operation (``[[removals]]``, First Schedule item 20(c)): at
     ``at_hours`` (once its patron has left) it is emptied, read, recorded and disconnected;
@@ -272,8 +263,6 @@ class SlotScenario(Protocol):
     def floor(self) -> FloorConfig: ...
     @property
     def faults(self) -> FaultsConfig: ...
-    @property
-    def conversions(self) -> tuple[Conversion, ...]: ...
     @property
     def promotions(self) -> tuple[Promotion, ...]: ...
     @property
@@ -352,12 +341,6 @@ def check(sc: SlotScenario) -> None:
                     key=f"removals[{i}].{key}", found=hours,
                 )  # fmt: skip
     _check_hardware(sc.hardware, ids)
-    for i, conv in enumerate(sc.conversions):
-        if conv.machine not in ids:
-            raise invalid(
-                "the id of a machine on the floor", key=f"conversions[{i}].machine",
-                found=conv.machine,
-            )  # fmt: skip
 
     if ids:
         for role, jobs in ROLES_NEEDED.items():

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from twin.department import Department, Plan, Site
 from twin.staff import actions  # noqa: F401  (registers the operator's command)
 from twin.staff.dispatch import Dispatcher, Shift
-from twin.staff.roles import Role, member_ids
+from twin.staff.roles import Role, display_name, member_ids
 from twin.staff.section import StaffConfig
 
 
@@ -43,4 +43,4 @@ def build(site: Site) -> Iterable[Department]:
 
 PLAN = Plan("staff", ("staff",), build, always=True)
 
-__all__ = ["PLAN", "Dispatcher", "Roster"]
+__all__ = ["PLAN", "Dispatcher", "Roster", "display_name"]

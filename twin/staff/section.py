@@ -45,6 +45,9 @@ JobKind = Literal[
     "drop_collection",
     "machine_removal",
     "machine_return",
+    "machine_work",
+    "eprom_custody",
+    "seal_check",
 ]
 JOB_KINDS: tuple[JobKind, ...] = get_args(JobKind)
 #: The default ``[staff.dispatch] priority``: the kinds filed during play, highest first. The
