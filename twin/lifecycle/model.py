@@ -131,6 +131,7 @@ class Lifecycle:
         self._seal_no = 0
         self.repair_log: list[int] = []
         self._pending = 0  # amendments the certificate is with the Board for
+        self._granted: dict[str, str] = {}  # work -> the approval given before the run
         self.armed: dict[str, str] = {}  # deviation -> its target ("" the first to come)
         self.downtime: dict[str, float] = {}  # work -> machine downtime (s)
 
@@ -253,8 +254,9 @@ class Lifecycle:
         board.issue_certificate()
         for w in cfg.works:
             if w.approval == "granted" and self._needs_approval(w):
+                ref = self._granted[w.id or ""] = self.board.approval_ref()
                 self.board.decided(self._matter(w), "approved", w.machine or "", work=w.id or "",
-                                   approval=self.board.approval_ref(), requested_t=0.0,
+                                   approval=ref, requested_t=0.0,
                                    reason="approved before the run")  # fmt: skip
         self.env.process(self.audit_store_daily())
         if self.seal_check_days > 0:
@@ -409,6 +411,7 @@ class Lifecycle:
         env = self.env
         yield env.timeout(quantize(w.at_hours * 3600.0))
         requested = env.now
+        broken = self._out_of_order(w)
         got = self._approval(w)
         approval = ""
         if isinstance(got, simpy.events.Event):
@@ -418,12 +421,27 @@ class Lifecycle:
         approved_t = env.now
         do: Callable[[Work, str], simpy.events.ProcessGenerator] = getattr(self, f"_do_{w.kind}")
         outcome = yield from do(w, approval)
+        if broken is not None:  # down from the request, not from the work
+            self.downtime[w.id or ""] = env.now - requested
+            if broken.withdrawn == "out of order":
+                broken.place_back()
         self.emit(WorkDone, machine=w.machine or "", work=w.id or "", work_kind=w.kind,
                   outcome=outcome or "done", requested_t=requested, approved_t=approved_t,
                   downtime_s=self.downtime.get(w.id or "", 0.0))  # fmt: skip
 
     def _granted_ref(self, w: Work) -> str:
-        return f"BA-{w.id}"
+        return self._granted.get(w.id or "", "")
+
+    def _out_of_order(self, w: Work) -> SlotMachine | None:
+        """A replacement replaces, and an outcome-affecting repair mends, a machine out of
+        order: it is out of play from the request (its patron finishes) until the work is
+        done, the Board's decision time included."""
+        broken = w.kind == "replacement" or (w.kind == "repair" and w.outcome_affecting)
+        m = self.slots.by_id.get(w.machine or "") if broken else None
+        if m is None or not m.present or m.withdrawn is not None:
+            return None
+        m.withdrawn = "out of order"
+        return m
 
     def _out_of_play(self, m: SlotMachine) -> simpy.events.ProcessGenerator:
         """Until ``m``'s patron has left it and nothing is under way (then it is withdrawn)."""
@@ -509,8 +527,8 @@ class Lifecycle:
                           technician_name=tech if tech == CONTRACTOR else display_name(tech),
                           date=self._date())  # fmt: skip
                 self.repair_log.append(rec_seq)
-        m.withdrawn = None if m.withdrawn == "works" else m.withdrawn
-        m.place_back()
+        if m.withdrawn == "works":
+            m.place_back()
         self.downtime[wid] = self.env.now - start
         return "done"
 
@@ -545,8 +563,8 @@ class Lifecycle:
         self.emit(MachineMoved, machine=m.id, work=wid, from_zone=before, to_zone=m.spec.zone,
                   approval=approval, technician=got["technician"])  # fmt: skip
         self.staff.complete(job)
-        m.withdrawn = None if m.withdrawn == "works" else m.withdrawn
-        m.place_back()
+        if m.withdrawn == "works":
+            m.place_back()
         self.downtime[wid] = self.env.now - start
         return "done"
 
