@@ -715,6 +715,7 @@ class Lifecycle:
         self.board.decided("suspension", "suspended", m.id, work=w.id or "",
                            requested_t=self.env.now, reason=w.reason or "")  # fmt: skip
         self.emit(ApprovalSuspended, machine=m.id, reason=w.reason or "")
+        suspended = self.env.now
         if self.take("suspension_ignored", m.id, w.id or ""):
             return "ignored"
         self._manual("machine_removal", m.id, w.id or "")
@@ -726,6 +727,7 @@ class Lifecycle:
         while m.present:
             yield self.env.timeout(60.0)
         self.slots.put_back(m.id)
+        self.downtime[w.id or ""] = self.env.now - suspended  # out of play, suspended
         return "done"
 
     def _do_certificate_request(self, w: Work, approval: str) -> simpy.events.ProcessGenerator:

@@ -76,6 +76,8 @@ Procedure = Literal[
     "eprom_promo",
 ]
 PROCEDURES: tuple[str, ...] = get_args(Procedure)
+#: what the manual covers unless a scenario says otherwise: every topic and procedure, once
+DEFAULT_TOPICS: tuple[str, ...] = tuple(dict.fromkeys((*MANUAL_TOPICS, *PROCEDURES)))
 #: the procedures the Board must approve (items 9(c), 19(d), 19(e))
 BOARD_APPROVED: tuple[str, ...] = ("machine_removal", "eprom_copy_seal", "eprom_promo")
 
@@ -121,7 +123,7 @@ class Manual(_Model):
     """``[lifecycle.manual]``: what the internal controls procedures manual covers, and the
     procedures the Board approved."""
 
-    topics: tuple[NonEmptyStr, ...] = Field(default=(*MANUAL_TOPICS, *PROCEDURES), strict=False)
+    topics: tuple[NonEmptyStr, ...] = Field(default=DEFAULT_TOPICS, strict=False)
     approved: tuple[NonEmptyStr, ...] = Field(default=BOARD_APPROVED, strict=False)
 
 
