@@ -144,13 +144,14 @@ def compare(
     if focus is not None and precision is not None:
         focus = Focus(focus.kpis, precision)
     if focus is not None:
-        from twin.experiments.replication import KPIS
+        from twin.experiments.replication import KPIS, is_kpi
 
         for k in focus.kpis:
-            if k not in KPIS and not k.startswith("findings."):
+            if not is_kpi(k):
                 where = "--focus" if focus_kpis else f"{arm_p.source}: proposal.focus.kpis"
                 raise InputError(where, "", "a KPI (" + ", ".join(KPIS)
-                                 + ", or findings.<control id>)", k)  # fmt: skip
+                                 + ", findings.<control id>, or <department>.<key> of a "
+                                 "department's KPIs)", k)  # fmt: skip
     label = Path(arm_p.source).stem if arm_p.source != arm_p.ruleset else arm_p.ruleset
     out = out_dir or Path("out") / f"compare-{sc.scenario.name}-{label}"
     folder = RunFolder(out, replace=force, guard="compare.json")
@@ -353,7 +354,7 @@ def sweep(
     """
     from twin import api
     from twin.experiments.arms import check_on
-    from twin.experiments.replication import KPIS, Observation, Task
+    from twin.experiments.replication import KPIS, Observation, Task, is_kpi
     from twin.experiments.sweep import load_grid, render_html, render_text, to_json
     from twin.experiments.sweep import sweep as run_sweep
     from twin.outputs import RunFolder
@@ -363,9 +364,10 @@ def sweep(
     if workers is not None and scheduler is not None:
         raise InputError("command line", "--workers/--scheduler", "at most one of them", "both")
     for k in kpis:
-        if k not in KPIS and not k.startswith("findings."):
+        if not is_kpi(k):
             raise InputError("--kpi", "", "a KPI (" + ", ".join(KPIS)
-                             + ", or findings.<control id>)", k)  # fmt: skip
+                             + ", findings.<control id>, or <department>.<key> of a "
+                             "department's KPIs)", k)  # fmt: skip
     shown = kpis or ("theo_win_cents", "theo_hold_percent", "findings")
     path = (api.resolve(scenario) if scenario is not None else api.default_scenario()).resolve()
     if not path.is_file():

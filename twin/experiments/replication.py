@@ -66,6 +66,19 @@ KPIS: dict[str, str] = {
 }
 
 
+def is_kpi(name: str) -> bool:
+    """Whether a study can compare ``name``: a KPI of :data:`KPIS`, ``findings.<control>``,
+    or a department's KPI as ``<section>.<key>[.<subkey>...]`` (``lifecycle.downtime_hours.
+    replacement``, ``entrance.refusals``): every department section is observed, flattened."""
+    if name in KPIS or name.startswith("findings."):
+        return True
+    from twin.departments import plans
+
+    head, dot, rest = name.partition(".")
+    sections = {k().name for p in plans() if (k := p.kpis) is not None}
+    return bool(dot and rest) and head in sections
+
+
 def observe(result: RunResult) -> dict[str, float]:
     """The numbers of one run a study compares (NaN where a run has none, e.g. no play)."""
     k = result.kpis
@@ -204,4 +217,4 @@ def replicate(task: Task) -> Observation:
     )
 
 
-__all__ = ["KPIS", "Observation", "Task", "TheoreticalWin", "observe", "replicate"]
+__all__ = ["KPIS", "Observation", "Task", "TheoreticalWin", "is_kpi", "observe", "replicate"]
