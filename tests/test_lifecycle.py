@@ -78,16 +78,21 @@ def test_the_kpis_say_what_the_machines_went_through() -> None:
     k = metrics.kpis(casino.env.now).sections["lifecycle"]
     # 40 machines on the floor with B-R01 in for B-010; in reserve B-010 and B-N01 (acquired);
     # B-R02 sold; A-010 suspended and restored, so on the floor
-    assert k["machines_by_state"] == {"disposed": 1, "floor": 40, "reserve": 2}
+    assert k["machines_by_state"] == {"floor": 40, "reserve": 2, "suspended": 0, "disposed": 1}
     assert k["board_decisions"] == {
-        "conversion:approved": 1,
-        "deletion:deleted": 1,
-        "move:approved": 1,
-        "registration:registered": 43,  # 40 + 2 at the renewal, and the acquisition
-        "repair:approved": 1,
-        "replacement:approved": 1,
-        "suspension:suspended": 1,
+        "registration": 43,  # 40 + 2 at the renewal, and the acquisition
+        "amendment": 0,
+        "deletion": 1,
+        "conversion": 1,
+        "replacement": 1,
+        "move": 1,
+        "repair": 1,
+        "suspension": 1,
     }
+    assert k["board_decisions_by_outcome"] == {
+        "registered": 43, "refused": 0, "amended": 0, "deleted": 1, "approved": 4,
+        "suspended": 1,
+    }  # fmt: skip
     # the register's amendments for the conversion and the replacement (day 3, 14:21 and
     # 15:31) come 48 hours later, after the run's end
     assert k["board_wait_hours"]["conversion"] == {"n": 1, "mean": 48.0, "max": 48.0}
@@ -173,9 +178,7 @@ def test_a_bad_lifecycle_section_is_one_precise_error(
 
 
 def test_a_lifecycle_injection_needs_a_lifecycle(tmp_path: Path) -> None:
-    text = SMALL.read_text(encoding="utf-8") + (
-        '\n[[inject]]\nkind = "lifecycle_store_unlocked"\n'
-    )
+    text = SMALL.read_text(encoding="utf-8") + ('\n[[inject]]\nkind = "lifecycle_store_unlocked"\n')
     path = tmp_path / "no-lifecycle.toml"
     path.write_text(text.replace('"games/', f'"{SMALL.parent}/games/'), encoding="utf-8")
     proc = subprocess.run(

@@ -21,8 +21,17 @@ from twin.lifecycle.records import (
     SpecsFurnished,
     WorkDone,
 )
+from twin.lifecycle.section import WORK_KINDS
 from twin.machines.events import MachineInstalled
 from twin.records import Record
+
+
+#: the matters the Board decides and its decisions: every one is reported (0 when none), so
+#: two arms of a study always compare the same keys
+MATTERS = ("registration", "amendment", "deletion", "conversion", "replacement", "move",
+           "repair", "suspension")  # fmt: skip
+DECISIONS = ("registered", "refused", "amended", "deleted", "approved", "suspended")
+STATES = ("floor", "reserve", "suspended", "disposed")
 
 
 class LifecycleKpis:
@@ -95,14 +104,17 @@ class LifecycleKpis:
         if not self.active:
             return {}  # no [lifecycle] in the scenario
         by_state = Counter(self.state.values())
+        by_matter = Counter(k.partition(":")[0] for k in self.decisions.elements())
+        by_decision = Counter(k.partition(":")[2] for k in self.decisions.elements())
         return {
-            "machines_by_state": dict(sorted(by_state.items())),
-            "board_decisions": dict(sorted(self.decisions.items())),
+            "machines_by_state": {s: by_state.get(s, 0) for s in STATES},
+            "board_decisions": {m: by_matter.get(m, 0) for m in MATTERS},
+            "board_decisions_by_outcome": {d: by_decision.get(d, 0) for d in DECISIONS},
             "board_wait_hours": {
                 matter: {"n": len(w), "mean": round(sum(w) / len(w), 3), "max": round(max(w), 3)}
                 for matter, w in sorted(self.waits.items())
             },
-            "works": dict(sorted(self.works.items())),
+            "works": {k: self.works.get(k, 0) for k in WORK_KINDS},
             "work_outcomes": dict(sorted(self.outcomes.items())),
             "works_delayed_by_approval": len(self.approval_waits),
             "approval_wait_hours_total": round(sum(self.approval_waits), 3),
@@ -111,6 +123,6 @@ class LifecycleKpis:
             "outcome_affecting_repairs": self.outcome_repairs,
             "faults_found": self.faults,
             "faults_cleared": self.faults_cleared,
-            "downtime_hours": {k: round(v, 3) for k, v in sorted(self.downtime.items())},
+            "downtime_hours": {k: round(self.downtime.get(k, 0.0), 3) for k in WORK_KINDS},
             "downtime_hours_total": round(sum(self.downtime.values()), 3),
         }
