@@ -17,13 +17,12 @@ doors) with a program and its play; what is fixed about it is in :mod:`twin.mach
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from dataclasses import replace
 from typing import Any
 
 import simpy
 
-from twin.jobs import REPAIR
 from twin.machines.cabinet import Cabinet
 from twin.machines.engine import (
     BatchedEngine,
@@ -37,7 +36,7 @@ from twin.machines.events import GamesPlayed
 from twin.machines.misconduct import Misconduct
 from twin.machines.par import Game
 from twin.machines.sas import MeterCode
-from twin.machines.spec import Crew, Disruption, EngineKind, MachineSpec, Proc, Timing
+from twin.machines.spec import Crew, Disruption, EngineKind, MachineSpec, Timing
 
 # the casino imports the machine's spec types from here, as before the split (issue 26)
 __all__ = ["Crew", "Disruption", "EngineKind", "MachineSpec", "SlotMachine", "Timing"]
@@ -68,16 +67,6 @@ class SlotMachine(Cabinet):
         # level included (mixing two programs' games would look like dependence on the bet)
         self.tally = StretchTally(game)
         self.by_bet = {}
-
-    def convert_program(self, game: Game, done: Callable[[str], None]) -> Proc:
-        """An approved conversion: a technician changes the program with the slot door open;
-        ``done`` is called with the technician's id once the new program is in."""
-
-        def changed(tech: str) -> None:
-            self.swap_program(game)
-            done(tech)
-
-        yield from self._work_inside(REPAIR, 1.0, changed)
 
     def play_other_program_from(self, bet_units: int, game: Game) -> None:
         """Injected: from ``bet_units`` up, play ``game`` (same reels, other pays) instead."""

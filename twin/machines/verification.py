@@ -14,7 +14,8 @@ installation, after a conversion, every ``program_verification_hours`` (ruleset)
 end of the run. ``ProgramConverted`` records an approved conversion (First Schedule item
 3(a): "a hardware or software change in the machine"): a technician changes the program to
 another program the Board approved, with an inspector present, and the Board's register
-follows (``Casino.convert``; the ``convert_program`` command in ``twin.slots.actions``).
+follows (``Slots.convert``: a conversion work of the lifecycle department, or the
+``convert_program`` command in ``twin.slots.actions``).
 """
 
 from __future__ import annotations
