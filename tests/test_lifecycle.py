@@ -245,3 +245,15 @@ def test_the_manual_goes_to_the_secretary_in_office_hours(
     casino, sink = _from(start, [{"kind": "manual_request", "at_hours": at_hours}], 80.0)
     (rec,) = sink.of(ManualSubmitted)
     assert _local(casino, rec.t) == submitted
+
+
+def test_the_boards_48_hours_are_real_hours_across_the_change_to_summer_time() -> None:
+    """A request on Saturday 28 March 2026 at 11:00 (CET) is decided 48 real hours later:
+    Monday 30 March at 12:00 CEST, the clocks having gone forward on the Sunday."""
+    work = {"kind": "move", "machine": "T-004", "zone": "main", "at_hours": 1.0}
+    casino, sink = _from("2026-03-28T10:00:00", [work], 50.0)
+    (dec,) = [r for r in sink.of(BoardDecided) if r.matter == "move"]
+    assert (_local(casino, dec.requested_t), _local(casino, dec.t)) == (
+        "2026-03-28T11:00+01:00",
+        "2026-03-30T12:00+02:00",
+    )
