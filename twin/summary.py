@@ -129,6 +129,21 @@ def _section_lines(name: str, d: dict[str, Any], eur: Any) -> list[str]:
     out: list[str] = []
     if "lines" in d:  # a section that says itself what to print (the pit)
         out.extend(d["lines"])
+    elif name == "lifecycle":
+        done = {k: v for k, v in d["works"].items() if v}
+        down = {k: v for k, v in d["downtime_hours"].items() if v}
+        out.append(
+            f"  lifecycle: machines {_counts({k: v for k, v in d['machines_by_state'].items() if v})}; "
+            f"Board decisions: {_counts({k: v for k, v in d['board_decisions'].items() if v})}"
+        )
+        out.append(
+            f"  lifecycle works: {_counts(done)}; {d['works_delayed_by_approval']} waited "
+            f"{d['approval_wait_hours_total']:,.1f} h for the Board's approval; faults found "
+            f"{d['faults_found']}, cleared {d['faults_cleared']}; machine downtime "
+            f"{d['downtime_hours_total']:,.1f} h"
+            + (" (" + ", ".join(f"{k} {v:,.1f} h" for k, v in sorted(down.items())) + ")"
+               if down else "")
+        )  # fmt: skip
     elif name == "entrance":
         refused = d["refusals"]
         peers = ", ".join(f"{p} {n:,}" for p, n in sorted(d["peer_entries"].items()))
