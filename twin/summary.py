@@ -132,10 +132,9 @@ def _section_lines(name: str, d: dict[str, Any], eur: Any) -> list[str]:
     elif name == "lifecycle":
         done = {k: v for k, v in d["works"].items() if v}
         down = {k: v for k, v in d["downtime_hours"].items() if v}
-        out.append(
-            f"  lifecycle: machines {_counts({k: v for k, v in d['machines_by_state'].items() if v})}; "
-            f"Board decisions: {_counts({k: v for k, v in d['board_decisions'].items() if v})}"
-        )
+        states = {k: v for k, v in d["machines_by_state"].items() if v}
+        decided = {k: v for k, v in d["board_decisions"].items() if v}
+        out.append(f"  lifecycle: machines {_counts(states)}; Board decisions: {_counts(decided)}")
         out.append(
             f"  lifecycle works: {_counts(done)}; {d['works_delayed_by_approval']} waited "
             f"{d['approval_wait_hours_total']:,.1f} h for the Board's approval; faults found "
