@@ -246,7 +246,7 @@ def _removed(e: _Engine, t: float, date: str, returning: bool = True) -> None:
     e.at(
         t, MachineRemoved, date=date, reason="repair", returning=returning, asset_number="AN-1",
         registration="MGB-B-0001", technician="TEC-day-01", attendant="ATT-day-01",
-        witness="INS-day-01",
+        witness="INS-day-01", hopper_left=0,
     )  # fmt: skip
 
 

@@ -107,10 +107,11 @@ def test_an_unknown_job_kind_in_dispatch(tmp_path: Path) -> None:
     err = load_error(path)
     assert err.key == "staff.dispatch.operator[0]"
     assert err.found == "hand_pays"
-    # the error lists every kind a scenario may name, the drop and removals included
+    # the error lists every kind a scenario may name, the drop, removals and the lifecycle's
+    # works included
     assert err.expected == (
         "one of 'hand_pay', 'hopper_fill', 'repair', 'door_check', 'drop_collection', "
-        "'machine_removal', 'machine_return'"
+        "'machine_removal', 'machine_return', 'machine_work', 'eprom_custody', 'seal_check'"
     )
     path = broken(
         tmp_path, "tiny.toml", "[staff]\n", '[staff]\ndispatch = { priority = ["drop"] }\n'
