@@ -254,7 +254,7 @@ class Lifecycle:
         for w in cfg.works:
             if w.approval == "granted" and self._needs_approval(w):
                 self.board.decided(self._matter(w), "approved", w.machine or "", work=w.id or "",
-                                   approval=self.board.approval_ref(), requested_t=0.0,
+                                   approval=self._granted_ref(w), requested_t=0.0,
                                    reason="approved before the run")  # fmt: skip
         self.env.process(self.audit_store_daily())
         if self.seal_check_days > 0:
