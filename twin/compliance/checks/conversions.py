@@ -33,7 +33,7 @@ def lodge_deadline(converted: datetime, days: int, country: str) -> datetime:
 
 @control(
     "MT98.S1.11a",
-    kind=Kind.GOVERNANCE,
+    kind=Kind.RUNTIME,
     title="Conversions only by licensed people, after written Board approval",
     reads=(
         "casino_licence_event",

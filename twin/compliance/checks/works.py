@@ -313,7 +313,7 @@ class MediaCopiedByWhom(Checker):
 
 @control(
     "MT98.S1.13",
-    kind=Kind.GOVERNANCE,
+    kind=Kind.RUNTIME,
     title="Machine moves and replacements need written Board approval",
     reads=("board_decided", "machine_moved", "machine_replaced"),
     params=(REPLACEMENT_NEEDS_APPROVAL.key,),
@@ -517,7 +517,7 @@ class GoodCondition(Checker):
 
 @control(
     "MT98.S1.14c",
-    kind=Kind.GOVERNANCE,
+    kind=Kind.RUNTIME,
     title="Outcome-affecting repairs need Board authorisation",
     reads=("board_decided", "machine_repaired"),
     observes=(),
@@ -631,7 +631,7 @@ class RepairLog(Checker):
 
 @control(
     "MT98.S1.17",
-    kind=Kind.RUNTIME,
+    kind=Kind.GOVERNANCE,
     title="Suspension of machines that do not operate as certified or approved",
     reads=(
         "approval_suspended",
