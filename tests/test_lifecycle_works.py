@@ -75,7 +75,7 @@ class Case:
 #: case id -> the control it proves, the finding's subject and its exact message
 CASES: dict[str, Case] = {
     "S1.9a": Case("MT98.S1.9a", "B-010",
-                  "machine B-010 was taken off the floor (replacement) with 154 coins still in "
+                  "machine B-010 was taken off the floor (replacement) with 1376 coins still in "
                   "its hopper: its contents were not secured",
                   {"inject": [{"kind": "removal_contents_unsecured", "machine": "B-010"}]}),
     "S1.9b": Case("MT98.S1.9b", "B-010",
@@ -95,7 +95,7 @@ CASES: dict[str, Case] = {
                    "who made it and its date",
                    {"inject": [{"kind": "lifecycle_conversion_unrecorded"}]}),
     "S1.11c": Case("MT98.S1.11c", "B-005",
-                   "machine B-005's conversion of 2026-03-04T14:44:56+01:00 was not lodged with "
+                   "machine B-005's conversion of 2026-03-04T14:21:41+01:00 was not lodged with "
                    "the Secretary by 2026-03-06T00:00:00+01:00 (1 working day(s))",
                    {"inject": [{"kind": "lifecycle_conversion_lodged_late"}]}),
     "S1.12": Case("MT98.S1.12", "M-ebd6c526",
@@ -130,8 +130,8 @@ CASES: dict[str, Case] = {
                    "written list of repairs",
                    {"inject": [{"kind": "lifecycle_repair_unlogged"}]}),
     "S1.17": Case("MT98.S1.17", "A-010",
-                  "machine A-010, whose approval the Board suspended, was played (212 games by "
-                  "P001499) before its approval was restored",
+                  "machine A-010, whose approval the Board suspended, was played (927 games by "
+                  "P000094) before its approval was restored",
                   {"inject": [{"kind": "lifecycle_suspension_ignored"}]}),
 }  # fmt: skip
 #: a replacement without approval is also reg 31(1)'s (another module): ours is asserted
@@ -495,17 +495,22 @@ def test_a_repair_log_refused_to_the_inspector_is_found() -> None:
 
 
 def test_the_session_under_way_at_a_suspension_may_finish() -> None:
-    """On the clean floor A-010's patron in session at the notice plays on to the end of the
-    session (no finding); nobody else plays it until the approval is restored."""
-    _, sink = floor()
+    """A-010's patron in session at the notice (the suspension moved to 12 h, while P000883
+    plays it) plays on to the end of the session (no finding); nobody else plays it until the
+    approval is restored."""
+    works = copy.deepcopy(WORKS)
+    (susp,) = [w for w in works if w["kind"] == "suspension"]
+    susp["at_hours"] = 12.0
+    _, sink = run(works=works, hours=40.0)
+    assert [f.control for f in findings(sink)] == []
     notice = next(r for r in sink.records if r.kind == "approval_suspended")
     restored = next(r for r in sink.records if r.kind == "approval_restored")
     during = [r for r in sink.records if isinstance(r, GamesPlayed) and r.machine == "A-010"
               and notice.t < r.t < restored.t]  # fmt: skip
-    assert [(r.patron, r.t) for r in during] == [("P001816", 47613.65625)]
+    assert during and {r.patron for r in during} == {"P000883"}
     started = [r for r in sink.records if r.kind == "session_started" and r.machine == "A-010"
                and r.t < notice.t]  # fmt: skip
-    assert started[-1].patron == "P001816"
+    assert started[-1].patron == "P000883"
 
 
 def _evidence_kinds(sink: MemorySink, f: Finding) -> list[str]:
