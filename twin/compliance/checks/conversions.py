@@ -45,7 +45,7 @@ def lodge_deadline(converted: datetime, days: int, country: str) -> datetime:
         "meters_read",
     ),
     observes=("program_converted",),
-    needs="a conversion on a floor with " + NEEDS_LIFECYCLE,
+    needs="a conversion (its licence part: on a floor with " + NEEDS_LIFECYCLE + ")",
     test=C + "S1.11a]",
     checks={
         "the conversion is made by a person the Board licensed for maintenance": C
@@ -63,6 +63,8 @@ def lodge_deadline(converted: datetime, days: int, country: str) -> datetime:
         "find a program the Board does not hold",
         "a conversion by an unlicensed person is found here only, not also under item 14(a): "
         "11(a) is the clause for conversions",
+        "who converts on a floor without a [lifecycle] (it keeps no register of licences); the "
+        "approval is checked everywhere: a floor without one has no approval on record",
     ),
 )
 class ConversionAuthorised(_Works, _ApprovedProgram):
@@ -78,10 +80,8 @@ class ConversionAuthorised(_Works, _ApprovedProgram):
         if self.follow_works(rec):
             return
         self.follow(rec)
-        if not self.lifecycle:
-            return
-        if isinstance(rec, ProgramConverted):
-            self.converted(rec)
+        if isinstance(rec, ProgramConverted):  # with or without a lifecycle: no approval
+            self.converted(rec)  # on record is no approval
             return
         swapped = swapped_program(self, rec)
         if swapped is not None:
@@ -97,7 +97,7 @@ class ConversionAuthorised(_Works, _ApprovedProgram):
 
     def converted(self, rec: ProgramConverted) -> None:
         m = rec.machine
-        if rec.technician not in self.licensed:
+        if self.lifecycle and rec.technician not in self.licensed:  # licences: the lifecycle's
             self.report(
                 (m, rec.technician),
                 f"machine {m} was converted to {rec.game_id} by {rec.technician}, whom the "

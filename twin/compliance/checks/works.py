@@ -401,8 +401,8 @@ class MoveApproved(_Works):
         "tilt_repaired",
         "machine_fault_cleared",
     ),
-    observes=("machine_repaired", "tilt_repaired", "machine_fault_cleared"),
-    needs="maintenance on a floor with " + NEEDS_LIFECYCLE,
+    observes=(),  # counted by the checker: maintenance where licences are kept, every check
+    needs="maintenance on a floor with " + NEEDS_LIFECYCLE + ", or a program check",
     test=C + "S1.14a]",
     checks={
         "maintenance (a repair, a tilt cleared, a fault repaired) only by a person the Board "
@@ -416,6 +416,8 @@ class MoveApproved(_Works):
         "a conversion by an unlicensed person is item 11(a)'s finding (the clause for "
         "conversions), not also this one",
         "door openings name who opened them but are not maintenance",
+        "who maintains the machines of a floor without a [lifecycle] (it keeps no register of "
+        "licences): there only the alteration part is checked",
     ),
 )
 class LicensedMaintenance(_Works, _ApprovedProgram):
@@ -427,11 +429,13 @@ class LicensedMaintenance(_Works, _ApprovedProgram):
         if self.follow_works(rec):
             return
         self.follow(rec)
-        if not self.lifecycle:
-            return
         if isinstance(rec, (MachineRepaired, TiltRepaired, MachineFaultCleared)):
             tech = rec.technician
-            if tech and tech not in self.licensed:
+            # who is licensed is the lifecycle's record (maintenance_licence); a floor without
+            # one keeps no licences, and its maintenance is not judged here
+            if self.lifecycle:
+                self.observed()
+            if self.lifecycle and tech and tech not in self.licensed:
                 what = {
                     MachineRepaired: "repaired",
                     TiltRepaired: "cleared of a tilt",
@@ -444,6 +448,8 @@ class LicensedMaintenance(_Works, _ApprovedProgram):
                     (rec.seq,),
                 )
             return
+        if isinstance(rec, ProgramVerified | MetersRead):
+            self.observed()  # a check of what the machine runs
         swapped = swapped_program(self, rec)
         if swapped is not None:
             m = rec.entity("machine")
