@@ -91,6 +91,10 @@ def run_from(start: str, **kw: Any) -> tuple[Casino, MemorySink]:
     """The test floor started at ``start`` (local) instead of Monday 2 March 10:00."""
     data = scenario_data(**kw)
     data["scenario"]["start"] = datetime.fromisoformat(start)
+    return run_data(data)
+
+
+def run_data(data: dict[str, Any]) -> tuple[Casino, MemorySink]:
     sc = parse_scenario(data, source=str(SMALL), base_dir=SMALL.parent)
     sink = MemorySink()
     casino = Casino(sc, sinks=[sink])
@@ -317,7 +321,29 @@ def test_a_manual_without_an_approved_copy_and_seal_procedure_is_found() -> None
     assert kinds(sink, f) == ("icpm_filed",)
     assert f.message == (
         "the internal controls manual as approved by the Board (version 1) does not document "
-        "the eprom copy seal procedure"
+        "the EPROM copying and sealing procedure"
+    )
+
+
+def test_a_promotional_eprom_sealed_without_an_approved_procedure_is_found() -> None:
+    """Bank T made promotional tournament machines: their EPROMs, sealed at t = 0, need the
+    Board-approved procedure for promotional EPROMs (item 19(e)); the default manual has it."""
+    for approved, expected in (
+        (list(BOARD_APPROVED), []),
+        (["machine_removal", "eprom_copy_seal"], ["MT98.S1.19d"]),
+    ):
+        data = scenario_data(hours=24, manual={"topics": list(ALL_TOPICS), "approved": approved})
+        for bank in data["floor"]["banks"]:
+            if bank["id"] == "T":
+                bank.update(promotional=True, game="games/promo-tournament.toml")
+        _, sink = run_data(data)
+        assert [f.control for f in findings(sink)] == expected
+    f = findings(sink)[0]
+    assert kinds(sink, f) == ("icpm_filed", "eprom_sealed")
+    assert sink.records[f.evidence[1]].machine == "T-001"  # type: ignore[attr-defined]
+    assert f.message == (
+        "the internal controls manual as approved by the Board (version 1) does not document "
+        "the competition and promotional EPROM procedure"
     )
 
 

@@ -37,6 +37,13 @@ MANUAL = "icpm"
 SEAL_CHECK_GRACE_S = 12 * 3600.0
 
 
+#: the procedures of items 19(d) and (e), in words
+PROCEDURE_WORDS = {
+    "eprom_copy_seal": "EPROM copying and sealing",
+    "eprom_promo": "competition and promotional EPROM",
+}
+
+
 def _words(topic: str) -> str:
     return topic.replace("_", " ")
 
@@ -370,9 +377,8 @@ class EpromRegister(Checker):
         + "test_daily_seal_checks_cost_staff_time_and_are_clean",
     },
     unchecked=(
-        "competition and promotional EPROMs (19(e)): checked (the manual's approved "
-        "eprom_promo when a promotional EPROM is sealed), but the test floor has no "
-        "promotional machine, so no test makes it fail",
+        "19(e)'s procedure for competition EPROMs outside machines (a tournament's spare "
+        "media): the twin's promotional EPROMs are the ones sealed into promotional machines",
     ),
 )
 class CopySealProcedure(Checker):
@@ -397,7 +403,7 @@ class CopySealProcedure(Checker):
             ("manual", procedure),
             (MANUAL,),
             f"the internal controls manual as approved by the Board ({version}) does not "
-            f"document the {_words(procedure)} procedure",
+            f"document the {PROCEDURE_WORDS[procedure]} procedure",
             evidence,
         )
 
