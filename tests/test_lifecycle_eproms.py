@@ -22,7 +22,7 @@ from twin.casino import Casino
 from twin.compliance.findings import Finding
 from twin.departments import parse_scenario
 from twin.lifecycle.model import Lifecycle
-from twin.lifecycle.records import EpromDestroyed, EpromVerified
+from twin.lifecycle.records import EpromDestroyed, EpromVerified, SealChecked
 from twin.lifecycle.section import BOARD_APPROVED, MANUAL_TOPICS, PROCEDURES
 from twin.records import MemorySink, Record
 
@@ -364,6 +364,26 @@ def test_daily_seal_checks_cost_staff_time_and_are_clean() -> None:
     assert casino.compliance is not None
     verdicts = {v.control: v for v in casino.compliance.verdicts()}
     assert verdicts["MT98.S1.19d"].status == "checked"
+
+
+def test_a_seal_found_other_than_registered_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Daily checks; the first finds A-005 carrying a seal other than the one registered
+    for it at t = 0 (S-00005). The model's checks always find the seal it applied."""
+    emit = Lifecycle.emit
+
+    def tampered(self: Lifecycle, cls: type[Record], **fields: Any) -> None:
+        if cls is SealChecked and fields["machine"] == "A-005":
+            fields.update(seal="S-99999")
+        emit(self, cls, **fields)
+
+    monkeypatch.setattr(Lifecycle, "emit", tampered)
+    _, sink = run(hours=30, overrides={"eprom_seal_check_days": 1})
+    f = only(sink, "MT98.S1.19d")
+    assert f.subjects == ("A-005",)
+    assert kinds(sink, f) == ("eprom_sealed", "seal_checked")
+    assert f.message == (
+        "the EPROM seal of A-005 was found S-99999 at a check, not the registered S-00005"
+    )
 
 
 def test_seal_checks_that_never_come_are_found(monkeypatch: pytest.MonkeyPatch) -> None:

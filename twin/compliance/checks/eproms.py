@@ -72,6 +72,7 @@ def _words(topic: str) -> str:
     unchecked=(
         "what each topic of the manual says (its content): the twin's manual is a list of topics",
         "'his authorised representative': the Secretary is the only one who asks in the twin",
+        "that the manual submitted is the one in force: the twin submits the one filed",
     ),
 )
 class ManualInForce(Checker):
@@ -372,9 +373,9 @@ class EpromRegister(Checker):
         + "test_a_manual_without_an_approved_copy_and_seal_procedure_is_found",
         "copies are made and EPROMs sealed to that procedure, each seal numbered": INJ + "[S1.19d]",
         "a seal checked is the one registered for the machine (eprom_seal_check_days > 0)": T
-        + "test_daily_seal_checks_cost_staff_time_and_are_clean",
+        + "test_a_seal_found_other_than_registered_is_found",
         "seals are checked every eprom_seal_check_days when it is above 0": T
-        + "test_daily_seal_checks_cost_staff_time_and_are_clean",
+        + "test_seal_checks_that_never_come_are_found",
     },
     unchecked=(
         "19(e)'s procedure for competition EPROMs outside machines (a tournament's spare "
