@@ -62,7 +62,7 @@ CASES: dict[str, tuple[str, str, tuple[str, ...], tuple[str, ...], str]] = {
         ("M-ebd6c526",),
         ("eprom_vault_access",),
         "the removal of master EPROM M-ebd6c526 from the secured area is entered in the "
-        "register without the reason and the signatures of TEC-evening-01, ATT-evening-01",
+        "register without the reason and the signatures of TEC-night-01, ATT-night-03",
     ),
     "S1.19d": (
         "lifecycle_seal_off_procedure",

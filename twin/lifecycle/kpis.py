@@ -25,7 +25,6 @@ from twin.lifecycle.section import WORK_KINDS
 from twin.machines.events import MachineInstalled
 from twin.records import Record
 
-
 #: the matters the Board decides and its decisions: every one is reported (0 when none), so
 #: two arms of a study always compare the same keys
 MATTERS = ("registration", "amendment", "deletion", "conversion", "replacement", "move",

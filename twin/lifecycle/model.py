@@ -19,7 +19,7 @@ the workflow it spoils takes it (:meth:`Lifecycle.take`) once, when it comes.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from typing import Any
 
 import simpy
@@ -289,20 +289,26 @@ class Lifecycle:
         self.emit(EpromRegistered, eprom=eprom, board_licence_no=lic,
                   manufacturer="Acme Gaming Ltd")  # fmt: skip
 
-    def _seal(self, m: SlotMachine, sig: str, tech: str, *, at_start: bool = False) -> None:
+    def _seal(
+        self, m: SlotMachine, sig: str, tech: str, *, at_start: bool = False, eprom: str = ""
+    ) -> None:
+        """``eprom`` (a copy of the master of ``sig``; default the master's copy the machine
+        came with) sealed into ``m`` by ``tech`` (item 19(d))."""
         self._seal_no += 1
         seal = f"S-{self._seal_no:05d}"
         procedure = at_start or not self.take("seal_off_procedure", m.id)
         self.seals[m.id] = seal if procedure else ""
-        self.emit(EpromSealed, machine=m.id, eprom=self.masters.get(sig, ""),
+        self.emit(EpromSealed, machine=m.id, eprom=eprom or self.masters.get(sig, ""),
                   seal=seal if procedure else "", technician=tech,
                   promotional=m.spec.promotional, procedure=procedure)  # fmt: skip
 
     def take_master(
         self, sig: str, reason: str, work: str, copy_by: str | None
-    ) -> simpy.events.ProcessGenerator:
+    ) -> Generator[simpy.events.Event, Any, str]:
         """A master EPROM out of the secure area under dual control, copied (by the licensee
-        or a licensed manufacturer, to the manual's procedure), and back."""
+        or a licensed manufacturer, to the manual's procedure), and back; returns the copy's
+        id ("" when none was made)."""
+        copy = ""
         eprom = self.masters[sig]
         single = self.take("eprom_single_custody", eprom, work)
         roles = ("technician",) if single else ("technician", "attendant")
@@ -325,6 +331,7 @@ class Lifecycle:
         self.emit(EpromVaultAccess, eprom=eprom, custodians=custodians, action="in",
                   reason=reason, signatures=custodians)  # fmt: skip
         self.staff.complete(job)
+        return copy
 
     def check_seals(self) -> simpy.events.ProcessGenerator:
         """Every ``eprom_seal_check_days`` a technician and an inspector check every
@@ -459,14 +466,14 @@ class Lifecycle:
         game = self.slots.approve_program(w.game)
         wid = w.id or ""
         self._manual("conversions", m.id, wid)
-        yield from self.take_master(game.signature, f"conversion of {m.id}", wid, copy_by="")
+        copy = yield from self.take_master(game.signature, f"conversion of {m.id}", wid, "")
         unlicensed = self.take("conversion_by_unlicensed", m.id, wid)
         start = self.env.now
         converted: dict[str, str] = {}
 
         def done(tech: str, before: str) -> None:
             converted.update(tech=tech, before=before)
-            self._seal(m, game.signature, tech)
+            self._seal(m, game.signature, tech, eprom=copy)
 
         yield from self.slots.convert(m, game, approval, CONTRACTOR if unlicensed else None, done)
         self.downtime[wid] = self.env.now - start
