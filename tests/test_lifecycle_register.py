@@ -49,8 +49,10 @@ MINE = frozenset(
         "MT98.R34",
     }
 )
-#: the ids this module proves (tests/test_controls.py checks every control has a case)
-INJECTED_CONTROLS = MINE
+#: the ids this module proves (tests/test_controls.py checks every control is proven in one
+#: place): reg 30(2)'s injection is the slot floor's program swap, which tests/test_controls.py's
+#: cases (S1.1a, S1.1b.i, S1.1b.ii, S1.15, S1.20f) prove there; its case here is this floor's
+INJECTED_CONTROLS = MINE - {"MT98.R30.2"}
 
 
 def _works(**changes: dict[str, Any]) -> list[dict[str, Any]]:
@@ -187,7 +189,7 @@ def test_injected_violation_is_found(cid: str) -> None:
 
 
 def test_every_control_has_a_case() -> None:
-    assert {"MT98." + c for c in CASES} == INJECTED_CONTROLS
+    assert {"MT98." + c for c in CASES} == MINE
 
 
 def test_a_program_swap_is_reg_30_2_not_28_3a() -> None:
@@ -304,8 +306,8 @@ def test_the_secretarys_notice_is_due_the_next_working_day() -> None:
     (Tuesday 31) to Wednesday 1 April."""
     tz = Clock(datetime(2026, 3, 2, 10, 0), "Europe/Malta").zone
 
-    def due(*d: int) -> datetime:
-        return notice_deadline(datetime(*d, 15, 0, tzinfo=tz), "MT")
+    def due(y: int, m: int, d: int) -> datetime:
+        return notice_deadline(datetime(y, m, d, 15, 0, tzinfo=tz), "MT")
 
     assert due(2026, 3, 4) == datetime(2026, 3, 6, tzinfo=tz)  # Wednesday -> Thursday
     assert due(2026, 3, 6) == datetime(2026, 3, 10, tzinfo=tz)  # Friday -> Monday
@@ -359,7 +361,8 @@ class _Engine:
         self.bus.attach(self.sink)
 
     def t(self, when: tuple[int, ...]) -> float:
-        return self.clock.seconds(datetime(*when))  # type: ignore[misc]
+        y, mo, d, h, mi = when
+        return self.clock.seconds(datetime(y, mo, d, h, mi))
 
     def at(self, when: tuple[int, ...], cls: type[Record], **fields: Any) -> None:
         t = self.t(when)
@@ -538,3 +541,31 @@ def test_a_filing_without_the_certificate() -> None:
         "the altered specifications of machine B-005 reached the Board without the "
         "certificate of registered machines for amendment (reg 35(1))"
     )
+
+
+def _approved(matter: str, work: str) -> dict[str, Any]:
+    return {"matter": matter, "decision": "approved", "work": work, "approval": "BA-0007",
+            "requested_t": 0.0, "in_writing": True, "registered": 40, "reserve": 2,
+            "reason": ""}  # fmt: skip
+
+
+def test_the_approval_must_come_before_the_replacement() -> None:
+    """The second proviso's approval is a prior one, for the replacement: one given after it,
+    or one for another work (a move), is none."""
+    cases = (
+        ((2026, 3, 4, 14, 0), "replacement", "W04", False),  # before: in order
+        ((2026, 3, 4, 16, 0), "replacement", "W04", True),  # after the replacement
+        ((2026, 3, 4, 14, 0), "move", "W10", True),  # another matter and work
+    )
+    for when, matter, work, found in cases:
+        e = _Engine("MT98.R31.1.p2")
+        replaced = {"machine": "B-R01", "replaced": "B-010", "work": "W04",
+                    "source": "reserve", "approval": "", "floor_machines": 40,
+                    "licensed_machines": 40}  # fmt: skip
+        events = sorted([(when, BoardDecided, {"machine": "B-010", **_approved(matter, work)}),
+                         ((2026, 3, 4, 15, 0), MachineReplaced, replaced)],
+                        key=lambda x: x[0])  # fmt: skip
+        for at, cls, fields in events:
+            e.at(at, cls, **fields)
+        got = e.findings(until=(2026, 3, 5, 0, 0))
+        assert [f.subjects for f in got] == ([("B-R01", "B-010")] if found else []), when
