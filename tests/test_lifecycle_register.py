@@ -221,6 +221,18 @@ def test_the_default_left_out_machine_then_operates_unregistered() -> None:
     }
 
 
+def test_an_acquired_machine_registered_beyond_the_licence() -> None:
+    """The Board registers the machine acquired at 12 h (work W11) for the gaming area, two
+    days later, with the licensed 40 already there: the registration that takes it to 41."""
+    _, sink = run(inject=[{"kind": "lifecycle_board_registers_beyond_licence", "target": "W11"}])
+    (f,) = _found(sink)
+    assert (f.control, f.subjects, f.at) == (
+        "MT98.R31.1",
+        ("B-N01",),
+        "2026-03-04T22:00:00+01:00",
+    )
+
+
 # -- data: looser and stricter floors ---------------------------------------------------------
 
 

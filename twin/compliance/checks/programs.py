@@ -82,8 +82,7 @@ class _ApprovedProgram(Checker):
         (
             "the program a machine actually runs (shown by a signature challenge), whatever it "
             "reports"
-        ): P
-        + "test_tampered_low_return_program_is_found_under_1a_and_r30_2_from_the_verification",
+        ): P + "test_tampered_low_return_program_is_found_under_1a_and_r30_2_from_the_verification",
         "the program an approved conversion puts in": P
         + "test_an_approved_conversion_to_a_low_return_program_raises_1a_only",
     },

@@ -62,6 +62,8 @@ class _Licensed(Checker):
     checks={
         "no registration takes the machines registered for the gaming area above the number the "
         "licence authorises": C + "R31.1]",
+        "... at the licence event and at the registration of a machine acquired later": T
+        + "test_an_acquired_machine_registered_beyond_the_licence",
     },
     unchecked=(
         "(a) whether the machine is an authorised machine (reg 28) complying with the licence "
@@ -144,7 +146,7 @@ class ReserveStore(_Licensed):
                 ("area", store),
                 subject,
                 f"reserve machines are kept in {store}, which is part of the gaming area",
-                evidence,
+                (rec.seq,),
             )
         if not locked:
             self.report(
