@@ -233,6 +233,18 @@ def test_an_acquired_machine_registered_beyond_the_licence() -> None:
     )
 
 
+def test_a_licence_grant_files_every_machine_as_granted() -> None:
+    """On a grant (not a renewal) the pack is filed with the grant: every machine, no
+    finding, and the control is exercised."""
+    casino, sink = run(licence="grant")
+    assert _found(sink) == []
+    reasons = {r.reason for r in sink.records if isinstance(r, SpecsFurnished) and r.t == 0.0}
+    assert reasons == {"grant"}
+    assert casino.compliance is not None
+    verdicts = {v.control: v.status for v in casino.compliance.verdicts()}
+    assert verdicts["MT98.R30.1a"] == "checked"
+
+
 # -- data: looser and stricter floors ---------------------------------------------------------
 
 

@@ -78,6 +78,7 @@ class _Deadlines(Checker):
         "every machine kept for use at the grant or renewal, on the floor and in the reserve "
         "store, has its specifications furnished with the reason of the licence event": C
         + "R30.1a]",
+        "a grant as a renewal": T + "test_a_licence_grant_files_every_machine_as_granted",
         "'on' the grant or renewal: by the end of its calendar day": T
         + "test_specs_on_the_licence_event_are_due_by_the_end_of_its_day",
     },
