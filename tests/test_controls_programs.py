@@ -44,6 +44,14 @@ def floor_data(hours: float = 24.0, seed: int | None = None) -> dict[str, Any]:
     return data
 
 
+def convert(data: dict[str, Any], machine: str, at_hours: float, game: Path) -> None:
+    """A conversion of ``machine`` to ``game`` at ``at_hours``, under the Board's written
+    approval given before the run (a ``[[lifecycle.works]]`` conversion)."""
+    work = {"kind": "conversion", "machine": machine, "at_hours": at_hours, "game": str(game),
+            "approval": "granted"}  # fmt: skip
+    data.setdefault("lifecycle", {}).setdefault("works", []).append(work)
+
+
 def run(
     data: dict[str, Any], controls: Iterable[str] | None = None
 ) -> tuple[Casino, MemorySink, dict[str, list[str]]]:
@@ -59,7 +67,7 @@ def run(
     return casino, sink, found
 
 
-PROGRAM_CONTROLS = ("MT98.S1.1a", "MT98.S1.3a", "MT98.R28.3a")
+PROGRAM_CONTROLS = ("MT98.S1.1a", "MT98.S1.3a", "MT98.R28.3a", "MT98.R30.2")
 
 
 # -- program verification: 1(a) and reg 28(3)(a) on what the machine actually runs ---------
@@ -72,17 +80,18 @@ def test_the_answer_to_a_signature_challenge_depends_on_the_seed_and_every_progr
     assert rom_signature(1, a) != rom_signature(1, b)
 
 
-def test_tampered_low_return_program_is_found_under_1a_and_r28_3a_from_the_verification() -> None:
+def test_tampered_low_return_program_is_found_under_1a_and_r30_2_from_the_verification() -> None:
     """The machine runs low-return (82 %) while reporting the approved signature: only the
-    signature challenge shows it; both 1(a) and reg 28(3)(a) (reg 30(2): it no longer matches
-    its registration) name the machine, citing the challenge. A program swap is a software
-    change, not a 3(a) finding: 3(a) leaves the machine out of its test."""
+    signature challenge shows it; both 1(a) and reg 30(2) (it no longer matches its
+    registration: treated as not registered) name the machine, citing the challenge. A
+    program swap is a software change, not a 3(a) finding: 3(a) leaves the machine out of
+    its test."""
     data = floor_data(hours=8.0)
     data["inject"] = [
         {"kind": "tampered_game", "machine": "B-003", "game": str(LOW), "at_hours": 2.0}
     ]
     casino, sink, found = run(data, PROGRAM_CONTROLS)
-    assert found == {"MT98.S1.1a": ["B-003"], "MT98.R28.3a": ["B-003"]}
+    assert found == {"MT98.S1.1a": ["B-003"], "MT98.R30.2": ["B-003"]}
     # the machine kept reporting the approved program in every meter reading
     approved = casino.machine("B-001").spec.game.signature
     assert {r.program_signature for r in sink.of(MetersRead) if r.machine == "B-003"} == {approved}
@@ -103,7 +112,7 @@ def test_tampering_is_found_at_the_first_verification_after_it() -> None:
     casino, sink, _ = run(data, PROGRAM_CONTROLS)
     assert casino.compliance is not None
     times = {f.control: sink.records[f.evidence[0]].t for f in casino.compliance.findings}
-    assert times == {"MT98.S1.1a": 4 * 3600.0, "MT98.R28.3a": 4 * 3600.0}
+    assert times == {"MT98.S1.1a": 4 * 3600.0, "MT98.R30.2": 4 * 3600.0}
 
 
 def test_verifications_at_install_on_schedule_and_at_closing() -> None:
@@ -128,7 +137,7 @@ def test_an_approved_conversion_raises_neither_3a_nor_1a() -> None:
     changes by a recorded software change, the new program is verified, and it returns
     more than 85 %; 3(a) tests each program's play on its own (no change within either)."""
     data = floor_data(hours=8.0)
-    data["conversions"] = [{"machine": "B-003", "at_hours": 2.0, "game": str(VIDEO)}]
+    convert(data, "B-003", 2.0, VIDEO)
     casino, sink, found = run(data, PROGRAM_CONTROLS)
     assert found == {}
     (conv,) = sink.of(ProgramConverted)
@@ -149,7 +158,7 @@ def test_an_approved_conversion_to_a_low_return_program_raises_1a_only() -> None
     """A recorded conversion is a lawful way to change the payback (no 3(a)); the program it
     puts in must still return 85 % (1(a) cites the conversion record)."""
     data = floor_data(hours=8.0)
-    data["conversions"] = [{"machine": "B-003", "at_hours": 2.0, "game": str(LOW)}]
+    convert(data, "B-003", 2.0, LOW)
     casino, sink, found = run(data, PROGRAM_CONTROLS)
     assert found == {"MT98.S1.1a": ["B-003"]}
     assert casino.compliance is not None
@@ -157,16 +166,16 @@ def test_an_approved_conversion_to_a_low_return_program_raises_1a_only() -> None
     assert isinstance(sink.records[f.evidence[0]], ProgramConverted)
 
 
-def test_the_same_program_swap_without_a_conversion_record_is_found_under_r28_3a() -> None:
+def test_the_same_program_swap_without_a_conversion_record_is_found_under_r30_2() -> None:
     """The control for the test above: the same change, made with no record (swap_game). It
-    is a software change without the Board's approval (First Schedule 11(a), 14(a), reg
-    30(2): the machine-lifecycle issue); until that is implemented it is found under reg
-    28(3)(a), a machine that no longer matches its registration. It is no 3(a) finding: the
-    payback changed by a software change, and 3(a) leaves the swapped machine out."""
+    is a software change without the Board's approval (First Schedule 11(a), 14(a)), and the
+    machine no longer matches its registration: reg 30(2) treats it as not registered (reg
+    28(3)(a) holds: it was installed as registered). It is no 3(a) finding: the payback
+    changed by a software change, and 3(a) leaves the swapped machine out."""
     data = floor_data(hours=8.0)
     data["inject"] = [{"kind": "swap_game", "machine": "B-003", "game": str(VIDEO), "at_hours": 2}]
     casino, sink, found = run(data, PROGRAM_CONTROLS)
-    assert found == {"MT98.R28.3a": ["B-003"]}
+    assert found == {"MT98.R30.2": ["B-003"]}
     assert casino.compliance is not None
     (f,) = casino.compliance.findings
     assert "reg 30(2)" in f.message
@@ -183,7 +192,7 @@ def test_tampering_detection_does_not_depend_on_the_seed(seed: int) -> None:
         {"kind": "tampered_game", "machine": "A-002", "game": str(LOW), "at_hours": 1.0}
     ]
     _, _, found = run(data, PROGRAM_CONTROLS)
-    assert found == {"MT98.S1.1a": ["A-002"], "MT98.R28.3a": ["A-002"]}
+    assert found == {"MT98.S1.1a": ["A-002"], "MT98.R30.2": ["A-002"]}
 
 
 def test_a_conversion_to_an_unapproved_program_is_refused_with_the_reason() -> None:
@@ -205,10 +214,10 @@ def test_a_conversion_to_an_unapproved_program_is_refused_with_the_reason() -> N
 
 def test_a_conversion_of_an_unknown_machine_is_a_scenario_error() -> None:
     data = floor_data()
-    data["conversions"] = [{"machine": "Z-999", "game": str(VIDEO)}]
+    convert(data, "Z-999", 0.0, VIDEO)
     with pytest.raises(InputError) as err:
         parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent)
-    assert "conversions[0].machine" in str(err.value) and "Z-999" in str(err.value)
+    assert "lifecycle.works[0].machine" in str(err.value) and "Z-999" in str(err.value)
 
 
 # -- reg 28(3)(d), (e), (f): configured limits, every prize, certificate particulars --------
@@ -480,7 +489,7 @@ def test_a_conversion_to_a_dearer_program_is_checked_against_the_maximum_stake()
     """B-003 (25 cents, 3 units) converted to the 20-credit video game takes up to
     3 x 20 x 25 = 1,500 cents a game: above the floor's 1,000, found at the conversion."""
     data = floor_data(hours=4.0)
-    data["conversions"] = [{"machine": "B-003", "at_hours": 1.0, "game": str(VIDEO)}]
+    convert(data, "B-003", 1.0, VIDEO)
     casino, sink, found = run(data, ["MT98.R28.3d"])
     assert found == {"MT98.R28.3d": ["B-003"]}
     assert casino.compliance is not None

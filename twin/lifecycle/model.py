@@ -239,6 +239,7 @@ class Lifecycle:
                 continue
             self._specs(m, cfg.licence, "floor", produced=False)
             self._enter(m, "floor")
+            board.decided("registration", "registered", m.id, requested_t=0.0)
         for mid, m in self.store.items():
             self.emit(MachineStored, machine=mid, store=cfg.store.id, locked=self.store_locked,
                       in_gaming_area=cfg.store.in_gaming_area,
@@ -249,7 +250,6 @@ class Lifecycle:
             place = "floor" if over_licence else "reserve"
             over_licence = False
             self._enter(m, place)
-        for mid in board.register:
             board.decided("registration", "registered", mid, requested_t=0.0)
         board.issue_certificate()
         for w in cfg.works:

@@ -210,7 +210,7 @@ def adaptation_verdict(ctx: CheckContext, log: StretchLog) -> list[Adaptation]:
         "a pay table adapted to the hold so slowly or weakly that it stays within the "
         "statistical noise of a run (power measured in tests/test_controls_slow.py)",
         "a program swapped for one with another signature: a software change, found under "
-        "MT98.R28.3a, MT98.S1.20a and MT98.S1.1a (a conversion starts a new series)",
+        "MT98.R30.2, MT98.S1.20a and MT98.S1.1a (a conversion starts a new series)",
     ),
 )
 class NoAdaptivePayTables(Checker):

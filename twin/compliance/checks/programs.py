@@ -4,7 +4,7 @@ Malta First Schedule items 1(a) (minimum return), 2 (progressive links), 3 (payb
 only by a hardware or software change: a statistical test of the approved program's payback
 over the wager and the time of play, with item 1(e)'s over the hold). Items 1(c) and 1(e)
 are in ``checks.outcomes``; a program swapped without an approved conversion is found under
-reg 28(3)(a) (``checks.identity``), 20(a) and 1(a).
+reg 30(2) (``checks.register``), 20(a) and 1(a).
 """
 
 from __future__ import annotations
@@ -82,8 +82,7 @@ class _ApprovedProgram(Checker):
         (
             "the program a machine actually runs (shown by a signature challenge), whatever it "
             "reports"
-        ): P
-        + "test_tampered_low_return_program_is_found_under_1a_and_r28_3a_from_the_verification",
+        ): P + "test_tampered_low_return_program_is_found_under_1a_and_r30_2_from_the_verification",
         "the program an approved conversion puts in": P
         + "test_an_approved_conversion_to_a_low_return_program_raises_1a_only",
     },
@@ -179,17 +178,17 @@ class MinimumReturn(_ApprovedProgram):
         "an approved conversion (a recorded software change) starts a new series: no finding": P
         + "test_an_approved_conversion_raises_neither_3a_nor_1a",
         "a program swapped without a conversion is not a 3(a) finding (a software change)": P
-        + "test_the_same_program_swap_without_a_conversion_record_is_found_under_r28_3a",
+        + "test_the_same_program_swap_without_a_conversion_record_is_found_under_r30_2",
     },
     unchecked=(
         (
-            "program swaps without an approved conversion: First Schedule 11(a), 14(a) and reg "
-            "30(2), the machine-lifecycle issue; found today under MT98.R28.3a (reg 30(2): a "
-            "machine whose program is not the one its registration authorises counts as not "
-            "registered), MT98.S1.20a (no worksheet for the program it runs), MT98.S1.1a (its "
-            "return below the minimum) and the statistical controls of what it plays "
-            "(MT98.S1.1b, MT98.S1.20f); a machine whose signature challenge or meter reading "
-            "shows another program is left out of this test"
+            "program swaps without an approved conversion: found under 11(a), 14(a) and 30(2) "
+            "(MT98.S1.11a, MT98.S1.14a, MT98.R30.2: a machine whose program is not the one its "
+            "registration authorises counts as not registered), and under MT98.S1.20a (no "
+            "worksheet for the program it runs), MT98.S1.1a (its return below the minimum) and "
+            "the statistical controls of what it plays (MT98.S1.1b, MT98.S1.20f); a machine "
+            "whose signature challenge or meter reading shows another program is left out of "
+            "this test"
         ),
         (
             "whether the payback is capable of being changed without a hardware or software change"
@@ -421,7 +420,7 @@ class ProgressiveIncrement(Checker):
         ),
         (
             "wider winning options without approval: a pay-table change shows as a program change "
-            "(MT98.R28.3a), or as a payback change while the approved program runs (MT98.S1.3a)"
+            "(MT98.R30.2), or as a payback change while the approved program runs (MT98.S1.3a)"
         ),
     ),
 )
