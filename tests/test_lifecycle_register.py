@@ -213,11 +213,13 @@ def test_the_clean_floor_is_silent_and_exercises_every_control() -> None:
 def test_the_default_left_out_machine_then_operates_unregistered() -> None:
     """Left out of the renewal's pack (the first reserve machine, B-R01), the machine is
     never registered; brought to the floor by the replacement it operates unregistered:
-    reg 28(3)(a) finds it too (30(1)(a) -> 31 -> 28(3)(a))."""
+    reg 28(3)(a) finds it too (30(1)(a) -> 31 -> 28(3)(a)), and item 13 the replacement of
+    B-010 by a machine that is no reserve machine the Board approved."""
     _, sink = run(inject=[{"kind": "lifecycle_specs_left_out"}])
     assert {(f.control, f.subjects) for f in _found(sink)} == {
         ("MT98.R30.1a", ("B-R01",)),
         ("MT98.R28.3a", ("B-R01",)),
+        ("MT98.S1.13", ("B-010",)),
     }
 
 
@@ -331,7 +333,7 @@ def test_the_secretarys_notice_is_due_the_next_working_day() -> None:
     tz = Clock(datetime(2026, 3, 2, 10, 0), "Europe/Malta").zone
 
     def due(y: int, m: int, d: int) -> datetime:
-        return notice_deadline(datetime(y, m, d, 15, 0, tzinfo=tz), "MT")
+        return notice_deadline(datetime(y, m, d, 15, 0, tzinfo=tz), 1, "MT")
 
     assert due(2026, 3, 4) == datetime(2026, 3, 6, tzinfo=tz)  # Wednesday -> Thursday
     assert due(2026, 3, 6) == datetime(2026, 3, 10, tzinfo=tz)  # Friday -> Monday

@@ -45,6 +45,11 @@ MANUAL_SUBMIT_DAYS = Rule[int](
     "icpm_submit_business_days", "days", "working days to submit the manual on request",
     default=2,
 )  # fmt: skip
+#: reg 34: the Secretary's "immediately" for a refusal's or deletion's written notice
+NOTICE_DAYS = Rule[int](
+    "board_notice_business_days", "days",
+    "working days for the Secretary's written notice of a refusal or a deletion", default=1,
+)  # fmt: skip
 #: whose working days "immediately" and "on request" are counted in (``holidays`` country code)
 WORKDAY_COUNTRY = Rule[str](
     "working_days_country", "text", "the country whose working days deadlines count",

@@ -34,20 +34,16 @@ T = "tests/test_lifecycle_register.py::"
 INJ = T + "test_injected_violation_is_found"
 C = INJ + "["
 
-#: reg 34's "immediately", as working days after the decision's day (the twin's reading, as
-#: item 11(c)'s ``conversion_lodge_business_days`` reads "immediately")
-IMMEDIATELY_WORKING_DAYS = 1
-
-
 def end_of_day(when: datetime) -> datetime:
     """The last instant of ``when``'s own calendar day (local): "on" an event."""
     return deadline(when, 0, "MT")  # n = 0: the day itself, whatever its kind
 
 
-def notice_deadline(decided: datetime, country: str) -> datetime:
+def notice_deadline(decided: datetime, days: int, country: str) -> datetime:
     """The last instant the Secretary's written notice of a refusal or deletion may go
-    (reg 34, "immediately"): the end of the first working day after the decision's day."""
-    return deadline(decided, IMMEDIATELY_WORKING_DAYS, country)
+    (reg 34, "immediately", read as ``board_notice_business_days``): the end of the
+    ``days``-th working day after the decision's day."""
+    return deadline(decided, days, country)
 
 
 class _Deadlines(Checker):

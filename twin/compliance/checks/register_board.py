@@ -14,6 +14,7 @@ from twin.compliance.checks.register import INJ, C, T, _Deadlines, notice_deadli
 from twin.compliance.registry import Checker, Kind, control
 from twin.lifecycle.params import (
     BOARD_DECISION_HOURS,
+    NOTICE_DAYS,
     REPLACEMENT_NEEDS_APPROVAL,
     RESERVE_MAX_FRACTION,
     WORKDAY_COUNTRY,
@@ -339,7 +340,7 @@ class CertificateShown(Checker):
     kind=Kind.GOVERNANCE,
     title="Register refusals, deletions and certificate amendments are notified",
     reads=("disposal_notified", "specs_furnished", "board_decided", "licensee_notified"),
-    params=(WORKDAY_COUNTRY.key,),
+    params=(WORKDAY_COUNTRY.key, NOTICE_DAYS.key),
     observes=(),
     needs="a filing or notice that needs the certificate (reg 35(1)), or a refusal or deletion",
     test=INJ,
@@ -382,7 +383,8 @@ class RefusalsNotified(_Deadlines):
                 self.observed()
                 d = rec
                 country = str(self.ctx.rule(WORKDAY_COUNTRY))
-                due = notice_deadline(self.ctx.clock.at(rec.t), country)
+                days = int(self.ctx.rule(NOTICE_DAYS))
+                due = notice_deadline(self.ctx.clock.at(rec.t), days, country)
                 self.at_deadline(due, lambda: self._due(d, due))
 
     def _produced(self, rec: Record, produced: bool, what: str) -> None:
