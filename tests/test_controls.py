@@ -132,18 +132,39 @@ CASES: dict[str, Case] = {
         frozenset({"MT98.R36", "MT98.S1.10a"}),
         {"kind": "phantom_credits", "machine": "B-001", "amount": 99575, "at_hours": 3.5},
     ),
-    "S1.1a": Case(  # a program swap: reg 30(2) (as R28.3a), no worksheet, below 85 %
-        frozenset({"MT98.S1.1a", "MT98.R28.3a", "MT98.S1.20a"}),
+    # a program swap: reg 30(2) (not its registered specs), items 11(a) (a conversion without
+    # the Board's approval) and 14(a) (its operation altered), no worksheet, below 85 %
+    "S1.1a": Case(
+        frozenset({"MT98.S1.1a", "MT98.R30.2", "MT98.S1.11a", "MT98.S1.14a", "MT98.S1.20a"}),
         {"kind": "swap_game", "machine": "B-003", "at_hours": 2.0},
         game="low-return",
     ),
     "S1.1b.i": Case(
-        frozenset({"MT98.S1.1b", "MT98.S1.1b.i", "MT98.S1.1b.ii", "MT98.R28.3a", "MT98.S1.20a"}),
+        frozenset(
+            {
+                "MT98.S1.1b",
+                "MT98.S1.1b.i",
+                "MT98.S1.1b.ii",
+                "MT98.R30.2",
+                "MT98.S1.11a",
+                "MT98.S1.14a",
+                "MT98.S1.20a",
+            }
+        ),
         {"kind": "tampered_game", "machine": "B-004"},
         game="dead-seven",
     ),
     "S1.1b.ii": Case(
-        frozenset({"MT98.S1.1b", "MT98.S1.1b.ii", "MT98.R28.3a", "MT98.S1.20a"}),
+        frozenset(
+            {
+                "MT98.S1.1b",
+                "MT98.S1.1b.ii",
+                "MT98.R30.2",
+                "MT98.S1.11a",
+                "MT98.S1.14a",
+                "MT98.S1.20a",
+            }
+        ),
         {"kind": "tampered_game", "machine": "B-004"},
         game="biased",
     ),
@@ -259,7 +280,7 @@ CASES: dict[str, Case] = {
         {"kind": "hand_pay_without_inspector", "machine": "A-001"},
     ),
     "S1.15": Case(
-        frozenset({"MT98.S1.15", "MT98.R28.3a", "MT98.S1.20f"}),
+        frozenset({"MT98.S1.15", "MT98.R30.2", "MT98.S1.11a", "MT98.S1.14a", "MT98.S1.20f"}),
         {"kind": "swap_game", "machine": "G-001", "at_hours": 1.0},
         game="classic-3reel",
     ),
@@ -294,7 +315,9 @@ CASES: dict[str, Case] = {
         {"kind": "bill_meter_skew", "machine": "A-002", "meter": "bills_500", "amount": 2},
     ),
     "S1.20f": Case(
-        frozenset({"MT98.S1.1a", "MT98.R28.3a", "MT98.S1.20a", "MT98.S1.20f"}),
+        frozenset(
+            {"MT98.S1.1a", "MT98.R30.2", "MT98.S1.11a", "MT98.S1.14a", "MT98.S1.20a", "MT98.S1.20f"}
+        ),
         {"kind": "tampered_game", "machine": "B-002"},
         game="halved",
     ),
@@ -334,7 +357,10 @@ def test_the_floor_runs_clean(tmp_path: Path) -> None:
 
 #: test modules of the parts around the slot floor, each proving the injected violation of its
 #: controls on a floor of its own (issue 10, 11); each names them in ``INJECTED_CONTROLS``
-PART_TESTS = ("test_aml", "test_cage", "test_entrance", "test_junkets", "test_pit", "test_premium")
+PART_TESTS = (
+    "test_aml", "test_cage", "test_entrance", "test_junkets", "test_pit", "test_premium",
+    "test_lifecycle_register", "test_lifecycle_works", "test_lifecycle_eproms",
+)  # fmt: skip
 
 
 def test_every_implemented_control_has_an_injection_case() -> None:

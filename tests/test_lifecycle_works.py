@@ -136,7 +136,9 @@ CASES: dict[str, Case] = {
 }  # fmt: skip
 #: a replacement without approval is also reg 31(1)'s (another module): ours is asserted
 ALSO = {"S1.13-replacement": frozenset({"MT98.R31.1.p2"})}
-INJECTED_CONTROLS = frozenset(c.control for c in CASES.values())
+#: the controls this module proves for tests/test_controls.py (each proven in one place): items
+#: 11(a) and 14(a) are also the findings of a program swap there (its CASES), so they count there
+INJECTED_CONTROLS = frozenset(c.control for c in CASES.values()) - {"MT98.S1.11a", "MT98.S1.14a"}
 
 
 def _works(**by_kind: dict[str, Any]) -> list[dict[str, Any]]:
