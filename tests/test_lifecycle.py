@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from lifecycle_floor import SMALL, findings, run, scenario_data
+
 from twin.casino import Casino
 from twin.departments import parse_scenario
 from twin.errors import InputError
@@ -110,7 +110,7 @@ def test_the_kpis_say_what_the_machines_went_through() -> None:
 def test_a_quicker_board_shortens_every_wait() -> None:
     """board_decision_hours = 24: the same approvals a day sooner; the downtime of the
     machines out of order falls by a day each."""
-    casino, sink = run(overrides={"board_decision_hours": 24})
+    _casino, sink = run(overrides={"board_decision_hours": 24})
     assert findings(sink) == []
     waits = {r.matter: r.t - r.requested_t for r in sink.of(BoardDecided) if r.t > 0}
     assert waits["conversion"] == waits["move"] == 24 * 3600.0

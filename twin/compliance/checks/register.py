@@ -34,6 +34,7 @@ T = "tests/test_lifecycle_register.py::"
 INJ = T + "test_injected_violation_is_found"
 C = INJ + "["
 
+
 def end_of_day(when: datetime) -> datetime:
     """The last instant of ``when``'s own calendar day (local): "on" an event."""
     return deadline(when, 0, "MT")  # n = 0: the day itself, whatever its kind
