@@ -173,3 +173,27 @@ def test_adaptation_p_value_does_not_depend_on_how_many_orderings_are_drawn_at_o
     monkeypatch.setattr(outcomes, "BLOCK_CELLS", 300 * 33)  # blocks of 32, 33, 33, ...: other cuts
     narrow = adaptation_test(rows, mean, var)
     assert (narrow.p_value, narrow.statistic) == (wide.p_value, wide.statistic)
+
+
+def test_a_program_of_another_reel_layout_under_the_approved_signature_is_found() -> None:
+    """``tampered_game`` with a program whose reels differ from the approved one's (low-return:
+    one reel of 4 stops, under classic-3reel's signature: 3 reels of 22): the tally cannot be
+    compared stop by stop, and that alone shows the outcomes do not come from the program
+    reported (item 1(b)(ii)); the audit used to stop the run's checks with a ValueError."""
+    import tomllib
+
+    from twin.casino import Casino
+    from twin.departments import parse_scenario
+
+    small = Path(__file__).resolve().parent.parent / "scenarios" / "small.toml"
+    data = tomllib.loads(small.read_text(encoding="utf-8"))
+    data["inject"] = [{"kind": "tampered_game", "machine": "B-003",
+                       "game": "games/low-return.toml", "at_hours": 1.0}]  # fmt: skip
+    casino = Casino(parse_scenario(data, source=str(small), base_dir=small.parent))
+    casino.run()
+    assert casino.compliance is not None
+    got = {f.control: f.message for f in casino.compliance.findings if f.subjects[:1] == ("B-003",)}
+    assert (
+        "the outcomes land on reels of [4] stops; the program reported has reels of "
+        "[22, 22, 22]" in got["MT98.S1.1b.ii"]
+    )

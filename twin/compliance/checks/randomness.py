@@ -131,12 +131,25 @@ def run_audit(ctx: CheckContext, tallies: dict[str, OutcomeTally]) -> list[Machi
     combos: list[tuple[str, list[tuple[np.ndarray, np.ndarray, list[str]]]]] = []
     features: list[list[tuple[np.ndarray, tuple[int, ...]]]] = []
     plan: list[tuple[str, str, int, str, int]] = []  # machine, sub, evidence, test, index
+    direct: list[MachineTest] = []  # results known without a test (no layout to compare)
     for m, tally in sorted(tallies.items()):
         game = _reference(ctx, m, tally)
         if game is None:
             continue
         games = sum(g for _, g, _ in tally.by_bet)
         if games < need:
+            continue
+        layout = [len(c) for c in tally.stop_counts]
+        if layout != [len(w) for w in game.stop_weights]:
+            # stops the reported program's reels do not have: the outcomes cannot come from
+            # it (a program swapped under the approved signature); no frequency to compare
+            shown = [len(w) for w in game.stop_weights]
+            detail = (f"the outcomes land on reels of {layout} stops; the program reported has "
+                      f"reels of {shown}")  # fmt: skip
+            direct.append(MachineTest(
+                m, "ii", stats.TestResult("layout", float(games), 0.0, 0.0, games, detail),
+                tally.seq,
+            ))  # fmt: skip
             continue
         for counts, weights in zip(tally.stop_counts, game.stop_weights, strict=True):
             plan.append((m, "ii", tally.seq, "frequency", len(reels)))
@@ -194,7 +207,8 @@ def run_audit(ctx: CheckContext, tallies: dict[str, OutcomeTally]) -> list[Machi
             for f in features
         ],
     }
-    return [MachineTest(m, sub, results[test][i], seq) for m, sub, seq, test, i in plan]
+    tested = [MachineTest(m, sub, results[test][i], seq) for m, sub, seq, test, i in plan]
+    return tested + direct
 
 
 def verdict(ctx: CheckContext) -> list[tuple[MachineTest, bool]]:
