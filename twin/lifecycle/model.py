@@ -90,6 +90,8 @@ REPAIR_SHOP = "REPAIR-SHOP"
 MOVE_MINUTES = 20.0
 CUSTODY_MINUTES = 10.0
 SEAL_CHECK_MINUTES = 2.0
+#: the outcome of a work on a machine that is no longer on the floor (taken out, disposed of)
+NOT_ON_FLOOR = "the machine is not on the floor"
 
 
 class Lifecycle:
@@ -450,6 +452,11 @@ class Lifecycle:
         m.withdrawn = "out of order"
         return m
 
+    def _on_floor(self, w: Work) -> SlotMachine | None:
+        """The floor machine ``w`` works on, if it stands on the floor now."""
+        m = self.slots.by_id.get(w.machine or "")
+        return m if m is not None and m.present else None
+
     def _out_of_play(self, m: SlotMachine) -> simpy.events.ProcessGenerator:
         """Until ``m``'s patron has left it and nothing is under way (then it is withdrawn)."""
         m.withdrawn = m.withdrawn or "works"
@@ -511,9 +518,9 @@ class Lifecycle:
         self._certificate_back()
 
     def _do_repair(self, w: Work, approval: str) -> simpy.events.ProcessGenerator:
-        m = self.slots.by_id.get(w.machine or "")
-        if m is None or not m.present:
-            return "the machine is not on the floor"
+        m = self._on_floor(w)
+        if m is None:
+            return NOT_ON_FLOOR
         wid = w.id or ""
         self._manual("repairs", m.id, wid)
         yield from self._out_of_play(m)
@@ -540,9 +547,9 @@ class Lifecycle:
         return "done"
 
     def _do_fault(self, w: Work, approval: str) -> simpy.events.ProcessGenerator:
-        m = self.slots.by_id.get(w.machine or "")
-        if m is None or not m.present:
-            return "the machine is not on the floor"
+        m = self._on_floor(w)
+        if m is None:
+            return NOT_ON_FLOOR
         found_t = self.env.now
         self.emit(MachineFaultFound, machine=m.id, fault=w.fault or "",
                   member=self._on_duty("technician"))  # fmt: skip
@@ -555,9 +562,9 @@ class Lifecycle:
         return "done"
 
     def _do_move(self, w: Work, approval: str) -> simpy.events.ProcessGenerator:
-        m = self.slots.by_id.get(w.machine or "")
-        if m is None or not m.present:
-            return "the machine is not on the floor"
+        m = self._on_floor(w)
+        if m is None:
+            return NOT_ON_FLOOR
         wid = w.id or ""
         self._manual("machine_moves", m.id, wid)
         yield from self._out_of_play(m)
@@ -716,9 +723,9 @@ class Lifecycle:
         return "done"
 
     def _do_suspension(self, w: Work, approval: str) -> simpy.events.ProcessGenerator:
-        m = self.slots.by_id.get(w.machine or "")
-        if m is None or not m.present:
-            return "the machine is not on the floor"
+        m = self._on_floor(w)
+        if m is None:
+            return NOT_ON_FLOOR
         self.board.decided("suspension", "suspended", m.id, work=w.id or "",
                            requested_t=self.env.now, reason=w.reason or "")  # fmt: skip
         self.emit(ApprovalSuspended, machine=m.id, reason=w.reason or "")
