@@ -257,3 +257,27 @@ def test_the_boards_48_hours_are_real_hours_across_the_change_to_summer_time() -
         "2026-03-28T11:00+01:00",
         "2026-03-30T12:00+02:00",
     )
+
+
+@pytest.mark.slow
+def test_the_default_week_runs_clean_with_its_lifecycle(tmp_path: Path) -> None:
+    """Issue 27's must-show: `twin run --days 7` on the default scenario gives no finding, and
+    KPIs for machines by lifecycle state, the Board's decisions and waits, conversions,
+    repairs and downtime (summary.json), every work of the week done."""
+    import json
+
+    out = tmp_path / "week"
+    proc = subprocess.run(
+        [sys.executable, "-m", "twin", "run", "--days", "7", "--out", str(out), "--no-progress"],
+        capture_output=True, text=True, check=False, cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "; 0 finding(s)" in proc.stdout
+    k = json.loads((out / "summary.json").read_text())["kpis"]["sections"]["lifecycle"]
+    # A-040 replaced by A-R01 (A-040 to the store), A-R02 sold, H-N01 acquired into reserve
+    assert k["machines_by_state"] == {"floor": 600, "reserve": 3, "suspended": 0, "disposed": 1}
+    assert k["work_outcomes"] == {"done": 12}
+    assert (k["conversions"], k["repairs"], k["outcome_affecting_repairs"]) == (1, 2, 1)
+    assert k["board_decisions"]["conversion"] == k["board_decisions"]["replacement"] == 1
+    assert k["board_wait_hours"]["conversion"] == {"n": 1, "mean": 48.0, "max": 48.0}
+    assert k["downtime_hours"]["replacement"] > 48.0  # out of order from the request
