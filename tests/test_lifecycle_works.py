@@ -372,10 +372,10 @@ def test_a_lodging_deadline_after_the_run_is_not_a_finding() -> None:
 def test_a_program_swap_is_a_conversion_without_approval_and_an_alteration() -> None:
     """A program changed with no conversion (swap_game): a conversion without the Board's
     approval (11(a)) and an alteration of the machine's operation (14(a)), beside reg
-    28(3)(a)'s and 20(f)'s findings of the same machine."""
+    30(2)'s and 20(f)'s findings of the same machine."""
     _, sink = floor("swap")
     found = {f.control: f for f in findings(sink)}
-    assert set(found) == {"MT98.R28.3a", "MT98.S1.20f", "MT98.S1.11a", "MT98.S1.14a"}
+    assert set(found) == {"MT98.R30.2", "MT98.S1.20f", "MT98.S1.11a", "MT98.S1.14a"}
     assert found["MT98.S1.11a"].message == (
         "machine A-005 runs program 16e6d1afdbeb (its meter reading), not the program "
         "ebd6c526ef2a it is approved to run, with no conversion recorded: a conversion without "

@@ -30,7 +30,12 @@ ANY = object()  # "found" not compared
 def _games_of(text: str) -> list[str]:
     data = tomllib.loads(text)
     tables = data.get("tables", {}).get("tables", [])  # issue 10: table game files
-    return sorted({b["game"] for b in data["floor"]["banks"]} | {t["game"] for t in tables})
+    works = data.get("lifecycle", {}).get("works", [])  # issue 27: conversions' programs
+    return sorted(
+        {b["game"] for b in data["floor"]["banks"]}
+        | {t["game"] for t in tables}
+        | {w["game"] for w in works if "game" in w}
+    )
 
 
 def _copy_with_games(tmp_path: Path, name: str, text: str) -> Path:

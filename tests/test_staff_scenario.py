@@ -131,10 +131,13 @@ def test_every_job_the_floor_files_is_a_job_kind_of_the_scenario() -> None:
 
     assert set(JOB_KINDS) == set(JOB_ROLES)
     assert JOB_KINDS[:4] == DEFAULT_PRIORITY == DISPATCH_DEFAULT
-    assert JOB_KINDS[4:] == ("drop_collection", "machine_removal", "machine_return")
+    assert JOB_KINDS[4:] == (
+        "drop_collection", "machine_removal", "machine_return",
+        "machine_work", "eprom_custody", "seal_check",  # the lifecycle's works (issue 27)
+    )  # fmt: skip
     assert DispatchConfig().priority == ("hand_pay", "hopper_fill", "repair", "door_check")
     every = DispatchConfig(priority=JOB_KINDS[::-1], operator=JOB_KINDS[4:])
-    assert every.priority[0] == "machine_return" and "drop_collection" in every.operator
+    assert every.priority[0] == "seal_check" and "drop_collection" in every.operator
 
 
 def _drop_day(dispatch: str) -> tuple[Casino, MemorySink]:
