@@ -22,6 +22,8 @@ from twin.compliance.ruleset import load_ruleset
 from twin.lifecycle.records import (
     BoardDecided,
     CasinoLicenceEvent,
+    CertificateIssued,
+    CertificateProduced,
     DisposalNotified,
     LicenseeNotified,
     MachineDisposed,
@@ -595,3 +597,42 @@ def test_the_approval_must_come_before_the_replacement() -> None:
             e.at(at, cls, **fields)
         got = e.findings(until=(2026, 3, 5, 0, 0))
         assert [f.subjects for f in got] == ([("B-R01", "B-010")] if found else []), when
+
+
+def _never_restored() -> dict[str, Any]:
+    """The floor's suspension alone, never restored (no filing keeps the certificate with
+    the Board when the deletion comes)."""
+    (susp,) = [dict(w) for w in WORKS if w["kind"] == "suspension"]
+    del susp["restore_hours"]
+    return {"works": [susp], "hours": 90.0}
+
+
+def test_a_suspended_machine_never_restored_is_deleted_notified_and_amended() -> None:
+    """A-010 suspended at 13 h and never restored: 48 hours later the Board deletes it (reg
+    32(1)(b)), the Secretary notifies the licensee in writing at once (reg 34) and requires
+    the certificate (reg 35(2)), which comes back without it. No finding."""
+    _, sink = run(**_never_restored())
+    assert _found(sink) == []
+    (d,) = [r for r in sink.of(BoardDecided) if r.decision == "deleted" and r.machine == "A-010"]
+    assert (d.t, d.reason) == (46800.0 + 48 * 3600.0, "32(1)(b): RNG seed fault")
+    (n,) = [r for r in sink.of(LicenseeNotified) if r.machine == "A-010"]
+    assert (n.t, n.decision, n.in_writing) == (d.t, "deleted", True)
+    produced = [r for r in sink.of(CertificateProduced) if r.t == d.t]
+    assert [(r.returned, r.demanded) for r in produced] == [(False, True), (True, False)]
+    last = [r for r in sink.of(CertificateIssued) if r.t >= d.t][-1]
+    assert "A-010" not in last.machines
+
+
+def test_a_deletion_whose_certificate_is_never_demanded() -> None:
+    """Reg 35(2), the catalog's violation: after the deletion the certificate shown to
+    players still lists A-010, never produced for amendment."""
+    _, sink = run(inject=[{"kind": "lifecycle_certificate_not_demanded"}], **_never_restored())
+    (f,) = _found(sink)
+    assert (f.control, f.subjects) == ("MT98.R34", ("A-010",))
+    assert f.message == (
+        "the certificate of registered machines (version 1) still lists machine A-010, deleted "
+        "from the register on 2026-03-04: the Secretary never required it to be produced for "
+        "amendment by 2026-03-06T00:00+01:00 (reg 35(2))"
+    )
+    by_seq = {r.seq: r.kind for r in sink.records}
+    assert [by_seq[s] for s in f.evidence] == ["certificate_issued", "board_decided"]

@@ -33,6 +33,8 @@ DEVIATIONS: dict[str, str] = {
     "office (reg 33)",
     "board_refusal_unnotified": "the Board refuses to register an acquired machine and the "
     "Secretary never notifies the licensee (reg 34)",
+    "certificate_not_demanded": "after the Board deletes a machine it suspended, the Secretary "
+    "never requires the certificate to be produced for amendment (reg 35(2))",
     "conversion_unapproved": "a conversion is made with no written approval of the Board "
     "(item 11(a))",
     "conversion_by_unlicensed": "a conversion is made by a contractor the Board never licensed "

@@ -734,7 +734,8 @@ class Lifecycle:
             return "ignored"
         self._manual("machine_removal", m.id, w.id or "")
         self.slots.take_out(m, "suspended", returning=True)
-        if w.restore_hours is None:
+        if w.restore_hours is None:  # never restored: the Board deletes it (reg 32(1)(b))
+            self.env.process(self._board_deletes_suspended(m, w.id or "", w.reason or ""))
             return "done"
         yield self.env.timeout(quantize(w.restore_hours * 3600.0))
         self.emit(ApprovalRestored, machine=m.id)
@@ -743,6 +744,29 @@ class Lifecycle:
         self.slots.put_back(m.id)
         self.downtime[w.id or ""] = self.env.now - suspended  # out of play, suspended
         return "done"
+
+    def _board_deletes_suspended(
+        self, m: SlotMachine, wid: str, reason: str
+    ) -> simpy.events.ProcessGenerator:
+        """A machine suspended and never restored no longer complies: after its decision time
+        the Board deletes it from the register (reg 32(1)(b)), the Secretary notifies the
+        licensee in writing at once (reg 34) and, the certificate not being with the Board,
+        requires it to be produced for amendment (reg 35(2))."""
+        suspended = self.env.now
+        yield self.env.timeout(self.board.decision_s)
+        self.board.register.pop(m.id, None)
+        self.slots.facts.register.pop(m.spec.registration, None)
+        self.board.decided("deletion", "deleted", m.id, work=wid, requested_t=suspended,
+                           reason=f"32(1)(b): {reason}")  # fmt: skip
+        self.emit(LicenseeNotified, machine=m.id, decision="deleted", in_writing=True,
+                  decided_t=self.env.now)  # fmt: skip
+        if self.board.with_board or self.take("certificate_not_demanded", m.id, wid):
+            return  # with the Board already: amended with the pending filings
+        self._pending += 1
+        self.board.with_board = True
+        self.emit(CertificateProduced, version=self.board.version, returned=False,
+                  demanded=True)  # fmt: skip
+        self._certificate_back()
 
     def _do_certificate_request(self, w: Work, approval: str) -> simpy.events.ProcessGenerator:
         playing = sorted(m.patron for m in self.slots.machines if m.patron)

@@ -22,6 +22,7 @@ from twin.lifecycle.params import (
 from twin.lifecycle.records import (
     BoardDecided,
     CasinoLicenceEvent,
+    CertificateIssued,
     CertificateProduced,
     CertificateRequested,
     DisposalNotified,
@@ -339,7 +340,14 @@ class CertificateShown(Checker):
     "MT98.R34",
     kind=Kind.GOVERNANCE,
     title="Register refusals, deletions and certificate amendments are notified",
-    reads=("disposal_notified", "specs_furnished", "board_decided", "licensee_notified"),
+    reads=(
+        "disposal_notified",
+        "specs_furnished",
+        "board_decided",
+        "licensee_notified",
+        "certificate_produced",
+        "certificate_issued",
+    ),
     params=(WORKDAY_COUNTRY.key, NOTICE_DAYS.key),
     observes=(),
     needs="a filing or notice that needs the certificate (reg 35(1)), or a refusal or deletion",
@@ -352,11 +360,12 @@ class CertificateShown(Checker):
         "working days)": T + "test_the_secretarys_notice_is_due_the_next_working_day",
         "the certificate is produced with the specifications of 30(1)(b) and the notices of "
         "30(1)(c), (d) (reg 35(1))": T + "test_a_filing_without_the_certificate",
+        "35(2): after a deletion it notifies, the Secretary requires the certificate and it is "
+        "amended (no certificate issued since lists the machine), by the notice's deadline": T
+        + "test_a_deletion_whose_certificate_is_never_demanded",
     },
     unchecked=(
-        "35(2): the Secretary's demand for the certificate after a deletion under reg 32: the "
-        "twin's Board deletes only machines notified as disposed of, whose notice carries it",
-        "that the Board amends the certificate: the twin's Board reissues it from its register",
+        "how the Board amends the certificate: the twin's Board reissues it from its register",
         "'immediately' as one working day is the twin's reading of the text",
     ),
 )
@@ -364,6 +373,8 @@ class RefusalsNotified(_Deadlines):
     def setup(self) -> None:
         self.disposed: set[str] = set()
         self.notices: dict[str, list[LicenseeNotified]] = {}
+        self.certificate: CertificateIssued | None = None  # the latest issued
+        self.with_board = False
 
     def on_record(self, rec: Record) -> None:
         if isinstance(rec, DisposalNotified):
@@ -376,6 +387,10 @@ class RefusalsNotified(_Deadlines):
                 self._produced(rec, rec.certificate_produced, "altered specifications")
         elif isinstance(rec, LicenseeNotified):
             self.notices.setdefault(rec.machine, []).append(rec)
+        elif isinstance(rec, CertificateIssued):
+            self.certificate = rec
+        elif isinstance(rec, CertificateProduced):
+            self.with_board = not rec.returned
         elif isinstance(rec, BoardDecided):
             refused = rec.matter == "registration" and rec.decision == "refused"
             deleted = rec.decision == "deleted" and rec.machine not in self.disposed
@@ -399,6 +414,21 @@ class RefusalsNotified(_Deadlines):
             )
 
     def _due(self, d: BoardDecided, due: datetime) -> None:
+        cert = self.certificate
+        if (
+            d.decision == "deleted"
+            and cert is not None
+            and d.machine in cert.machines
+            and not self.with_board
+        ):  # reg 35(2): never produced for amendment, so players are shown the deleted machine
+            self.report(
+                (d.machine,),
+                f"the certificate of registered machines (version {cert.version}) still lists "
+                f"machine {d.machine}, deleted from the register on {self.day(d.t)}: the "
+                f"Secretary never required it to be produced for amendment by "
+                f"{due.isoformat(timespec='minutes')} (reg 35(2))",
+                (d.seq, cert.seq),
+            )
         sent = [n for n in self.notices.get(d.machine, []) if n.t >= d.t and n.in_writing]
         if sent:
             return
