@@ -19,15 +19,16 @@ the workflow it spoils takes it (:meth:`Lifecycle.take`) once, when it comes.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from typing import Any
 
 import simpy
 
 from twin.department import Rules, Site
 from twin.injections import InjectionIdle
-from twin.jobs import EPROM_CUSTODY, MACHINE_WORK, SEAL_CHECK, JobSpec
+from twin.jobs import MACHINE_WORK, JobSpec
 from twin.lifecycle.board import Board, Entry
+from twin.lifecycle.eproms import REPAIR_SHOP, EpromControl
 from twin.lifecycle.params import (
     BOARD_DECISION_HOURS,
     CONVERSION_LODGE_DAYS,
@@ -48,12 +49,6 @@ from twin.lifecycle.records import (
     ConversionLodged,
     ConversionRecorded,
     DisposalNotified,
-    EpromCopied,
-    EpromReceived,
-    EpromRegistered,
-    EpromSealed,
-    EpromVaultAccess,
-    EpromVerified,
     LicenseeNotified,
     MachineAcquired,
     MachineDisposed,
@@ -70,13 +65,11 @@ from twin.lifecycle.records import (
     ProcedureFollowed,
     RepairLogged,
     RepairLogInspected,
-    SealChecked,
     SpecsFurnished,
     StoreAudited,
     WorkDone,
 )
 from twin.lifecycle.section import APPROVED_WORKS, LifecycleConfig, Work
-from twin.machines.facts import analysis_of
 from twin.machines.machine import SlotMachine
 from twin.records import Record
 from twin.slots import Slots
@@ -86,16 +79,14 @@ from twin.world import quantize
 
 #: someone the Board never licensed (an outside contractor, a repair shop): injections only
 CONTRACTOR = "CONTRACTOR"
-REPAIR_SHOP = "REPAIR-SHOP"
 MOVE_MINUTES = 20.0
-CUSTODY_MINUTES = 10.0
-SEAL_CHECK_MINUTES = 2.0
 #: the outcome of a work on a machine that is no longer on the floor (taken out, disposed of)
 NOT_ON_FLOOR = "the machine is not on the floor"
 
 
-class Lifecycle:
-    """The lifecycle department (``name`` "lifecycle")."""
+class Lifecycle(EpromControl):
+    """The lifecycle department (``name`` "lifecycle"); its EPROM control is
+    :class:`twin.lifecycle.eproms.EpromControl`'s."""
 
     name = "lifecycle"
 
@@ -127,10 +118,7 @@ class Lifecycle:
             if w.kind == "conversion" and w.game is not None:
                 slots.approve_program(w.game)
         self.store_locked = config.store.locked
-        self.seals: dict[str, str] = {}  # machine -> the seal on its EPROM
-        self.masters: dict[str, str] = {}  # program signature -> master EPROM id
-        self._copies = 0
-        self._seal_no = 0
+        self._init_eproms()
         self.repair_log: list[int] = []
         self._pending = 0  # amendments the certificate is with the Board for
         self._granted: dict[str, str] = {}  # work -> the approval given before the run
@@ -272,87 +260,6 @@ class Lifecycle:
             self.emit(InjectionIdle, machine=target, injection=f"lifecycle_{deviation}",
                       reason=f"armed, but no {deviation.replace('_', ' ')} came before the "
                       "run ended")  # fmt: skip
-
-    # -- EPROMs (item 19) -----------------------------------------------------------------------
-
-    def _receive_master(self, game: Any) -> None:
-        sig = game.signature
-        eprom = f"M-{sig[:8]}"
-        self.masters[sig] = eprom
-        rtp = analysis_of(game).rtp
-        par_bp = math.floor(rtp * 10_000)
-        lic = self.config.board_licence_no
-        self.emit(EpromReceived, eprom=eprom, programme_no=sig, par_bp=par_bp, paytable=game.id,
-                  manufacturer="Acme Gaming Ltd", board_licence_no=lic)  # fmt: skip
-        if not self.take("eprom_unverified", eprom, game.id):
-            self.emit(EpromVerified, eprom=eprom, member=self._licensed_technicians()[0]
-                      if self._licensed_technicians() else "", programme_no_ok=True,
-                      par_ok=True, paytable_ok=True, licence_no_ok=True)  # fmt: skip
-        self.emit(EpromRegistered, eprom=eprom, board_licence_no=lic,
-                  manufacturer="Acme Gaming Ltd")  # fmt: skip
-
-    def _seal(
-        self, m: SlotMachine, sig: str, tech: str, *, at_start: bool = False, eprom: str = ""
-    ) -> None:
-        """``eprom`` (a copy of the master of ``sig``; default the master's copy the machine
-        came with) sealed into ``m`` by ``tech`` (item 19(d))."""
-        self._seal_no += 1
-        seal = f"S-{self._seal_no:05d}"
-        procedure = at_start or not self.take("seal_off_procedure", m.id)
-        self.seals[m.id] = seal if procedure else ""
-        self.emit(EpromSealed, machine=m.id, eprom=eprom or self.masters.get(sig, ""),
-                  seal=seal if procedure else "", technician=tech,
-                  promotional=m.spec.promotional, procedure=procedure)  # fmt: skip
-
-    def take_master(
-        self, sig: str, reason: str, work: str, copy_by: str | None
-    ) -> Generator[simpy.events.Event, Any, str]:
-        """A master EPROM out of the secure area under dual control, copied (by the licensee
-        or a licensed manufacturer, to the manual's procedure), and back; returns the copy's
-        id ("" when none was made)."""
-        copy = ""
-        eprom = self.masters[sig]
-        single = self.take("eprom_single_custody", eprom, work)
-        roles = ("technician",) if single else ("technician", "attendant")
-        job = self.staff.request(JobSpec(EPROM_CUSTODY, "vault", roles))
-        got: dict[str, str] = yield job.assigned
-        custodians = tuple(got[r] for r in roles)
-        unsigned = self.take("eprom_removal_unrecorded", eprom, work)
-        self.emit(EpromVaultAccess, eprom=eprom, custodians=custodians, action="out",
-                  reason="" if unsigned else reason,
-                  signatures=() if unsigned else custodians)  # fmt: skip
-        yield self.env.timeout(quantize(CUSTODY_MINUTES * 60.0))
-        if copy_by is not None:
-            self._copies += 1
-            copy = f"{eprom}-C{self._copies:03d}"
-            outsider = self.take("media_copied_by_outsider", work)
-            member = REPAIR_SHOP if outsider else (copy_by or custodians[0])
-            by = "other" if outsider else ("manufacturer" if copy_by == "MFR" else "licensee")
-            self.emit(EpromCopied, eprom=eprom, copy=copy, member=member, work=work, by=by,
-                      procedure=True)  # fmt: skip
-        self.emit(EpromVaultAccess, eprom=eprom, custodians=custodians, action="in",
-                  reason=reason, signatures=custodians)  # fmt: skip
-        self.staff.complete(job)
-        return copy
-
-    def check_seals(self) -> simpy.events.ProcessGenerator:
-        """Every ``eprom_seal_check_days`` a technician and an inspector check every
-        machine's seal against the register (item 19)."""
-        env = self.env
-        every = self.seal_check_days * 86400.0
-        while True:
-            yield env.timeout(every)
-            job = self.staff.request(JobSpec(SEAL_CHECK, "floor", ("technician", "inspector")))
-            got: dict[str, str] = yield job.assigned
-            for m in list(self.slots.machines):
-                if not m.present:
-                    continue
-                yield env.timeout(quantize(SEAL_CHECK_MINUTES * 60.0))
-                seal = self.seals.get(m.id, "")
-                self.emit(SealChecked, machine=m.id, seal=seal, intact=bool(seal),
-                          technician=got["technician"],
-                          inspector=got["inspector"])  # fmt: skip
-            self.staff.complete(job)
 
     # -- the store (reg 31(1), first proviso) ---------------------------------------------------
 
