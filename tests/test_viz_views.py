@@ -134,3 +134,41 @@ def test_a_viewer_without_the_slot_floor_s_layer_draws_no_machines(tmp_path: Pat
     full.draw()
     assert tuple(full.screen.get_at(probe))[:3] == src.model.machines["A-001"].state.colour
     src.close()
+
+
+def test_the_lifecycle_layer_rings_a_machine_waiting_for_the_board(tmp_path: Path) -> None:
+    """study.toml at 27 h (issue 27): A-005 broke down at 26 h and waits for the Board's
+    written approval of its replacement from reserve: the lifecycle layer rings it in the
+    Board's colour and its panel lists the store, the work waiting and the certificate."""
+    from viz.views.lifecycle import BOARD, LifecycleView
+
+    src = open_live(REPO / "scenarios" / "study.toml", hours=30.0, out=tmp_path, factor=600.0)
+    src.seek(27 * 3600.0)
+    viewer = Viewer(src, (1280, 800))
+    assert [v.name for v in viewer.views] == ["slots", "lifecycle"]
+    (layer,) = [v for v in viewer.views if isinstance(v, LifecycleView)]
+    assert [text for text, _ in layer.lines(viewer)] == [
+        "machines' lives",
+        "register: 40 on the floor",
+        "reserve store (locked): A-R01, A-R02, B-R01",
+        "certificate: on site, shown on request",
+        "waiting for the Board (1):",
+        "  W01 replacement A-005: since Tue 12:00 (1 h)",
+    ]
+    viewer.draw()
+    ring = viewer.machine_screen_rect("A-005").inflate(4, 4)
+    assert tuple(viewer.screen.get_at((ring.x, ring.centery)))[:3] == BOARD
+    src.close()
+
+
+def test_the_lifecycle_layer_draws_nothing_without_a_lifecycle(tmp_path: Path) -> None:
+    from viz.views.lifecycle import LifecycleView
+
+    src = open_live(TINY, out=tmp_path, factor=600.0)
+    src.seek(600.0)
+    viewer = Viewer(src, (1024, 700), departments=["slots", "lifecycle"])
+    before = viewer.screen.copy()
+    (layer,) = [v for v in viewer.views if isinstance(v, LifecycleView)]
+    layer.draw(viewer, viewer.screen)
+    assert pygame.image.tobytes(before, "RGB") == pygame.image.tobytes(viewer.screen, "RGB")
+    src.close()

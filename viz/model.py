@@ -116,6 +116,21 @@ class Kpis:
         return 100.0 * (self.coin_in_cents - self.won_cents) / self.coin_in_cents
 
 
+@dataclass(slots=True)
+class LifecycleState:
+    """Machines' lives as the records tell them (issue 27): the reserve store, the works
+    waiting for the Board's written approval, suspended machines, where the certificate is."""
+
+    active: bool = False  # a run with a [lifecycle]: its licence event was seen
+    store: set[str] = field(default_factory=set)
+    store_locked: bool = True
+    #: work -> (matter, machine, requested at)
+    awaiting: dict[str, tuple[str, str, float]] = field(default_factory=dict)
+    suspended: set[str] = field(default_factory=set)
+    certificate_with_board: bool = False
+    registered: int = 0
+
+
 class FloorModel:
     """The floor as the records tell it (see the module docstring)."""
 
@@ -144,6 +159,7 @@ class FloorModel:
         self.ticker: deque[tuple[float, str, bool]] = deque(maxlen=TICKER_LINES)
         self.findings: list[Doc] = []
         self.kpis = Kpis()
+        self.lifecycle = LifecycleState()
         self.version = 0  # bumped on every record
         #: machines whose drawing changed since a renderer last cleared this
         self.dirty: set[str] = set(self.machines)
@@ -394,6 +410,43 @@ def _on_removed(model: FloorModel, d: Doc, m: MachineView | None) -> None:
     model.say(d, f"{d['machine']}: {d['kind'].replace('_', ' ')}")
 
 
+def _on_lifecycle(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    """The lifecycle's records (issue 27) as :class:`LifecycleState`."""
+    lc = model.lifecycle
+    kind = d["kind"]
+    machine = str(d.get("machine", ""))
+    if kind == "casino_licence_event":
+        lc.active = True
+    elif kind == "machine_stored":
+        lc.store.add(machine)
+        lc.store_locked = bool(d["locked"])
+    elif kind == "store_audited":
+        lc.store = set(map(str, d["machines"]))
+        lc.store_locked = bool(d["locked"])
+    elif kind in ("machine_replaced", "machine_disposed"):
+        lc.store.discard(machine)
+        model.say(d, f"{machine}: {kind.replace('machine_', '')}")
+    elif kind == "approval_requested":
+        lc.awaiting[str(d["work"])] = (str(d["matter"]), machine, float(d["t"]))
+    elif kind == "board_decided":
+        lc.registered = int(d["registered"])
+        if d["decision"] == "approved":
+            lc.awaiting.pop(str(d["work"]), None)
+    elif kind == "approval_suspended":
+        lc.suspended.add(machine)
+        model.say(d, f"{machine}: approval suspended by the Board")
+    elif kind == "approval_restored":
+        lc.suspended.discard(machine)
+    elif kind == "certificate_produced":
+        lc.certificate_with_board = not bool(d["returned"])
+
+
+_LIFECYCLE_KINDS = (
+    "casino_licence_event", "machine_stored", "store_audited", "machine_replaced",
+    "machine_disposed", "approval_requested", "board_decided", "approval_suspended",
+    "approval_restored", "certificate_produced",
+)  # fmt: skip
+
 _HANDLERS = {
     "machine_exception": _on_exception,
     "session_started": _on_session,
@@ -413,6 +466,7 @@ _HANDLERS = {
     "command_rejected": _on_command,
     "machine_removed": _on_removed,
     "machine_returned": _on_removed,
+    **dict.fromkeys(_LIFECYCLE_KINDS, _on_lifecycle),
 }
 
 

@@ -61,9 +61,6 @@ NOT_DRAWN: dict[str, str] = {
     "junkets": "the viewer issue draws the junket room",
     "premium": "the viewer issue draws the premium rooms",
     "aml": "the AML desk has no place on the floor; the viewer issue decides what it shows",
-    "lifecycle": "the slots view shows a machine taken out, moved or brought in from reserve "
-    "(it draws the floor's machines as they are); the viewer issue draws the store, the "
-    "Board's register and the works in progress",
 }
 
 
