@@ -179,14 +179,15 @@ class Lifecycle(EpromControl):
         self.board.register[m.id] = Entry(m.id, place, m.game.signature)
         self.slots.facts.register[m.spec.registration] = m.game.signature
 
-    def _produce_certificate(self) -> None:
-        """The certificate goes to the Board with a filing or a notice (reg 35(1)); it stays
-        there until every amendment pending is made."""
+    def _produce_certificate(self, demanded: bool = False) -> None:
+        """The certificate goes to the Board with a filing or a notice (reg 35(1)), or when
+        the Secretary requires it after a deletion (``demanded``, 35(2)); it stays there until
+        every amendment pending is made."""
         self._pending += 1
         if not self.board.with_board:
             self.board.with_board = True
             self.emit(CertificateProduced, version=self.board.version, returned=False,
-                      demanded=False)  # fmt: skip
+                      demanded=demanded)  # fmt: skip
 
     def _certificate_back(self) -> None:
         self._pending = max(0, self._pending - 1)
@@ -433,10 +434,7 @@ class Lifecycle(EpromControl):
         yield from self._out_of_play(m)
         start = self.env.now
         unlicensed = self.take("maintenance_by_unlicensed", m.id, wid)
-        done: dict[str, str] = {}
-        yield from m.service(MACHINE_WORK, lambda tech: done.update(tech=tech),
-                             CONTRACTOR if unlicensed else "")  # fmt: skip
-        tech = done["tech"]
+        tech = yield from m.service(MACHINE_WORK, by=CONTRACTOR if unlicensed else "")
         self.emit(MachineRepaired, machine=m.id, work=wid, part=w.part or "",
                   outcome_affecting=w.outcome_affecting, technician=tech,
                   approval=approval)  # fmt: skip
@@ -462,10 +460,9 @@ class Lifecycle(EpromControl):
                   member=self._on_duty("technician"))  # fmt: skip
         if self.take("fault_left_open", m.id, w.id or ""):
             return "left open"
-        done: dict[str, str] = {}
-        yield from m.service(MACHINE_WORK, lambda tech: done.update(tech=tech))
+        tech = yield from m.service(MACHINE_WORK)
         self.emit(MachineFaultCleared, machine=m.id, fault=w.fault or "",
-                  technician=done["tech"], found_t=found_t)  # fmt: skip
+                  technician=tech, found_t=found_t)  # fmt: skip
         return "done"
 
     def _do_move(self, w: Work, approval: str) -> simpy.events.ProcessGenerator:
@@ -669,10 +666,7 @@ class Lifecycle(EpromControl):
                   decided_t=self.env.now)  # fmt: skip
         if self.board.with_board or self.take("certificate_not_demanded", m.id, wid):
             return  # with the Board already: amended with the pending filings
-        self._pending += 1
-        self.board.with_board = True
-        self.emit(CertificateProduced, version=self.board.version, returned=False,
-                  demanded=True)  # fmt: skip
+        self._produce_certificate(demanded=True)
         self._certificate_back()
 
     def _do_certificate_request(self, w: Work, approval: str) -> simpy.events.ProcessGenerator:

@@ -706,19 +706,29 @@ class Cabinet:
         """A routine inspection: a technician opens and closes the slot door."""
         yield from self._work_inside(DOOR_CHECK, 0.5, None)
 
-    def service(self, kind: str, done: Callable[[str], None] | None, by: str = "") -> Proc:
+    def service(
+        self, kind: str, done: Callable[[str], None] | None = None, by: str = ""
+    ) -> Generator[simpy.events.Event, Any, str]:
         """Work on the machine with its slot door open (a repair of a part, a conversion's
         sealing): a technician is dispatched (or ``by``, someone who is not on the roster,
-        comes); ``done`` is called with who did it before the door closes."""
+        comes); ``done`` is called with who did it before the door closes. Returns who did."""
         if not by:
-            yield from self._work_inside(kind, 1.0, done)
-            return
+            who: list[str] = []
+
+            def finished(tech: str) -> None:
+                who.append(tech)
+                if done is not None:
+                    done(tech)
+
+            yield from self._work_inside(kind, 1.0, finished)
+            return who[0]
         env = self.env
         self.open_door(Door.SLOT, by)
         yield env.timeout(max(quantize(self._minutes(self.crew.timing.repair)), 1 / 64))
         if done is not None:
             done(by)
         self.close_door(Door.SLOT, by)
+        return by
 
     def _work_inside(self, kind: str, share: float, done: Callable[[str], None] | None) -> Proc:
         """A technician walks over, works with the slot door open, closes it and leaves.

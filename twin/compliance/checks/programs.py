@@ -64,6 +64,24 @@ class _ApprovedProgram(Checker):
                 return sig
         return None
 
+    def other_program(self, rec: Record) -> tuple[str | None, str] | None:
+        """When ``rec`` (a signature challenge or a meter reading) shows its machine runs
+        another program than the one it is approved to run: that program's signature (None
+        when the answer fits no program the Board holds) and what showed it ("signature
+        challenge" or "meter reading"); None when it shows the approved one, or nothing."""
+        if not isinstance(rec, ProgramVerified | MetersRead):
+            return None
+        approved = self.approved.get(rec.machine)
+        if approved is None:
+            return None
+        if isinstance(rec, MetersRead):
+            if rec.program_signature == approved:
+                return None
+            return rec.program_signature, "meter reading"
+        if rom_signature(rec.seed, approved) == rec.response:
+            return None
+        return self.running(rec), "signature challenge"
+
 
 @control(
     "MT98.S1.1a",
@@ -227,14 +245,8 @@ class PaybackChangedOnlyByConversion(_ApprovedProgram):
         if isinstance(rec, GamesPlayed | MachineLocked | ProgressiveHit | ProgramConverted):
             self.log.add(self.ctx, rec)
             return
-        m = rec.entity("machine")
-        approved = self.approved.get(m)
-        if approved is None:
-            return
-        if (
-            isinstance(rec, ProgramVerified) and rom_signature(rec.seed, approved) != rec.response
-        ) or (isinstance(rec, MetersRead) and rec.program_signature != approved):
-            self.swapped.setdefault(m, rec.seq)
+        if self.other_program(rec) is not None:
+            self.swapped.setdefault(rec.entity("machine"), rec.seq)
 
     def finish(self) -> None:
         series = [s for s in self.log.series(self.ctx) if s[0] not in self.swapped]

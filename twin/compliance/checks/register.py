@@ -25,8 +25,8 @@ from twin.lifecycle.records import (
     MachineStored,
     SpecsFurnished,
 )
-from twin.machines.events import MachineInstalled, MetersRead
-from twin.machines.verification import ProgramConverted, ProgramVerified, rom_signature
+from twin.machines.events import MachineInstalled
+from twin.machines.verification import ProgramConverted
 from twin.records import Record
 from twin.workdays import deadline
 
@@ -323,32 +323,23 @@ class MatchesFiledSpecs(_ApprovedProgram):
             if filed is not None:
                 self._compare(filed, rec, rec.seq)
             return
-        m = rec.entity("machine")
-        approved = self.approved.get(m)
-        if approved is None:
+        other = self.other_program(rec)
+        if other is None:
             return
-        if isinstance(rec, ProgramVerified):
-            if rom_signature(rec.seed, approved) == rec.response:
-                return
-            running = self.running(rec)
-            what = (
-                f"program {running[:12]}"
-                if running is not None
-                else "a program the Board does not hold"
-            )
-            self._unregistered(
-                m,
-                f"answers its signature challenge for {what}, not the program {approved[:12]} "
-                "its registration authorises, without an approved conversion",
-                (rec.seq,),
-            )
-        elif isinstance(rec, MetersRead) and rec.program_signature != approved:
-            self._unregistered(
-                m,
-                f"reports program {rec.program_signature[:12]}, not the program "
-                f"{approved[:12]} its registration authorises, without an approved conversion",
-                (rec.seq,),
-            )
+        m = rec.entity("machine")
+        sig, shown_by = other
+        what = f"program {sig[:12]}" if sig is not None else "a program the Board does not hold"
+        shows = (
+            f"answers its signature challenge for {what}"
+            if shown_by == "signature challenge"
+            else f"reports {what}"
+        )
+        self._unregistered(
+            m,
+            f"{shows}, not the program {self.approved[m][:12]} its registration authorises, "
+            "without an approved conversion",
+            (rec.seq,),
+        )
 
     def _compare(self, filed: SpecsFurnished, inst: MachineInstalled, seq: int) -> None:
         m = inst.machine

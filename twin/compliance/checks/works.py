@@ -46,7 +46,7 @@ from twin.machines.events import (
     MoneyRemoved,
     TiltRepaired,
 )
-from twin.machines.verification import ProgramVerified, rom_signature
+from twin.machines.verification import ProgramVerified
 from twin.patrons.records import PatronLeft, SessionStarted
 from twin.records import Record
 from twin.staff.records import ShiftStarted
@@ -107,22 +107,14 @@ class _Works(Checker):
 
 def swapped_program(checker: _ApprovedProgram, rec: Record) -> str | None:
     """What ``rec`` (a signature challenge or a meter reading) shows a machine runs when it
-    is not the program it is approved to run (None when it is, or it tells nothing)."""
-    if not isinstance(rec, (ProgramVerified, MetersRead)):
+    is not the program it is approved to run, in words (None when it is, or it tells
+    nothing): :meth:`_ApprovedProgram.other_program`'s answer."""
+    other = checker.other_program(rec)
+    if other is None:
         return None
-    approved = checker.approved.get(rec.machine)
-    if approved is None:
-        return None
-    if isinstance(rec, MetersRead):
-        if rec.program_signature == approved:
-            return None
-        return f"program {rec.program_signature[:12]} (its meter reading)"
-    if rom_signature(rec.seed, approved) == rec.response:
-        return None
-    running = checker.running(rec)
-    if running is None:
-        return "a program the Board does not hold (its signature challenge)"
-    return f"program {running[:12]} (its signature challenge)"
+    sig, shown_by = other
+    what = f"program {sig[:12]}" if sig is not None else "a program the Board does not hold"
+    return f"{what} (its {shown_by})"
 
 
 # -- item 9 ---------------------------------------------------------------------------------
