@@ -25,6 +25,7 @@ from twin.department import Plan, ordered
 from twin.dists import invalid
 from twin.door.section import EntranceConfig
 from twin.junkets.section import JunketsConfig
+from twin.licensing.section import LicensingConfig
 from twin.lifecycle.section import LifecycleConfig
 from twin.patrons.section import PatronsConfig
 from twin.pit.section import TablesConfig
@@ -68,6 +69,7 @@ class Scenario(ScenarioBase):
     premium: PremiumConfig | None = None
     aml: AmlConfig | None = None
     lifecycle: LifecycleConfig | None = None  # issue 27
+    licensing: LicensingConfig | None = None  # issue 28
 
     def check_sections(self) -> None:
         """Each department's checks of what its sections ask of the others, in registry

@@ -11,6 +11,7 @@ import twin.cage.params
 import twin.compliance.params
 import twin.door.params
 import twin.junkets.params
+import twin.licensing.params
 import twin.lifecycle.params
 import twin.premium.params
 import twin.slots.params
@@ -25,6 +26,7 @@ MODULES = (
     twin.compliance.params,
     twin.door.params,
     twin.junkets.params,
+    twin.licensing.params,
     twin.lifecycle.params,
     twin.premium.params,
     twin.slots.params,

@@ -80,38 +80,6 @@ LM_PER_EUR = Rule[float]("lm_per_eur", "number", "Maltese liri per euro")
 
 # --- stated by a ruleset, read by no code yet (out of scope or cited only) -----------------
 
-MIN_AGE = Rule[int]("min_age_years", "years", "the youngest age of a licensed employee")
-NOTIFY_WITHIN_DAYS = Rule[int](
-    "notify_within_days", "days", "the days to notify a change to a licence application"
-)
-PROVISIONAL_LICENCE = Rule[int](
-    "provisional_licence_months", "months", "the term of a provisional employee's licence"
-)
-EMPLOYEE_LICENCE_TERM = Rule[int](
-    "employee_licence_term_years", "years", "the term of an employee's licence"
-)
-EMPLOYEE_LICENCE_RENEWAL = Rule[int](
-    "employee_licence_renewal_years", "years", "the length of an employee licence's renewal"
-)
-LOWER_GRADE_MAX = Rule[int]("lower_grade_max_months", "months", "the longest work in a lower grade")
-LOWER_GRADE_WINDOW = Rule[int](
-    "lower_grade_window_months", "months", "the window lower-grade work is counted over"
-)
-LOWER_GRADE_CUMULATIVE = Rule[bool](
-    "lower_grade_months_cumulative", "bool", "whether lower-grade months add up"
-)
-LOWER_GRADE_ROLLING = Rule[bool](
-    "lower_grade_window_rolling", "bool", "whether the lower-grade window rolls"
-)
-MAX_GRADES_ABOVE = Rule[int](
-    "max_grades_above", "integer", "the most grades above the licensed one an employee may act"
-)
-MAX_DAYS_PER_CALENDAR_MONTH = Rule[int](
-    "max_days_per_calendar_month", "days", "the most days a month acting a grade higher"
-)
-SHOW_CAUSE_MIN_DAYS = Rule[int](
-    "show_cause_min_days", "days", "the shortest time given to show cause"
-)
 RECORDING_RETENTION = Rule[int](
     "recording_retention_days", "days", "how long recordings of gaming are kept"
 )

@@ -52,7 +52,14 @@ from typing import Any
 import simpy
 
 from twin.jobs import DOOR_CHECK, HAND_PAY, HOPPER_FILL, REPAIR, JobSpec
-from twin.staff.records import JobCompleted, JobRequested, JobStarted, ShiftEnded, ShiftStarted
+from twin.staff.records import (
+    DutyMissed,
+    JobCompleted,
+    JobRequested,
+    JobStarted,
+    ShiftEnded,
+    ShiftStarted,
+)
 from twin.staff.roles import DEFAULT_ROLES, Role, display_name
 from twin.world import World
 
@@ -121,6 +128,13 @@ class Member:
     on_duty: bool = False
     job: str | None = None
     shift_ended_t: float | None = None  # set while finishing a job on overtime
+    #: the member's shift is on now (whether or not the member may work it)
+    rostered: bool = False
+    #: why the member may not work now (no licence in force, employment not begun or ended);
+    #: None when they may (``bar``/``admit``)
+    barred: str | None = None
+    #: a role to take up once the job in hand is done (``set_role`` during a job)
+    next_role: str | None = None
 
 
 class Dispatcher:
@@ -147,6 +161,7 @@ class Dispatcher:
         # walks only the jobs that need a role with somebody idle (see _dispatch)
         self._waiting_for: dict[str, list[Job]] = {}
         self.open: dict[str, Job] = {}  # waiting or in service
+        self._hours: dict[str, float] = {}  # a shift's length, hours (set by keep_roster)
         self._count = 0
 
     # -- people ----------------------------------------------------------------------------
@@ -166,9 +181,19 @@ class Dispatcher:
 
     def come_on(self, member_id: str) -> None:
         m = self.members[member_id]
+        m.rostered = True
+        if m.barred is not None:
+            self.world.bus.emit(
+                DutyMissed, role=m.role, shift=m.shift, member=m.id, reason=m.barred,
+                hours=self._hours.get(m.shift, 0.0),
+            )  # fmt: skip
+            return
         if m.on_duty:
             m.shift_ended_t = None  # the next duty period began during overtime: stay on
             return
+        self._arrive(m)
+
+    def _arrive(self, m: Member) -> None:
         m.on_duty = True
         self._on[m.role].add(m.id)
         role = self.roles[m.role]
@@ -184,6 +209,7 @@ class Dispatcher:
 
     def go_off(self, member_id: str) -> None:
         m = self.members[member_id]
+        m.rostered = False
         if not m.on_duty or m.shift_ended_t is not None:
             return
         if m.job is not None:
@@ -201,11 +227,61 @@ class Dispatcher:
             ShiftEnded, role=m.role, shift=m.shift, member=m.id, overtime_s=overtime
         )
 
+    # -- licences (the licensing department): who may work, and in which role -------------
+    def enlisted(self, member: str, role: str, shift: str, *, barred: str) -> None:
+        """Register a member who may not work yet (a new hire: ``barred`` says why)."""
+        self.enlist(member, role, shift)
+        self.members[member].barred = barred
+
+    def bar(self, member_id: str, reason: str) -> None:
+        """``member_id`` may not work from now (a licence suspended, cancelled or lapsed,
+        employment ended): off duty at once if idle, else once the job in hand is done (that
+        job was started while the licence was in force)."""
+        m = self.members[member_id]
+        m.barred = reason
+        if m.on_duty and m.job is None:
+            self._leave(m)
+
+    def admit(self, member_id: str) -> None:
+        """``member_id`` may work again (a licence issued or renewed, a suspension over):
+        on duty now if their shift is on."""
+        m = self.members[member_id]
+        if m.barred is None:
+            return
+        m.barred = None
+        if m.rostered and not m.on_duty:
+            self._arrive(m)
+            self._dispatch()
+
+    def set_role(self, member_id: str, role: str) -> None:
+        """``member_id`` works as ``role`` from now on (a variation of functions, temporary
+        work in another grade, and back): on duty, they leave the old role and take up the
+        new one at once if idle, else once the job in hand is done."""
+        if role not in self.roles:
+            raise ValueError(f"unknown role {role!r} (roles: {sorted(self.roles)})")
+        m = self.members[member_id]
+        if role == m.role:
+            m.next_role = None
+            return
+        if not m.on_duty:
+            m.role = role
+            return
+        if m.job is not None:
+            m.next_role = role
+            return
+        self._leave(m)
+        m.role = role
+        self._arrive(m)
+        self._dispatch()
+
     def keep_roster(self, shifts: Sequence[Shift]) -> Generator[simpy.events.Event, Any, None]:
         """Bring every shift on and off duty for the whole run (one process for all shifts)."""
         env = self.env
         clock = self.world.clock
         local = clock.at(env.now).time()
+        for s in shifts:
+            span = (s.end.hour * 60 + s.end.minute) - (s.start.hour * 60 + s.start.minute)
+            self._hours[s.name] = (span % 1440 or 1440) / 60.0
         for s in shifts:
             if _within(s.start, s.end, local):
                 for mid in s.members:
@@ -280,8 +356,14 @@ class Dispatcher:
         for mid in members:
             m = self.members[mid]
             m.job = None
-            if m.shift_ended_t is not None:
+            role, m.next_role = m.next_role, None
+            if m.shift_ended_t is not None or m.barred is not None:
                 self._leave(m)
+                m.role = role or m.role
+            elif role is not None:
+                self._leave(m)
+                m.role = role
+                self._arrive(m)
             else:
                 self._idle[m.role][m.id] = None
         self._dispatch()
@@ -317,6 +399,8 @@ class Dispatcher:
                 return f"{job_id}: {mid} is not on the staff"
             if m.role != role:
                 return f"{job_id}: {mid} has role {m.role}, not {role}"
+            if m.barred is not None:
+                return f"{job_id}: {mid} may not work: {m.barred}"
             if not m.on_duty or m.shift_ended_t is not None:
                 return f"{job_id}: {mid} is not on duty"
             if m.job is not None:

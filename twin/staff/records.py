@@ -30,6 +30,18 @@ class ShiftEnded(Record):
     overtime_s: float
 
 
+@record("duty_missed", roles=("member",))
+class DutyMissed(Record):
+    """A member's shift comes on but they may not work it: ``reason`` (no licence in force,
+    employment not begun, a suspension)."""
+
+    role: str
+    shift: str
+    member: str
+    reason: str
+    hours: float  # the shift's length
+
+
 @record("job_requested", roles=("job_id", "machine"))
 class JobRequested(Record):
     """A job is filed: it needs every role in ``roles`` at once."""
