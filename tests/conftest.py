@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from twin.licensing import Licensing
 from twin.machines.par import Game, load_game
 
 # Hypothesis imports its patch writer (and through it libcst / mypy_extensions) only when a
@@ -63,6 +64,9 @@ NO_DOOR = frozenset({"MT98.R45"})
 NO_AML = frozenset({"MT98.R48", "MT98.R50.1"})
 NO_AML_WHEN_NEEDED = frozenset({"MT98.R46.1", "MT98.R46.2", "MT98.R46.3", "MT98.R46.4"})
 NO_CAGE = frozenset({"MT98.R41.a"})
+#: issue 28: a casino whose employees work and which keeps no employee's licence (no
+#: [licensing]) breaches reg 8 by itself, one finding standing for every employee
+NO_LICENSING = frozenset({"MT98.R8"})
 
 
 def _field(f: Any, name: str) -> Any:
@@ -76,6 +80,7 @@ def besides_absent_functions(
     aml: bool = False,
     cage: bool = False,
     entrants: bool = True,
+    licensing: bool = False,
 ) -> list[Any]:
     """The findings other than those of the functions the casino lacks, after asserting those:
     without a door exactly one R45 (when anyone came in: ``entrants``; a run whose patrons
@@ -85,7 +90,7 @@ def besides_absent_functions(
     a cage (no books) exactly one R41.a (at the first gaming operation: ``entrants``); with
     the function, none of its. (Issue 25: "0 findings" on such a floor was a false clean.)
     ``findings``: Finding records or their JSON (``RunResult.findings``)."""
-    gated = NO_DOOR | NO_AML | NO_AML_WHEN_NEEDED | NO_CAGE
+    gated = NO_DOOR | NO_AML | NO_AML_WHEN_NEEDED | NO_CAGE | NO_LICENSING
 
     def of_absence(f: Any) -> bool:  # (R22's absent notice is a finding of its own)
         return ABSENT in _field(f, "message") and _field(f, "control") in gated
@@ -96,6 +101,7 @@ def besides_absent_functions(
         (set() if door or not entrants else set(NO_DOOR))
         | (set() if aml else set(NO_AML))
         | (set() if cage or not entrants else set(NO_CAGE))
+        | (set() if licensing else set(NO_LICENSING))
     )
     may = set() if aml else set(NO_AML_WHEN_NEEDED)
     shown = [(_field(f, "control"), _field(f, "message")) for f in absent]
@@ -106,10 +112,11 @@ def besides_absent_functions(
 
 def besides_absent(casino: Any) -> list[Any]:
     """:func:`besides_absent_functions` for a built casino: its findings, with the functions
-    it has (``casino.entrance``, ``casino.aml``, ``casino.cage``) taken from it."""
+    it has (``casino.entrance``, ``casino.aml``, ``casino.cage``, its licensing) taken from it."""
     return besides_absent_functions(
         casino.compliance.findings,
         door=casino.entrance is not None,
         aml=casino.aml is not None,
         cage=casino.cage is not None,
+        licensing=casino.find(Licensing) is not None,
     )

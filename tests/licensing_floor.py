@@ -25,10 +25,11 @@ STAFF: dict[str, Any] = {
         {"id": "attendant", "prefix": "ATT", "title": "Slot attendant"},
         {"id": "technician", "prefix": "TEC", "title": "Slot technician"},
         {"id": "inspector", "prefix": "INS", "title": "Board inspector", "employer": "board"},
+        {"id": "cashier", "prefix": "CSH", "title": "Cashier"},
     ],
     "shifts": [
         {"name": "day", "start": "06:00", "end": "18:00",
-         "crew": {"attendant": 3, "technician": 2, "inspector": 2}},
+         "crew": {"attendant": 3, "technician": 2, "inspector": 2, "cashier": 1}},
         {"name": "night", "start": "18:00", "end": "06:00",
          "crew": {"attendant": 3, "technician": 2, "inspector": 2}},
     ],
@@ -58,7 +59,7 @@ EVENTS: list[dict[str, Any]] = [
 ]  # fmt: skip
 HOLDERS: list[dict[str, Any]] = [
     {"member": "ATT-night-01", "kind": "provisional", "issued_days_ago": 88, "decision_days": 6},
-    {"member": "TEC-night-01", "kind": "full", "issued_days_ago": 5 * 365 - 2},
+    {"member": "TEC-night-01", "kind": "full", "issued_days_ago": 5 * 365},
 ]  # fmt: skip
 
 

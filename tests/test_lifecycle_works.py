@@ -11,7 +11,6 @@ directly.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
@@ -19,11 +18,10 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-import simpy
+from fed import Fed
 from lifecycle_floor import WORKS, findings, run
 
 from twin.casino import Casino
-from twin.clock import Clock
 from twin.compliance.checks.conversions import (
     ConversionLodgedAtOnce,
     ConversionRecords,
@@ -35,9 +33,7 @@ from twin.compliance.checks.works import (
     RemovalContentsSecured,
     RepairLog,
 )
-from twin.compliance.context import CheckContext
 from twin.compliance.findings import Finding
-from twin.compliance.ruleset import load_ruleset
 from twin.lifecycle.records import (
     BoardDecided,
     ConversionLodged,
@@ -49,9 +45,8 @@ from twin.lifecycle.records import (
     RepairLogInspected,
 )
 from twin.machines.events import GamesPlayed, MachineRemoved, MoneyRemoved
-from twin.machines.facts import FloorFacts
 from twin.machines.verification import ProgramConverted
-from twin.records import MemorySink, Record, RecordBus
+from twin.records import MemorySink, Record
 from twin.staff.records import ShiftStarted
 
 MALTA = ZoneInfo("Europe/Malta")
@@ -231,42 +226,6 @@ def test_a_manual_without_the_removal_procedure_approved_is_found() -> None:
 
 
 # -- a checker fed records directly ---------------------------------------------------------
-
-
-class Fed:
-    """A checker on a bare context: records fed in order (the clock moved to each), findings
-    kept as (subjects, message, evidence)."""
-
-    def __init__(
-        self, make: Callable[[CheckContext], Any], overrides: dict[str, Any] | None = None
-    ):
-        ruleset = load_ruleset("malta-1998", overrides)
-        self.env = simpy.Environment()
-        self.clock = Clock(datetime(2026, 3, 2, 10, 0), "Europe/Malta")
-        self.ctx = CheckContext(RecordBus(lambda: self.env.now), ruleset, self.clock, self.env,
-                                FloorFacts())  # fmt: skip
-        self.found: list[tuple[tuple[str, ...], str, tuple[int, ...]]] = []
-        self.ctx.report = lambda control, entities, message, evidence, warning=False: (  # type: ignore[method-assign]
-            self.found.append((entities, message, tuple(sorted(set(evidence)))))
-        )
-        self.checker = make(self.ctx)
-        self.seq = 0
-
-    def t(self, when: datetime) -> float:
-        return self.clock.seconds(when)
-
-    def feed(self, cls: type[Record], at: float, **fields: Any) -> Record:
-        if at > self.env.now:
-            self.env.run(until=at)
-        self.seq += 1
-        rec = cls(seq=self.seq, t=at, **fields)
-        self.checker.on_record(rec)
-        return rec
-
-    def end(self, at: float) -> None:
-        if at > self.env.now:
-            self.env.run(until=at)
-        self.checker.finish()
 
 
 def _removed(fed: Fed, at: float, machine: str = "B-010") -> Record:

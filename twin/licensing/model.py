@@ -20,6 +20,7 @@ the provisos, the Board gives the full show-cause period. The injections
 
 from __future__ import annotations
 
+import math
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
@@ -584,7 +585,9 @@ class Licensing:
             return  # the licensee may not (or need not) use them so
         overrun = self.take("cover_overrun", e.member)
         end = self.env.now + e.days * DAY
-        if not overrun:
+        if overrun:  # past the month's days, whatever the event asked
+            end = max(end, self.env.now + (self.higher_max_days + 2) * DAY)
+        else:
             end = self._cover_end(h, role, self.env.now, e.days)
         if end <= self.env.now:
             return
@@ -592,7 +595,7 @@ class Licensing:
             inspectors = self.staff.on_duty("inspector") if "inspector" in self.staff.roles else []
             self.emit(GradeNotice, member=h.member, inspector=inspectors[0] if inspectors else "",
                       role=role, grade=their, licensed_role=h.role, licensed_grade=own,
-                      days=e.days)  # fmt: skip
+                      days=math.ceil((end - self.env.now) / DAY))  # fmt: skip
         self._assign(h.member, role, "cover")
         h.cover_until = end
         yield self._sleep_until(end)
