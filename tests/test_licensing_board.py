@@ -23,6 +23,7 @@ from twin.licensing.records import (
     ApplicationDecided,
     ApplicationLodged,
     ConditionsChanged,
+    EmploymentStarted,
     GroundKnown,
     GroundReported,
     LicenceAction,
@@ -34,6 +35,7 @@ from twin.licensing.records import (
     ParticularsNotified,
     RefusalNotified,
     ShowCauseIssued,
+    TermComplied,
 )
 from twin.machines.facts import FloorFacts
 from twin.records import MemorySink, Record, RecordBus
@@ -551,3 +553,46 @@ def test_the_show_cause_period_on_the_calendar() -> None:
         "the Board's action 'suspend' on case LC-0002 (ATT-day-03) on 2026-03-12 came without "
         "a notice to show cause (reg 18(3))",
     ]
+
+
+def test_an_application_at_the_start_of_employment_is_in_time() -> None:
+    """Reg 9(1): lodged at the very instant the employment starts, before or after its record,
+    the application is in time; one lodged a minute later is not."""
+    for lodged, found in (((2026, 3, 3, 10, 0), False), ((2026, 3, 3, 10, 1), True)):
+        for first in (False, True):
+            e = _Engine("MT98.R9.1")
+            if first:
+                e.at(lodged, ApplicationLodged, **_application())
+            e.at((2026, 3, 3, 10, 0), EmploymentStarted, member="ATT-day-09", role="attendant",
+                 shift="day")  # fmt: skip
+            if not first:
+                e.at(lodged, ApplicationLodged, **_application())
+            got = e.findings(until=(2026, 3, 4, 0, 0))
+            assert len(got) == (1 if found and not first else 0), (lodged, first)
+
+
+def _term(e: _Engine, when: tuple[int, ...], due: tuple[int, ...]) -> None:
+    e.at(when, LicenceAction, member="ATT-night-03", case="LC-0001", licence="EL-0006",
+         outcome="condition", role="", condition="AML refresher training", until_t=-1.0,
+         term_due_t=e.t(due), under="18(4)")  # fmt: skip
+
+
+def test_a_term_complied_with_in_time_and_one_complied_with_late() -> None:
+    """Reg 18(5): a term (due Friday 6 March 2026 at 10:00) complied with on the 5th needs no
+    action; complied with on the 9th, late, it needs the Board's suspension or cancellation
+    by the end of the tenth working day after the 6th (Monday 23 March, St Joseph's day
+    skipped); a cancellation on the 23rd is in time."""
+    for complied, cancelled, found in (
+        ((2026, 3, 5, 10, 0), None, False),
+        ((2026, 3, 9, 10, 0), None, True),
+        ((2026, 3, 9, 10, 0), (2026, 3, 23, 10, 0), False),
+    ):
+        e = _Engine("MT98.R18.5")
+        _term(e, (2026, 3, 2, 10, 0), (2026, 3, 6, 10, 0))
+        e.at(complied, TermComplied, member="ATT-night-03", case="LC-0001")
+        if cancelled is not None:
+            e.at(cancelled, LicenceAction, member="ATT-night-03", case="LC-0001",
+                 licence="EL-0006", outcome="cancel", role="", condition="", until_t=-1.0,
+                 term_due_t=-1.0, under="18(5)")  # fmt: skip
+        got = e.findings(until=(2026, 3, 25, 0, 0))
+        assert [f.at for f in got] == (["2026-03-24T00:00:00+01:00"] if found else [])

@@ -110,6 +110,8 @@ def _when(due: datetime) -> str:
         "an application for a new licence for the person is lodged at or before the start of "
         "the employment (the provisional route of 15(1) starts from the same application)": C
         + "R9.1]",
+        "'prior to the commencement': an application of the same instant is in time": T
+        + "test_an_application_at_the_start_of_employment_is_in_time",
     },
     unchecked=(
         "the employees on the staff when the run opens: their applications are before it",
@@ -713,7 +715,8 @@ class ShowCauseFirst(_Board):
         "a variation or condition imposed under 18(4)(c) and not complied with by its time is "
         "followed by a suspension or cancellation under 18(5), by the end of the ruleset's "
         "working days after the time's day": C + "R18.5]",
-        "a term complied with in time needs no action": T + "test_the_clean_floor",
+        "a term complied with in time needs no action; one complied with late does": T
+        + "test_a_term_complied_with_in_time_and_one_complied_with_late",
     },
     unchecked=("whether the term was complied with: the twin records the holder's compliance",),
 )
