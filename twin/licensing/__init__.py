@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from twin.department import Department, Plan, Site
 from twin.licensing import injections
 from twin.licensing.kpis import LicensingKpis
-from twin.licensing.model import Licensing
+from twin.licensing.model import DISPENSABLE, Licensing
 from twin.licensing.section import LicensingConfig, check
 from twin.staff import Dispatcher, Roster
 
@@ -37,4 +37,4 @@ PLAN = Plan(
     kpis=LicensingKpis,
 )
 
-__all__ = ["PLAN", "Licensing", "LicensingConfig", "LicensingKpis"]
+__all__ = ["DISPENSABLE", "PLAN", "Licensing", "LicensingConfig", "LicensingKpis"]

@@ -632,7 +632,7 @@ class Licensing:
         period = self.show_cause_days
         if self.take("show_cause_short", h.member):
             period = max(1, self.show_cause_days // 2)
-        due_t = self.env.now + period * DAY
+        due_t = self.clock.seconds(self._now() + relativedelta(days=period))  # calendar days
         self.emit(ShowCauseIssued, member=h.member, case=case, ground=ground,
                   period_days=period, due_t=due_t)  # fmt: skip
         self._notices(h, "show_cause", case, ("holder", "licensee"))
