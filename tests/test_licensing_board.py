@@ -93,9 +93,9 @@ CASES: dict[str, Case] = {
     "R10": Case(
         "licensing_ineligible_licensed",
         "ATT-day-05",
-        ("ATT-day-05", "EL-0013"),
+        ("ATT-day-05", "EL-0014"),
         "2026-03-06T10:00:00+01:00",
-        "provisional licence EL-0013 was issued to ATT-day-05 on 2026-03-06 (application "
+        "provisional licence EL-0014 was issued to ATT-day-05 on 2026-03-06 (application "
         "LA-0004), who is not eligible: aged 17, under 18 (10(b))",
         ("licence_application_lodged", "employee_licence_issued"),
     ),

@@ -13,9 +13,16 @@ from functools import cache
 
 import holidays
 
+from twin.rules import Rule
+
 #: the Board's office hours (local); work reaching it outside them is handled at the next opening
 OFFICE_OPENS = time(9, 0)
 OFFICE_CLOSES = time(17, 0)
+#: whose working days "immediately" and "on request" are counted in (``holidays`` country code)
+WORKDAY_COUNTRY = Rule[str](
+    "working_days_country", "text", "the country whose working days deadlines count",
+    default="MT",
+)  # fmt: skip
 
 
 @cache
@@ -59,6 +66,7 @@ def next_office_time(when: datetime, country: str) -> datetime:
 __all__ = [
     "OFFICE_CLOSES",
     "OFFICE_OPENS",
+    "WORKDAY_COUNTRY",
     "add_working_days",
     "deadline",
     "is_working_day",

@@ -15,6 +15,7 @@ import twin.licensing.params
 import twin.lifecycle.params
 import twin.premium.params
 import twin.slots.params
+import twin.workdays
 from twin.rules import Rule, declared
 
 __all__ = ["MODULES", "every_rule"]
@@ -30,6 +31,7 @@ MODULES = (
     twin.lifecycle.params,
     twin.premium.params,
     twin.slots.params,
+    twin.workdays,
 )
 
 

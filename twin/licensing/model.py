@@ -76,11 +76,9 @@ from twin.licensing.records import (
     TermComplied,
 )
 from twin.licensing.section import Event, Holder, LicensingConfig
-from twin.lifecycle.params import WORKDAY_COUNTRY
 from twin.records import Record
-from twin.staff import Dispatcher, Roster
-from twin.staff.dispatch import Shift
-from twin.workdays import deadline, next_office_time
+from twin.staff import Dispatcher, Roster, Shift
+from twin.workdays import WORKDAY_COUNTRY, deadline, next_office_time
 
 Proc = Generator[simpy.events.Event, Any, None]
 DAY = 86400.0

@@ -37,7 +37,6 @@ from twin.lifecycle.params import (
     REPLACEMENT_NEEDS_APPROVAL,
     RESERVE_MAX_FRACTION,
     SEAL_CHECK_DAYS,
-    WORKDAY_COUNTRY,
 )
 from twin.lifecycle.records import (
     ApprovalRequested,
@@ -74,7 +73,7 @@ from twin.machines.machine import SlotMachine
 from twin.records import Record
 from twin.slots import Slots
 from twin.staff import Dispatcher, display_name
-from twin.workdays import deadline, next_office_time
+from twin.workdays import WORKDAY_COUNTRY, deadline, next_office_time
 from twin.world import quantize
 
 #: someone the Board never licensed (an outside contractor, a repair shop): injections only

@@ -50,8 +50,4 @@ NOTICE_DAYS = Rule[int](
     "board_notice_business_days", "days",
     "working days for the Secretary's written notice of a refusal or a deletion", default=1,
 )  # fmt: skip
-#: whose working days "immediately" and "on request" are counted in (``holidays`` country code)
-WORKDAY_COUNTRY = Rule[str](
-    "working_days_country", "text", "the country whose working days deadlines count",
-    default="MT",
-)  # fmt: skip
+

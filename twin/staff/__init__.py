@@ -43,4 +43,4 @@ def build(site: Site) -> Iterable[Department]:
 
 PLAN = Plan("staff", ("staff",), build, always=True)
 
-__all__ = ["PLAN", "Dispatcher", "Roster", "display_name"]
+__all__ = ["PLAN", "Dispatcher", "Roster", "Shift", "display_name"]

@@ -14,11 +14,11 @@ from datetime import datetime
 from twin.compliance.checks.programs import _ApprovedProgram
 from twin.compliance.checks.works import NEEDS_LIFECYCLE, C, W, _Works, swapped_program
 from twin.compliance.registry import Checker, Kind, control
-from twin.lifecycle.params import CONVERSION_LODGE_DAYS, WORKDAY_COUNTRY
+from twin.lifecycle.params import CONVERSION_LODGE_DAYS
 from twin.lifecycle.records import ConversionLodged, ConversionRecorded
 from twin.machines.verification import ProgramConverted
 from twin.records import Record
-from twin.workdays import deadline
+from twin.workdays import WORKDAY_COUNTRY, deadline
 
 
 def lodge_deadline(converted: datetime, days: int, country: str) -> datetime:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from twin.compliance.registry import Checker, Kind, control
-from twin.lifecycle.params import MANUAL_SUBMIT_DAYS, SEAL_CHECK_DAYS, WORKDAY_COUNTRY
+from twin.lifecycle.params import MANUAL_SUBMIT_DAYS, SEAL_CHECK_DAYS
 from twin.lifecycle.records import (
     EpromCopied,
     EpromDestroyed,
@@ -27,7 +27,7 @@ from twin.lifecycle.records import (
 )
 from twin.lifecycle.section import MANUAL_TOPICS
 from twin.records import Record
-from twin.workdays import deadline
+from twin.workdays import WORKDAY_COUNTRY, deadline
 
 T = "tests/test_lifecycle_eproms.py::"
 INJ = T + "test_injection_is_found_exactly"

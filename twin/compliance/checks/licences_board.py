@@ -50,9 +50,8 @@ from twin.licensing.records import (
     ShowCauseIssued,
     TermComplied,
 )
-from twin.lifecycle.params import WORKDAY_COUNTRY
 from twin.records import Record
-from twin.workdays import deadline, next_office_time
+from twin.workdays import WORKDAY_COUNTRY, deadline, next_office_time
 
 T = "tests/test_licensing_board.py::"
 INJ = T + "test_injected_violation_is_found"

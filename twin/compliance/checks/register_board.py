@@ -17,7 +17,6 @@ from twin.lifecycle.params import (
     NOTICE_DAYS,
     REPLACEMENT_NEEDS_APPROVAL,
     RESERVE_MAX_FRACTION,
-    WORKDAY_COUNTRY,
 )
 from twin.lifecycle.records import (
     BoardDecided,
@@ -33,6 +32,7 @@ from twin.lifecycle.records import (
     StoreAudited,
 )
 from twin.records import Record
+from twin.workdays import WORKDAY_COUNTRY
 
 # -- reg 31(1): registrations within the licensed number, the reserve store, replacements ----
 
