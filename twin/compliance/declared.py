@@ -14,6 +14,7 @@ import twin.junkets.params
 import twin.lifecycle.params
 import twin.premium.params
 import twin.slots.params
+import twin.surveillance.params
 from twin.rules import Rule, declared
 
 __all__ = ["MODULES", "every_rule"]
@@ -28,6 +29,7 @@ MODULES = (
     twin.lifecycle.params,
     twin.premium.params,
     twin.slots.params,
+    twin.surveillance.params,
 )
 
 

@@ -112,9 +112,6 @@ MAX_DAYS_PER_CALENDAR_MONTH = Rule[int](
 SHOW_CAUSE_MIN_DAYS = Rule[int](
     "show_cause_min_days", "days", "the shortest time given to show cause"
 )
-RECORDING_RETENTION = Rule[int](
-    "recording_retention_days", "days", "how long recordings of gaming are kept"
-)
 BOARD_MEMBER_TERM = Rule[int](
     "board_member_term_years", "years", "the term of a Gaming Board member"
 )
