@@ -360,6 +360,7 @@ def test_the_floor_runs_clean(tmp_path: Path) -> None:
 PART_TESTS = (
     "test_aml", "test_cage", "test_entrance", "test_junkets", "test_pit", "test_premium",
     "test_lifecycle_register", "test_lifecycle_works", "test_lifecycle_eproms",
+    "test_surveillance",
 )  # fmt: skip
 
 

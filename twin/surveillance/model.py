@@ -245,10 +245,12 @@ class Surveillance:
         elif isinstance(rec, UnapprovedItemReported | DeviceDetected):
             self.open_case("pit", rec, rec.t, self._at(f"table-{rec.table}"),
                            self.config.case_days_pit)  # fmt: skip
-        elif isinstance(rec, EntryRefused):
-            if rec.reason in BREACH_REFUSALS and rec.casino == self.casino:
-                self.open_case("door", rec, rec.t, self._at("entrance"),
-                               self.config.case_days_door)  # fmt: skip
+        elif (
+            isinstance(rec, EntryRefused)
+            and rec.reason in BREACH_REFUSALS
+            and rec.casino == self.casino
+        ):
+            self.open_case("door", rec, rec.t, self._at("entrance"), self.config.case_days_door)
 
     def _at(self, camera: str) -> tuple[str, ...]:
         """``camera``, or every camera when the run has none of that place."""

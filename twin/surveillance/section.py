@@ -162,8 +162,8 @@ def check(sc: Any) -> None:
     for i, c in enumerate(sv.cases):
         for j, cam in enumerate(c.cameras):
             if cam not in known:
-                raise invalid(_one_of(known, "a camera"), key=f"surveillance.cases[{i}].cameras[{j}]",
-                              found=cam)  # fmt: skip
+                raise invalid(_one_of(known, "a camera"),
+                              key=f"surveillance.cases[{i}].cameras[{j}]", found=cam)  # fmt: skip
     info = sc.scenario
     start: datetime = info.start_datetime
     zone = ZoneInfo(info.timezone)

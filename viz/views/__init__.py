@@ -61,6 +61,8 @@ NOT_DRAWN: dict[str, str] = {
     "junkets": "the viewer issue draws the junket room",
     "premium": "the viewer issue draws the premium rooms",
     "aml": "the AML desk has no place on the floor; the viewer issue decides what it shows",
+    "surveillance": "the cameras watch every area and their recordings have no place on the "
+    "floor; the viewer issue decides whether to show the cases and the recordings held",
 }
 
 

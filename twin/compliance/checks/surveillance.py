@@ -148,8 +148,7 @@ class RecordingRetention(Checker):
         owed = [
             rid
             for rid in self.by_day.get((rec.camera, rec.date), [])
-            if rid not in produced
-            and (self.holds.get(rid) or rec.t < self._until(self.made[rid]))
+            if rid not in produced and (self.holds.get(rid) or rec.t < self._until(self.made[rid]))
         ]
         if not owed:
             return
