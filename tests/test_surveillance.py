@@ -194,6 +194,33 @@ def test_the_clean_floor_is_silent_exercised_and_keeps_its_timeline() -> None:
     }
 
 
+def test_an_aml_report_holds_the_recordings_of_its_transactions() -> None:
+    """On the AML floor (a day), each internal report holds the recordings of the banks whose
+    machines took the reported money, at the moments they took it; each barred person's
+    attempt at the door holds the entrance's; the run is clean."""
+    aml = ROOT / "scenarios" / "aml.toml"
+    _, sink = run(path=aml, hours=24.0, section={})
+    assert [r for r in sink.records if isinstance(r, Finding)] == []
+    opened = sink.of(CaseOpened)
+    assert [(r.cause, r.evidence_kind, r.cameras, r.recordings) for r in opened] == [
+        ("aml", "internal_report", ("bank-P",), ("bank-P/20260302-1000",)),
+        ("aml", "internal_report", ("bank-P",), ("bank-P/20260302-1000",)),
+        ("door", "entry_refused", ("entrance",), ("entrance/20260302-1000",)),
+        ("aml", "internal_report", ("bank-P",), ("bank-P/20260302-1000",)),
+        ("door", "entry_refused", ("entrance",), ("entrance/20260302-1000",)),
+        ("door", "entry_refused", ("entrance",), ("entrance/20260302-1000",)),
+        ("aml", "internal_report", ("bank-D",), ("bank-D/20260303-0000",)),
+    ]
+    by_seq = {r.seq: r for r in sink.records}
+    for case in opened:
+        (evidence,) = (by_seq[s] for s in case.evidence)
+        txns = [by_seq[s] for s in getattr(evidence, "transactions", ())]
+        if txns:
+            assert case.cameras == tuple(dict.fromkeys(
+                f"bank-{t.entity('machine').rpartition('-')[0]}" for t in txns))  # fmt: skip
+            assert case.incident_t == min(t.t for t in txns)
+
+
 # -- the seven days on the calendar ----------------------------------------------------------
 
 

@@ -29,7 +29,7 @@ PLAN = Plan(
     "surveillance",
     ("surveillance",),
     build,
-    uses=("door", "pit", "aml"),
+    uses=("door", "cage", "pit", "aml"),
     check=check,
     check_injections=injections.validate,
     kpis=SurveillanceKpis,

@@ -14,8 +14,10 @@ Evidence (reg 27, proviso): the department reads the world's bus for the records
 breach of the Act, the regulations or any other law, and opens a case (``case_opened``) for
 each, holding the recordings that cover the moment of that record (``recording_held``) until
 the case closes (``case_closed``, ``case_days_<cause>`` calendar days later; a case may close
-after the run): AML reports (``internal_report``, ``suspicion_reported``: cause "aml", every
-camera, as they name no place), the pit's ``unapproved_item_reported`` and
+after the run): AML reports (``internal_report``, ``suspicion_reported``: cause "aml"; the
+recordings of the places and moments of the transactions the report names, as the department
+saw them on the bus in the last ``WHERE_HOURS``: a machine's bank, a table, the cage; every
+camera at the moment of the report when it knows none), the pit's ``unapproved_item_reported`` and
 ``device_detected`` (cause "pit", the table's camera), and the door's ``entry_refused`` of a
 person barred under the Act at this casino's door (cause "door", the entrance's camera; a
 refusal for self-exclusion or age is the door working, not a breach). Scenario cases
@@ -35,6 +37,7 @@ or the request it spoils takes it once.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,10 +45,12 @@ import simpy
 from dateutil.relativedelta import relativedelta
 
 from twin.aml.records import InternalReport, SuspicionReported
+from twin.cage.records import CageTransaction
 from twin.department import Site
 from twin.door.records import EntryRefused
 from twin.injections import InjectionIdle
-from twin.pit.records import DeviceDetected, UnapprovedItemReported
+from twin.machines.events import BillAccepted, CashedOut, CoinsAccepted, HandPaid
+from twin.pit.records import DeviceDetected, TableStretch, UnapprovedItemReported
 from twin.records import Record
 from twin.surveillance.params import RECORDING_RETENTION
 from twin.surveillance.records import (
@@ -72,6 +77,11 @@ RECYCLED = "recycled after its period"
 NOT_RECORDED = "not recorded"
 #: the door's refusals that show a breach: a person barred under the Act tried to enter
 BREACH_REFUSALS = frozenset({"barred"})
+#: how long the department remembers where a transaction was made (an AML report names
+#: transactions of its window: a session, a gaming day, a junket's stay)
+WHERE_HOURS = 96.0
+#: the records of money in or out whose place an AML report may need (machines, tables, cage)
+MONEY_RECORDS = (BillAccepted, CoinsAccepted, CashedOut, HandPaid, CageTransaction, TableStretch)
 
 
 @dataclass
@@ -114,6 +124,8 @@ class Surveillance:
         self.cases: dict[str, Case] = {}
         self.armed: dict[str, str] = {}  # deviation -> its target ("" the first to come)
         self.passes = 0
+        self.where: dict[int, tuple[float, str]] = {}  # seq -> (t, camera) of money records
+        self._where_order: deque[int] = deque()
         site.world.bus.attach(self)
 
     # -- deviations (injections) ----------------------------------------------------------------
@@ -239,18 +251,42 @@ class Surveillance:
     # -- evidence -------------------------------------------------------------------------------
 
     def accept(self, rec: Record) -> None:
-        """Records that show a breach open a case holding the recordings of that moment."""
-        if isinstance(rec, InternalReport | SuspicionReported):
-            self.open_case("aml", rec, rec.t, tuple(self.cameras), self.config.case_days_aml)
+        """Records that show a breach open a case holding the recordings of that moment; the
+        places of money records are remembered a while, for the AML reports that name them."""
+        if isinstance(rec, MONEY_RECORDS):
+            self._remember(rec)
+        elif isinstance(rec, InternalReport | SuspicionReported):
+            spots = [self.where[s] for s in rec.transactions if s in self.where]
+            if not spots:  # no place known: every camera, at the report
+                spots = [(rec.t, cam) for cam in self.cameras]
+            self.open_case("aml", rec, spots, self.config.case_days_aml)
         elif isinstance(rec, UnapprovedItemReported | DeviceDetected):
-            self.open_case("pit", rec, rec.t, self._at(f"table-{rec.table}"),
-                           self.config.case_days_pit)  # fmt: skip
+            cams = self._at(f"table-{rec.table}")
+            self.open_case("pit", rec, [(rec.t, c) for c in cams], self.config.case_days_pit)
         elif (
             isinstance(rec, EntryRefused)
             and rec.reason in BREACH_REFUSALS
             and rec.casino == self.casino
         ):
-            self.open_case("door", rec, rec.t, self._at("entrance"), self.config.case_days_door)
+            cams = self._at("entrance")
+            self.open_case("door", rec, [(rec.t, c) for c in cams], self.config.case_days_door)
+
+    def _remember(self, rec: Record) -> None:
+        if isinstance(rec, CageTransaction):
+            cam = "cage"
+        elif isinstance(rec, TableStretch):
+            cam = f"table-{rec.table}"
+            cam = cam if cam in self.cameras else f"cardroom-{rec.table}"
+        else:
+            cam = f"bank-{rec.entity('machine').rpartition('-')[0]}"
+        if cam not in self.cameras:
+            return
+        self.where[rec.seq] = (rec.t, cam)
+        order = self._where_order
+        order.append(rec.seq)
+        horizon = rec.t - WHERE_HOURS * 3600.0
+        while order and self.where[order[0]][0] < horizon:
+            del self.where[order.popleft()]
 
     def _at(self, camera: str) -> tuple[str, ...]:
         """``camera``, or every camera when the run has none of that place."""
@@ -258,24 +294,31 @@ class Surveillance:
 
     def scenario_case(self, c: CaseConfig) -> simpy.events.ProcessGenerator:
         yield self.env.timeout(quantize(c.at_hours * 3600.0))
-        incident = c.at_hours if c.incident_hours is None else c.incident_hours
+        incident = quantize((c.at_hours if c.incident_hours is None else c.incident_hours) * 3600)
         cams = c.cameras or tuple(self.cameras)
         days = c.days or self.config.case_days_incident
-        self.open_case(c.cause, None, quantize(incident * 3600.0), cams, days)
+        self.open_case(c.cause, None, [(incident, cam) for cam in cams], days)
 
     def open_case(
-        self, cause: str, rec: Record | None, incident_t: float, cams: tuple[str, ...], days: int
+        self, cause: str, rec: Record | None, spots: list[tuple[float, str]], days: int
     ) -> None:
+        """Open a case holding the recordings of each (moment, camera) of ``spots``."""
         cid = f"SC-{len(self.cases) + 1:04d}"
-        held = [r for cam in cams if (r := self.covering(cam, incident_t)) is not None]
+        held: dict[str, Recording] = {}
+        for t, cam in spots:
+            r = self.covering(cam, t)
+            if r is not None:
+                held.setdefault(r.id, r)
         until = self.clock.add(self.env.now, relativedelta(days=days))
-        case = self.cases[cid] = Case(cid, tuple(r.id for r in held))
+        case = self.cases[cid] = Case(cid, tuple(held))
         self.emit(CaseOpened, case=cid, cause=cause,
                   evidence_kind="scenario" if rec is None else rec.kind,
-                  evidence=() if rec is None else (rec.seq,), incident_t=incident_t,
-                  cameras=tuple(cams), recordings=case.recordings,
+                  evidence=() if rec is None else (rec.seq,),
+                  incident_t=min(t for t, _ in spots),
+                  cameras=tuple(dict.fromkeys(cam for _, cam in spots)),
+                  recordings=case.recordings,
                   until=self.clock.at(until).date().isoformat())  # fmt: skip
-        for r in held:
+        for r in held.values():
             r.holds.add(cid)
             if r.made:
                 self.emit(RecordingHeld, recording=r.id, camera=r.camera, case=cid)
