@@ -361,6 +361,7 @@ PART_TESTS = (
     "test_aml", "test_cage", "test_entrance", "test_junkets", "test_pit", "test_premium",
     "test_lifecycle_register", "test_lifecycle_works", "test_lifecycle_eproms",
     "test_licensing_board", "test_licensing_work",
+    "test_surveillance",
 )  # fmt: skip
 
 

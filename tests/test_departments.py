@@ -24,7 +24,7 @@ def _nothing(site: object) -> tuple[()]:
 def test_each_department_is_built_after_what_it_needs_and_uses() -> None:
     order = [p.name for p in plans()]
     assert order == ["staff", "slots", "patrons", "door", "cage", "junkets", "pit", "premium",
-                     "aml", "lifecycle", "licensing"]  # fmt: skip
+                     "aml", "lifecycle", "licensing", "surveillance"]  # fmt: skip
     for i, p in enumerate(plans()):
         assert set(p.needs) | set(p.uses) <= set(order[:i]), p.name
 
@@ -32,7 +32,7 @@ def test_each_department_is_built_after_what_it_needs_and_uses() -> None:
 def test_departments_start_in_the_registry_order() -> None:
     assert opening_order() == (
         "slots", "patrons", "staff", "door", "pit", "cage", "junkets", "premium", "aml",
-        "lifecycle", "licensing",
+        "lifecycle", "licensing", "surveillance",
     )  # fmt: skip
 
 
@@ -129,7 +129,8 @@ def test_a_new_department_is_its_package_and_one_line(tmp_path: Path) -> None:
 
     got = json.loads(proc.stdout)
     assert got["plans"] == ["staff", "slots", "patrons", "door", "cage", "junkets", "pit",
-                            "premium", "aml", "lifecycle", "licensing", "coat_check"]  # fmt: skip
+                            "premium", "aml", "lifecycle", "licensing", "surveillance",
+                            "coat_check"]  # fmt: skip
     assert got["opening"][-1] == "coat_check"
     assert got["started"] == ["notice", "coat_check"]  # the notice board: no [tables]
     # a coat every 30 minutes of the 2-hour run (at 0:30, 1:00, 1:30; 2:00 is the end), the

@@ -21,7 +21,10 @@ HEADS = {
     # register, the EPROMs and the week's works: the default's first repair and the
     # certificate request fall in its 24 hours; study's works after its end: only its t = 0
     # records are new, and no random stream is drawn by them)
-    "default": (80_676, "c470078ae76333eee3b3bbc2995eaa0ff99dacce61f820efc94464c73a194582"),
+    # issue 28: the default gained [surveillance] (22 cameras and their recordings, the cases
+    # of its door's and AML desk's records, a scenario case and a police request; no random
+    # stream is drawn by it: without the section the head is c470078a... as before)
+    "default": (80_752, "773b8acfab52c9f1a599ae14f8e934a219b407bca9546b606170ca446a0e816a"),
     "large": (256_271, "d54154cec4ce33adf201e6318f9ba0158733fe0165d47141be43414935e89009"),
     "singapore": (10_012, "6bd539629ccf7209593d58a023fb69846d5b8e97dab33a77a7a1843e6c62d360"),
     "small": (5_944, "eaebd32fa781ed2b51f160034f3235ff4a62fc4a74358ada0ca62d78ae772b28"),

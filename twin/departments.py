@@ -47,6 +47,7 @@ from twin.slots.section import (
     Removal,
 )
 from twin.staff.section import StaffConfig
+from twin.surveillance.section import SurveillanceConfig
 
 
 class Scenario(ScenarioBase):
@@ -70,6 +71,7 @@ class Scenario(ScenarioBase):
     aml: AmlConfig | None = None
     lifecycle: LifecycleConfig | None = None  # issue 27
     licensing: LicensingConfig | None = None  # issue 28
+    surveillance: SurveillanceConfig | None = None  # issue 28
 
     def check_sections(self) -> None:
         """Each department's checks of what its sections ask of the others, in registry

@@ -15,6 +15,7 @@ import twin.licensing.params
 import twin.lifecycle.params
 import twin.premium.params
 import twin.slots.params
+import twin.surveillance.params
 import twin.workdays
 from twin.rules import Rule, declared
 
@@ -32,6 +33,7 @@ MODULES = (
     twin.premium.params,
     twin.slots.params,
     twin.workdays,
+    twin.surveillance.params,
 )
 
 

@@ -80,9 +80,6 @@ LM_PER_EUR = Rule[float]("lm_per_eur", "number", "Maltese liri per euro")
 
 # --- stated by a ruleset, read by no code yet (out of scope or cited only) -----------------
 
-RECORDING_RETENTION = Rule[int](
-    "recording_retention_days", "days", "how long recordings of gaming are kept"
-)
 BOARD_MEMBER_TERM = Rule[int](
     "board_member_term_years", "years", "the term of a Gaming Board member"
 )
