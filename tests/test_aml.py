@@ -136,6 +136,7 @@ def scenario(
     data["cage"] = {"visit_share": 0.2}
     data["tables"] = TABLES
     data["aml"] = AML if aml_policy is None else AML | {"policy": aml_policy}
+    data["licensing"] = {"casino": "home"}
     data["ruleset"]["overrides"] = dict(overrides)
     data["inject"] = list(inject)
     return parse_scenario(data, source="test", base_dir=SCENARIOS)

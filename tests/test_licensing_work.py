@@ -14,8 +14,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from fed import Fed
-from licensing_floor import ROOT, findings, run
+from licensing_floor import ROOT, TINY, findings, run, scenario_data
 
+from twin.casino import Casino
 from twin.compliance.checks.licences_work import (
     FullLapse,
     FunctionVariation,
@@ -23,13 +24,19 @@ from twin.compliance.checks.licences_work import (
     ProvisionalLapse,
     lower_grade_excess,
 )
+from twin.departments import parse_scenario
+from twin.door import Door
+from twin.door.records import EntryRefused
 from twin.licensing.records import (
     EmploymentEnded,
     GradeNotice,
     LicenceAltered,
     LicenceIssued,
+    LicenceSuspended,
     LicensingOnFile,
 )
+from twin.metrics import Metrics
+from twin.records import MemorySink
 from twin.staff.records import DutyMissed, ShiftEnded, ShiftStarted
 
 MALTA = ZoneInfo("Europe/Malta")
@@ -324,3 +331,53 @@ def test_lower_grade_days_are_counted_in_a_rolling_window() -> None:
     assert lower_grade_excess(_days(date(2026, 1, 1), 1) + late, 3, 12, cumulative=True,
                               rolling=False) is None  # fmt: skip
     assert lower_grade_excess(late, 3, 12, cumulative=True, rolling=True) is not None
+
+
+def test_a_suspended_employee_at_the_door_is_refused_as_an_employee() -> None:
+    """Employees as the door knows them: ATT-day-03, suspended from 27 March, is still the
+    licensee's employee and is refused as one when trying to play; the hire TEC-day-03 joins
+    the register the day employment starts."""
+    data = scenario_data()
+    data["entrance"] = {"casino": "home", "staff_play_attempts_per_day": 40.0}
+    sc = parse_scenario(data, source=str(TINY), base_dir=TINY.parent)
+    sink = MemorySink()
+    casino = Casino(sc, sinks=[sink])
+    casino.run()
+    (suspended,) = [r for r in sink.records if isinstance(r, LicenceSuspended)
+                    and r.member == "ATT-day-03"]  # fmt: skip
+    refused = [r for r in sink.records if isinstance(r, EntryRefused)]
+    at_door = [r for r in refused if r.person == "ATT-day-03" and r.t >= suspended.t]
+    assert at_door and {r.reason for r in at_door} == {"employee"}
+    door = casino.find(Door)
+    assert door is not None and door.register["TEC-day-03"] == "employee"
+    assert {r.reason for r in refused} <= {"employee", "inspector"}
+    assert _mine(sink) == []
+
+
+def test_the_kpis_say_what_the_staff_went_through() -> None:
+    """The floor's month in numbers: licences by state at the end, applications and the
+    Board's decisions with their waits, the duty missed for want of a licence (and the hours
+    short: twelve-hour shifts), the cover and the variation."""
+    sc = parse_scenario(scenario_data(), source=str(TINY), base_dir=TINY.parent)
+    metrics = Metrics()
+    casino = Casino(sc, sinks=[metrics])
+    casino.run()
+    k = metrics.kpis(casino.env.now).sections["licensing"]
+    # at the end: ATT-night-03 suspended (the 18(5) suspension outlasts the month); ceased: the
+    # two provisional licences (expired, replaced by the full one), TEC-night-01's first
+    # licence (expired before its renewal) and TEC-night-02's (employment ended)
+    assert k == {
+        "licences_by_state": {"full": 11, "provisional": 0, "suspended": 1, "ceased": 4},
+        "applications": {"new": 3, "renewal": 1, "variation": 1},
+        "board_decisions": {"approved": 5, "approved_varied": 0, "refused": 1},
+        "board_wait_days": {"n": 5, "mean": 4.4, "max": 10.0},
+        "renewals": 1,
+        "duty_missed": 41,
+        "duty_missed_by_role": {"attendant": 35, "technician": 6},
+        "duty_missed_by_reason": {"employment ended": 10, "employment not begun": 15,
+                                  "licence suspended": 5, "no licence in force": 36},
+        "staff_hours_short": 492.0,
+        "jobs_without_licensed_staff": 0,
+        "covers": 2,
+        "variations": 1,
+    }

@@ -165,10 +165,10 @@ def test_a_ruleset_with_no_implemented_control_says_so_and_strict_fails() -> Non
 
     summary = api.run(TINY, hours=0.25, chain=False).summary()
     assert run_warnings(summary) == []
-    # the tiny casino has no door check, no AML function and no books (issue 25): --strict
-    # fails it
+    # the tiny casino has no door check, no AML function, no books (issue 25) and no
+    # employees' licences (issue 28): --strict fails it
     assert strict_failures(summary) == [
-        "4 finding(s) (4 control(s) breached); "
+        "5 finding(s) (5 control(s) breached); "
         f"{summary['compliance']['verdict_counts']['not_exercised']} control(s) not exercised "
         "(what they needed never happened)"
     ]

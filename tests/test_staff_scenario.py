@@ -203,8 +203,9 @@ def test_tiny_for_48_hours_has_staff_on_duty_throughout_and_no_findings(tmp_path
         assert util[role]["members"] == 1
         assert util[role]["duty_s"] == 48 * 3600.0
     found = json.loads((tmp_path / "findings.json").read_text())
-    assert besides_absent_functions(found) == []  # tiny: no door check, AML function or books
-    assert doc["compliance"]["findings"] == len(found) == 4
+    # tiny: no door check, AML function, books or employees' licences
+    assert besides_absent_functions(found) == []
+    assert doc["compliance"]["findings"] == len(found) == 5
     for kind in ("hand_pay", "hopper_fill"):
         jobs = doc["kpis"]["staff_jobs"][kind]
         assert jobs["completed"] > 0

@@ -434,6 +434,13 @@ class Door:
         return True
 
     # -- those who never gamble (reg 24(1)) and employees' visits (reg 24(4)) ----------------
+    def employ(self, person: str) -> None:
+        """``person`` becomes one of the licensee's employees (a hire, on the day employment
+        starts): on the casino's register and the Board's from now, as those on the staff at
+        t = 0 are. They stay on it while suspended (still employed: they may not gamble)."""
+        self.register.setdefault(person, "employee")
+        self.board_register.setdefault(person, "employee")
+
     def off_duty(self, person: str) -> bool:
         m = self.staff.members.get(person)
         return m is None or not m.on_duty

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from twin.department import Department, Plan, Site
+from twin.door import Door
 from twin.licensing import injections
 from twin.licensing.kpis import LicensingKpis
 from twin.licensing.model import DISPENSABLE, Licensing
@@ -21,7 +22,8 @@ from twin.staff import Dispatcher, Roster
 def build(site: Site) -> Iterable[Department]:
     config = site.section(LicensingConfig)
     assert config is not None
-    licensing = Licensing(site, config, site.need(Dispatcher), site.need(Roster))
+    licensing = Licensing(site, config, site.need(Dispatcher), site.need(Roster),
+                          door=site.find(Door))  # fmt: skip
     site.provide(licensing)
     return (licensing,)
 
@@ -32,6 +34,7 @@ PLAN = Plan(
     build,
     needs=("staff",),
     needs_why="it licenses the staff's members and adds its hires to their roster",
+    uses=("door",),
     check=check,
     check_injections=injections.validate,
     kpis=LicensingKpis,

@@ -1,6 +1,6 @@
 """The licensing KPIs, from records alone: licences by state at the end, applications and
 the Board's decisions and their waits, duty missed for want of a licence in force (staff
-hours short), jobs filed when nobody licensed for a role they need was on duty, and cover
+hours short: not a hire before their first day, nor one who has left), jobs filed when nobody licensed for a role they need was on duty, and cover
 in another grade."""
 
 from __future__ import annotations
@@ -25,6 +25,9 @@ from twin.staff.records import DutyMissed, JobRequested, ShiftEnded, ShiftStarte
 STATES = ("full", "provisional", "suspended", "ceased")
 PURPOSES = ("new", "renewal", "variation")
 OUTCOMES = ("approved", "approved_varied", "refused")
+#: the reasons of a missed duty that leave the floor short: an employee on the roster whose
+#: licence is not in force (not a hire before their first day, nor one who has left)
+SHORT = frozenset({"no licence in force", "licence suspended"})
 
 
 class LicensingKpis:
@@ -57,6 +60,7 @@ class LicensingKpis:
         self.missed = 0
         self.hours_short = 0.0
         self.missed_by_role: Counter[str] = Counter()
+        self.missed_by_reason: Counter[str] = Counter()
         self.on: Counter[str] = Counter()  # members on duty by role
         self.role_of: dict[str, str] = {}
         self.unstaffed = 0
@@ -86,9 +90,11 @@ class LicensingKpis:
         elif isinstance(rec, RoleAssigned):
             self.cover[rec.reason] += 1
         elif isinstance(rec, DutyMissed):
-            self.missed += 1
-            self.missed_by_role[rec.role] += 1
-            self.hours_short += rec.hours
+            self.missed_by_reason[rec.reason] += 1
+            if rec.reason in SHORT:  # rostered and employed, but unlicensed
+                self.missed += 1
+                self.missed_by_role[rec.role] += 1
+                self.hours_short += rec.hours
         elif isinstance(rec, ShiftStarted):
             self.on[rec.role] += 1
         elif isinstance(rec, ShiftEnded):
@@ -113,6 +119,7 @@ class LicensingKpis:
             "renewals": self.renewals,
             "duty_missed": self.missed,
             "duty_missed_by_role": dict(sorted(self.missed_by_role.items())),
+            "duty_missed_by_reason": dict(sorted(self.missed_by_reason.items())),
             "staff_hours_short": round(self.hours_short, 3),
             "jobs_without_licensed_staff": self.unstaffed,
             "covers": self.cover.get("cover", 0),

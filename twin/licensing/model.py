@@ -30,6 +30,7 @@ import simpy
 from dateutil.relativedelta import relativedelta
 
 from twin.department import Site
+from twin.door import Door
 from twin.licensing.params import (
     EMPLOYEE_LICENCE_RENEWAL,
     EMPLOYEE_LICENCE_TERM,
@@ -126,13 +127,19 @@ class Licensing:
     name = "licensing"
 
     def __init__(
-        self, site: Site, config: LicensingConfig, staff: Dispatcher, roster: Roster
+        self,
+        site: Site,
+        config: LicensingConfig,
+        staff: Dispatcher,
+        roster: Roster,
+        door: Door | None = None,
     ) -> None:
         self.world = site.world
         self.env = site.world.env
         self.clock = site.world.clock
         self.config = config
         self.staff = staff
+        self.door = door  # a hire joins the register of those who may not gamble
         rules = site.rules
         self.country = WORKDAY_COUNTRY.of(rules)
         self.min_age = MIN_AGE.of(rules)
@@ -451,6 +458,8 @@ class Licensing:
         yield self._sleep_until(start_t)
         h.employed = True
         self.emit(EmploymentStarted, member=h.member, role=h.role, shift=e.shift or "")
+        if self.door is not None:
+            self.door.employ(h.member)
         if self.take("unlicensed_work", h.member):
             self.staff.admit(h.member)  # put to work with no licence in force
             return
