@@ -468,3 +468,114 @@ def test_machines_do_not_import_staff() -> None:
     for path in sorted((REPO / "twin" / "machines").rglob("*.py")):
         for line, name in imported_names(path):
             assert not name.startswith("twin.staff"), f"{path}:{line} imports {name}"
+
+
+# -- licences (issue 28): who may work, in which role ----------------------------------------
+
+
+def _duty(sink: MemorySink) -> list[tuple[str, float, str, str]]:
+    return [(r.kind, r.t, r.member, r.role) for r in sink.records  # type: ignore[attr-defined]
+            if r.kind in ("shift_started", "shift_ended", "duty_missed")]  # fmt: skip
+
+
+def test_a_barred_member_leaves_at_once_and_comes_back_when_admitted() -> None:
+    """Two attendants; ATT-all-01 is barred at 50 s (idle): off duty at once; a job at 60 s
+    takes ATT-all-02; admitted at 200 s, ATT-all-01 is on duty again (the shift is on)."""
+    w, sink = world()
+    env = w.env
+    staff = CheckedDispatcher(w)
+    env.process(staff.keep_roster([crew(staff, {"attendant": 2})]))
+    log: list[tuple[str, float, float, dict[str, str]]] = []
+
+    def licence() -> Generator[simpy.events.Event, Any, None]:
+        yield env.timeout(50)
+        staff.bar("ATT-all-01", "licence suspended")
+        yield env.timeout(150)
+        staff.admit("ATT-all-01")
+
+    env.process(licence())
+    env.process(run_job(env, staff, 60, JobSpec("x", "M1", ("attendant",)), 10, log))
+    env.run(until=300)
+    assert _duty(sink) == [
+        ("shift_started", 0.0, "ATT-all-01", "attendant"),
+        ("shift_started", 0.0, "ATT-all-02", "attendant"),
+        ("shift_ended", 50.0, "ATT-all-01", "attendant"),
+        ("shift_started", 200.0, "ATT-all-01", "attendant"),
+    ]
+    assert log == [("JOB-000001", 60.0, 70.0, {"attendant": "ATT-all-02"})]
+    assert staff.refusal("JOB-000001", {"attendant": "ATT-all-01"}) is not None
+
+
+def test_a_member_barred_during_a_job_finishes_it_then_leaves() -> None:
+    w, sink = world()
+    env = w.env
+    staff = CheckedDispatcher(w)
+    env.process(staff.keep_roster([crew(staff, {"attendant": 1})]))
+    log: list[tuple[str, float, float, dict[str, str]]] = []
+    env.process(run_job(env, staff, 0, JobSpec("x", "M1", ("attendant",)), 100, log))
+    env.process(run_job(env, staff, 10, JobSpec("x", "M2", ("attendant",)), 5, log))
+
+    def bar() -> Generator[simpy.events.Event, Any, None]:
+        yield env.timeout(30)
+        staff.bar("ATT-all-01", "no licence in force")
+
+    env.process(bar())
+    env.run(until=500)
+    assert log == [("JOB-000001", 0.0, 100.0, {"attendant": "ATT-all-01"})]
+    assert _duty(sink)[-1] == ("shift_ended", 100.0, "ATT-all-01", "attendant")
+    assert [j.id for j in staff.waiting] == ["JOB-000002"]  # the floor waits
+    reason = staff.refusal("JOB-000002", {"attendant": "ATT-all-01"})
+    assert reason == "JOB-000002: ATT-all-01 may not work: no licence in force"
+
+
+def test_a_member_changes_role_when_idle_or_once_the_job_in_hand_is_done() -> None:
+    """ATT-all-01 covers a technician from 50 s (idle: at once) and goes back at 120 s, in a
+    job then: back once it is done (at 150 s); the technicians' job at 60 s takes them."""
+    w, sink = world()
+    env = w.env
+    staff = CheckedDispatcher(w)
+    env.process(staff.keep_roster([crew(staff, {"attendant": 1})]))
+    log: list[tuple[str, float, float, dict[str, str]]] = []
+
+    def cover() -> Generator[simpy.events.Event, Any, None]:
+        yield env.timeout(50)
+        staff.set_role("ATT-all-01", "technician")
+        yield env.timeout(70)
+        staff.set_role("ATT-all-01", "attendant")
+
+    env.process(cover())
+    env.process(run_job(env, staff, 60, JobSpec("x", "M1", ("technician",)), 90, log))
+    env.run(until=500)
+    assert log == [("JOB-000001", 60.0, 150.0, {"technician": "ATT-all-01"})]
+    assert _duty(sink) == [
+        ("shift_started", 0.0, "ATT-all-01", "attendant"),
+        ("shift_ended", 50.0, "ATT-all-01", "attendant"),
+        ("shift_started", 50.0, "ATT-all-01", "technician"),
+        ("shift_ended", 150.0, "ATT-all-01", "technician"),
+        ("shift_started", 150.0, "ATT-all-01", "attendant"),
+    ]
+
+
+def test_a_member_who_may_not_work_misses_the_duty_with_the_reason() -> None:
+    """A hire on the roster before employment starts: each time their shift comes on, a
+    duty missed with the reason and the shift's length; admitted, they come on duty."""
+    w, sink = world()
+    env = w.env
+    staff = Dispatcher(w)
+    staff.enlisted("ATT-day-01", "attendant", "day", barred="employment not begun")
+    shift = Shift("day", time(6), time(14), ("ATT-day-01",))
+    env.process(staff.keep_roster([shift]))
+
+    def employ() -> Generator[simpy.events.Event, Any, None]:
+        yield env.timeout(30 * 3600)  # Tuesday 16:00: the shift is off
+        staff.admit("ATT-day-01")
+
+    env.process(employ())
+    env.run(until=53 * 3600)
+    got = [(r.kind, r.t, r.payload().get("reason"), r.payload().get("hours")) for r in sink.records]
+    assert got == [  # Monday 10:00 (the shift is on), Tuesday 06:00, then Wednesday at work
+        ("duty_missed", 0.0, "employment not begun", 8.0),
+        ("duty_missed", 72000.0, "employment not begun", 8.0),
+        ("shift_started", 158400.0, None, None),
+        ("shift_ended", 187200.0, None, None),
+    ]

@@ -374,10 +374,15 @@ def test_the_kpis_say_what_the_staff_went_through() -> None:
         "renewals": 1,
         "duty_missed": 41,
         "duty_missed_by_role": {"attendant": 35, "technician": 6},
-        "duty_missed_by_reason": {"employment ended": 10, "employment not begun": 15,
-                                  "licence suspended": 5, "no licence in force": 36},
+        "duty_missed_by_reason": {
+            "employment ended": 10,
+            "employment not begun": 15,
+            "licence suspended": 5,
+            "no licence in force": 36,
+        },
         "staff_hours_short": 492.0,
         "jobs_without_licensed_staff": 0,
         "covers": 2,
+        "jobs_done_by_cover": 5,  # the two covers' technician and attendant jobs
         "variations": 1,
     }

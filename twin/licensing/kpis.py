@@ -1,7 +1,8 @@
 """The licensing KPIs, from records alone: licences by state at the end, applications and
 the Board's decisions and their waits, duty missed for want of a licence in force (staff
-hours short: not a hire before their first day, nor one who has left), jobs filed when nobody licensed for a role they need was on duty, and cover
-in another grade."""
+hours short: not a hire before their first day, nor one who has left), jobs filed when
+nobody licensed for a role they need was on duty, and cover in another grade (and the jobs
+done by someone covering)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from twin.licensing.records import (
     SuspensionEnded,
 )
 from twin.records import Record
-from twin.staff.records import DutyMissed, JobRequested, ShiftEnded, ShiftStarted
+from twin.staff.records import DutyMissed, JobRequested, JobStarted, ShiftEnded, ShiftStarted
 
 #: every key is reported (0 when none), so two arms of a study compare the same keys
 STATES = ("full", "provisional", "suspended", "ceased")
@@ -45,6 +46,7 @@ class LicensingKpis:
         RoleAssigned,
         DutyMissed,
         JobRequested,
+        JobStarted,
         ShiftStarted,
         ShiftEnded,
     )
@@ -66,6 +68,8 @@ class LicensingKpis:
         self.unstaffed = 0
         self.cover: Counter[str] = Counter()
         self.renewals = 0
+        self.covering: set[str] = set()  # members working in another grade now
+        self.by_cover = 0
 
     def accept(self, rec: Record) -> None:
         if isinstance(rec, LicenceOnFile | LicenceIssued):
@@ -89,6 +93,12 @@ class LicensingKpis:
                     self.waits.append((rec.t - self.applied[rec.application]) / 86400.0)
         elif isinstance(rec, RoleAssigned):
             self.cover[rec.reason] += 1
+            if rec.reason == "cover":
+                self.covering.add(rec.member)
+            elif rec.reason == "cover_end":
+                self.covering.discard(rec.member)
+        elif isinstance(rec, JobStarted):
+            self.by_cover += any(m in self.covering for m in rec.members)
         elif isinstance(rec, DutyMissed):
             self.missed_by_reason[rec.reason] += 1
             if rec.reason in SHORT:  # rostered and employed, but unlicensed
@@ -123,5 +133,6 @@ class LicensingKpis:
             "staff_hours_short": round(self.hours_short, 3),
             "jobs_without_licensed_staff": self.unstaffed,
             "covers": self.cover.get("cover", 0),
+            "jobs_done_by_cover": self.by_cover,
             "variations": self.cover.get("variation", 0),
         }
