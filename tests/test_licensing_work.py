@@ -31,6 +31,7 @@ from twin.licensing.records import (
     EmploymentEnded,
     GradeNotice,
     LicenceAltered,
+    LicenceCeased,
     LicenceIssued,
     LicenceSuspended,
     LicensingOnFile,
@@ -386,3 +387,17 @@ def test_the_kpis_say_what_the_staff_went_through() -> None:
         "jobs_done_by_cover": 5,  # the two covers' technician and attendant jobs
         "variations": 1,
     }
+
+
+def test_a_longer_provisional_licence_is_obeyed_and_read_by_the_controls() -> None:
+    """The proposal's rule (provisional_licence_months = 6): ATT-night-01's provisional
+    licence, issued on 4 December 2025, no longer ceases on 4 March; it works on until the
+    full licence replaces it on 8 March, and the floor stays clean."""
+    _, sink = run(overrides={"provisional_licence_months": 6})
+    assert findings(sink) == []
+    missed = {r.member for r in sink.records
+              if isinstance(r, DutyMissed) and r.reason == "no licence in force"}  # fmt: skip
+    assert "ATT-night-01" not in missed
+    ceased = [(r.licence, r.reason, r.t) for r in sink.records
+              if isinstance(r, LicenceCeased) and r.member == "ATT-night-01"]  # fmt: skip
+    assert ceased == [("EL-0004", "full_issued", 518400.0)]
