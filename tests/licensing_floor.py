@@ -11,9 +11,10 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from floors import findings_besides, run_data
+
 from twin.casino import Casino
 from twin.compliance.findings import Finding
-from twin.departments import parse_scenario
 from twin.records import MemorySink
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,16 +102,12 @@ def run(
 ) -> tuple[Casino, MemorySink]:
     """Run the floor (``edits`` set on ``[licensing]``) and keep every record."""
     data = scenario_data(inject=inject, overrides=overrides, days=days, **edits)
-    sc = parse_scenario(data, source=str(TINY), base_dir=TINY.parent)
-    sink = MemorySink()
-    casino = Casino(sc, sinks=[sink])
-    casino.run()
-    return casino, sink
+    return run_data(data, TINY)
 
 
 def findings(sink: MemorySink) -> list[Finding]:
     """The run's findings (the tiny floor has no door, cage or AML desk: :data:`ABSENT`)."""
-    return [r for r in sink.records if isinstance(r, Finding) and r.control not in ABSENT]
+    return findings_besides(sink, ABSENT)
 
 
 #: the tiny floor's own findings, whatever the licensing does

@@ -9,9 +9,10 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from floors import findings_besides, run_data
+
 from twin.casino import Casino
 from twin.compliance.findings import Finding
-from twin.departments import parse_scenario
 from twin.records import MemorySink
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,11 +77,7 @@ def run(
 ) -> tuple[Casino, MemorySink]:
     """Run the floor (``edits`` set on ``[lifecycle]``) and keep every record."""
     data = scenario_data(inject=inject, overrides=overrides, hours=hours, **edits)
-    sc = parse_scenario(data, source=str(SMALL), base_dir=SMALL.parent)
-    sink = MemorySink()
-    casino = Casino(sc, sinks=[sink])
-    casino.run()
-    return casino, sink
+    return run_data(data, SMALL)
 
 
 #: the small floor's own findings, whatever the lifecycle does: it has no door, cage or AML
@@ -93,4 +90,4 @@ ABSENT = frozenset(
 
 def findings(sink: MemorySink) -> list[Finding]:
     """The run's findings, less the small floor's own (:data:`ABSENT`)."""
-    return [r for r in sink.records if isinstance(r, Finding) and r.control not in ABSENT]
+    return findings_besides(sink, ABSENT)

@@ -13,6 +13,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from floors import findings_besides, run_data
 from lifecycle_floor import ABSENT
 
 from twin.casino import Casino
@@ -72,16 +73,12 @@ def run(
 ) -> tuple[Casino, MemorySink]:
     data = _data(path, hours, SECTION if section is None else section, **scenario)
     data["inject"] = list(inject or [])
-    sc = parse_scenario(data, source=str(path), base_dir=path.parent)
-    sink = MemorySink()
-    casino = Casino(sc, sinks=[sink])
-    casino.run()
-    return casino, sink
+    return run_data(data, path)
 
 
 def findings(sink: MemorySink) -> list[Finding]:
     """The run's findings, less those of the functions the floor lacks (no door, cage, AML)."""
-    return [r for r in sink.records if isinstance(r, Finding) and r.control not in ABSENT]
+    return findings_besides(sink, ABSENT)
 
 
 def timeline(sink: MemorySink) -> list[tuple[str, str, str]]:

@@ -186,12 +186,51 @@ def validate(injects: Sequence[Inject], end: float, source: str) -> None:
             )
 
 
+class Deviations:
+    """A department's injected deviations (a mixin): ``arm`` before the floor opens, ``take``
+    when the workflow a deviation spoils comes (the first to come, or its target's)."""
+
+    armed: dict[str, str]  # deviation -> its target ("" the first to come): set in __init__
+
+    def arm(self, deviation: str, target: str = "") -> None:
+        """Arm ``deviation`` for ``target`` ("" the first to come)."""
+        self.armed[deviation] = target
+
+    def take(self, deviation: str, *subjects: str) -> bool:
+        """Whether ``deviation`` is armed for one of ``subjects`` (or for any); consumed."""
+        target = self.armed.get(deviation)
+        if target is None or (target and target not in subjects):
+            return False
+        del self.armed[deviation]
+        return True
+
+
+def deviations(prefix: str, docs: dict[str, str], department: type[Deviations]) -> frozenset[str]:
+    """Register one static injection ``<prefix>_<deviation>`` per entry of ``docs`` (its
+    doc), arming the deviation on the run's ``department`` (with the ``[[inject]]``'s
+    target); the kinds registered."""
+
+    def register(deviation: str, doc: str) -> None:
+        def apply(venue: Venue, inj: InjectViolation) -> None:
+            found = venue.find(department)
+            if found is not None:
+                found.arm(deviation, inj.target or "")
+
+        injection(f"{prefix}_{deviation}", doc, needs=(), static=True)(apply)
+
+    for deviation, doc in docs.items():
+        register(deviation, doc)
+    return frozenset(f"{prefix}_{d}" for d in docs)
+
+
 __all__ = [
     "INJECTIONS",
+    "Deviations",
     "InjectViolation",
     "Injection",
     "InjectionIdle",
     "InjectionLog",
+    "deviations",
     "injection",
     "refusal",
     "validate",

@@ -694,6 +694,19 @@ def _is_distribution_key(root: type[BaseModel], loc: Sequence[int | str]) -> boo
 # --- small helpers used by validators ------------------------------------------------------
 
 
+def number_entries(data: Any, array: str, prefix: str) -> Any:
+    """A section's raw ``data`` with every table of ``array`` that has no ``id`` numbered in
+    order (``W01``, ``W02``... for ``prefix`` "W"), before validation: ids for the tables of
+    ``[[lifecycle.works]]`` or ``[[licensing.events]]`` that a finding or a target names."""
+    if isinstance(data, dict) and isinstance(data.get(array), list):
+        entries = [
+            {**e, "id": e.get("id", f"{prefix}{n:02d}")} if isinstance(e, dict) else e
+            for n, e in enumerate(data[array], start=1)
+        ]
+        return {**data, array: entries}
+    return data
+
+
 def _check_unique(values: list[str], array: str, field: str, what: str) -> None:
     seen: dict[str, int] = {}
     for i, v in enumerate(values):

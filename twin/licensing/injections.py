@@ -8,9 +8,9 @@ before t = 0, with its target).
 
 from __future__ import annotations
 
-from twin.department import Site, Venue
+from twin.department import Site
 from twin.errors import InputError
-from twin.injections import InjectViolation, injection
+from twin.injections import deviations
 from twin.licensing.model import Licensing
 
 #: deviation -> what it does (the injection kind is ``licensing_<deviation>``)
@@ -54,20 +54,7 @@ DEVIATIONS: dict[str, str] = {
     "suspended_works": "the licensee lets an employee whose licence is suspended go on working "
     "(reg 19)",
 }
-KINDS = frozenset(f"licensing_{d}" for d in DEVIATIONS)
-
-
-def _register(deviation: str, doc: str) -> None:
-    def apply(venue: Venue, inj: InjectViolation) -> None:
-        licensing = venue.find(Licensing)
-        if licensing is not None:
-            licensing.arm(deviation, inj.target or "")
-
-    injection(f"licensing_{deviation}", doc, needs=(), static=True)(apply)
-
-
-for _deviation, _doc in DEVIATIONS.items():
-    _register(_deviation, _doc)
+KINDS = deviations("licensing", DEVIATIONS, Licensing)
 
 
 def validate(site: Site) -> None:

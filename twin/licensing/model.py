@@ -31,6 +31,7 @@ from dateutil.relativedelta import relativedelta
 
 from twin.department import Site
 from twin.door import Door
+from twin.injections import Deviations
 from twin.licensing.params import (
     EMPLOYEE_LICENCE_RENEWAL,
     EMPLOYEE_LICENCE_TERM,
@@ -121,7 +122,7 @@ class Holder_:
     cover_until: float | None = None
 
 
-class Licensing:
+class Licensing(Deviations):
     """The licensing department (``name`` "licensing")."""
 
     name = "licensing"
@@ -172,19 +173,6 @@ class Licensing:
         self.higher_days: dict[str, list[date]] = {}
         self.decision_waits: list[float] = []  # seconds from application to decision
         self.refusals = 0
-
-    # -- deviations (injections) ----------------------------------------------------------------
-
-    def arm(self, deviation: str, target: str = "") -> None:
-        self.armed[deviation] = target
-
-    def take(self, deviation: str, *subjects: str) -> bool:
-        """Whether ``deviation`` is armed for one of ``subjects`` (or for any); consumed."""
-        target = self.armed.get(deviation)
-        if target is None or (target and target not in subjects):
-            return False
-        del self.armed[deviation]
-        return True
 
     # -- helpers ----------------------------------------------------------------------------------
 

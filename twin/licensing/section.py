@@ -62,6 +62,7 @@ from twin.scenario import (
     _Model,
     _one_of,
     _Plain,
+    number_entries,
 )
 
 EventKind = Literal[
@@ -191,13 +192,7 @@ class LicensingConfig(_Model):
     @model_validator(mode="before")
     @classmethod
     def _number_events(cls, data: Any) -> Any:
-        if isinstance(data, dict) and isinstance(data.get("events"), list):
-            events = [
-                {**e, "id": e.get("id", f"E{n:02d}")} if isinstance(e, dict) else e
-                for n, e in enumerate(data["events"], start=1)
-            ]
-            return {**data, "events": events}
-        return data
+        return number_entries(data, "events", "E")
 
     @model_validator(mode="after")
     def _check(self) -> LicensingConfig:

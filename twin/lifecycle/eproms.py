@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import simpy
 
+from twin.injections import Deviations
 from twin.jobs import EPROM_CUSTODY, SEAL_CHECK, JobSpec
 from twin.lifecycle.records import (
     EpromCopied,
@@ -38,7 +39,7 @@ CUSTODY_MINUTES = 10.0
 SEAL_CHECK_MINUTES = 2.0
 
 
-class EpromControl:
+class EpromControl(Deviations):
     """The master EPROMs, their register and vault, the copies sealed into machines."""
 
     if TYPE_CHECKING:
@@ -49,7 +50,6 @@ class EpromControl:
         seal_check_days: int
 
         def emit(self, cls: type[Record], **fields: Any) -> None: ...
-        def take(self, deviation: str, *subjects: str) -> bool: ...
         def _licensed_technicians(self) -> list[str]: ...
 
     def _init_eproms(self) -> None:

@@ -9,9 +9,9 @@ workflow never comes says so at the end (``injection_idle``). Every kind needs a
 
 from __future__ import annotations
 
-from twin.department import Site, Venue
+from twin.department import Site
 from twin.errors import InputError
-from twin.injections import InjectViolation, injection
+from twin.injections import deviations
 from twin.lifecycle.model import Lifecycle
 
 #: deviation -> what it does (the injection kind is ``lifecycle_<deviation>``)
@@ -61,20 +61,7 @@ DEVIATIONS: dict[str, str] = {
     "seal_off_procedure": "an EPROM is sealed into a machine outside the manual's procedure, "
     "with no seal logged (item 19(d))",
 }
-KINDS = frozenset(f"lifecycle_{d}" for d in DEVIATIONS)
-
-
-def _register(deviation: str, doc: str) -> None:
-    def apply(venue: Venue, inj: InjectViolation) -> None:
-        lifecycle = venue.find(Lifecycle)
-        if lifecycle is not None:
-            lifecycle.arm(deviation, inj.target or "")
-
-    injection(f"lifecycle_{deviation}", doc, needs=(), static=True)(apply)
-
-
-for _deviation, _doc in DEVIATIONS.items():
-    _register(_deviation, _doc)
+KINDS = deviations("lifecycle", DEVIATIONS, Lifecycle)
 
 
 def validate(site: Site) -> None:

@@ -124,20 +124,6 @@ class Lifecycle(EpromControl):
         self.armed: dict[str, str] = {}  # deviation -> its target ("" the first to come)
         self.downtime: dict[str, float] = {}  # work -> machine downtime (s)
 
-    # -- deviations (injections) ----------------------------------------------------------------
-
-    def arm(self, deviation: str, target: str = "") -> None:
-        """Arm ``deviation`` for ``target`` (a machine, a work; "" the first to come)."""
-        self.armed[deviation] = target
-
-    def take(self, deviation: str, *subjects: str) -> bool:
-        """Whether ``deviation`` is armed for one of ``subjects`` (or for any); consumed."""
-        target = self.armed.get(deviation)
-        if target is None or (target and target not in subjects):
-            return False
-        del self.armed[deviation]
-        return True
-
     # -- records and people -----------------------------------------------------------------
 
     def emit(self, cls: type[Record], **fields: Any) -> None:

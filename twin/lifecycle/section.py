@@ -48,6 +48,7 @@ from twin.scenario import (
     _one_of,
     _Plain,
     _resolve_optional_game,
+    number_entries,
 )
 
 #: item 18's day-to-day topics (its list, in its words), then the procedures the workflows
@@ -198,13 +199,7 @@ class LifecycleConfig(_Model):
     @model_validator(mode="before")
     @classmethod
     def _number_works(cls, data: Any) -> Any:
-        if isinstance(data, dict) and isinstance(data.get("works"), list):
-            works = [
-                {**w, "id": w.get("id", f"W{n:02d}")} if isinstance(w, dict) else w
-                for n, w in enumerate(data["works"], start=1)
-            ]
-            return {**data, "works": works}
-        return data
+        return number_entries(data, "works", "W")
 
     @model_validator(mode="after")
     def _check(self) -> LifecycleConfig:

@@ -10,9 +10,9 @@ t = 0, with its target).
 
 from __future__ import annotations
 
-from twin.department import Site, Venue
+from twin.department import Site
 from twin.errors import InputError
-from twin.injections import InjectViolation, injection
+from twin.injections import deviations
 from twin.surveillance.model import Surveillance
 
 #: deviation -> what it does (the injection kind is ``surveillance_<deviation>``)
@@ -24,20 +24,7 @@ DEVIATIONS: dict[str, str] = {
     "request_refused": "a request for a recording inside its period (target: the request or "
     "its camera, default the first) is refused as recycled although it is kept (reg 27)",
 }
-KINDS = frozenset(f"surveillance_{d}" for d in DEVIATIONS)
-
-
-def _register(deviation: str, doc: str) -> None:
-    def apply(venue: Venue, inj: InjectViolation) -> None:
-        surveillance = venue.find(Surveillance)
-        if surveillance is not None:
-            surveillance.arm(deviation, inj.target or "")
-
-    injection(f"surveillance_{deviation}", doc, needs=(), static=True)(apply)
-
-
-for _deviation, _doc in DEVIATIONS.items():
-    _register(_deviation, _doc)
+KINDS = deviations("surveillance", DEVIATIONS, Surveillance)
 
 
 def validate(site: Site) -> None:

@@ -48,7 +48,7 @@ from twin.aml.records import InternalReport, SuspicionReported
 from twin.cage.records import CageTransaction
 from twin.department import Site
 from twin.door.records import EntryRefused
-from twin.injections import InjectionIdle
+from twin.injections import Deviations, InjectionIdle
 from twin.machines.events import BillAccepted, CashedOut, CoinsAccepted, HandPaid
 from twin.pit.records import DeviceDetected, TableStretch, UnapprovedItemReported
 from twin.records import Record
@@ -104,7 +104,7 @@ class Case:
     open: bool = True
 
 
-class Surveillance:
+class Surveillance(Deviations):
     """The surveillance department (``name`` "surveillance")."""
 
     name = "surveillance"
@@ -127,19 +127,6 @@ class Surveillance:
         self.where: dict[int, tuple[float, str]] = {}  # seq -> (t, camera) of money records
         self._where_order: deque[int] = deque()
         site.world.bus.attach(self)
-
-    # -- deviations (injections) ----------------------------------------------------------------
-
-    def arm(self, deviation: str, target: str = "") -> None:
-        self.armed[deviation] = target
-
-    def take(self, deviation: str, *subjects: str) -> bool:
-        """Whether ``deviation`` is armed for one of ``subjects`` (or for any); consumed."""
-        target = self.armed.get(deviation)
-        if target is None or (target and target not in subjects):
-            return False
-        del self.armed[deviation]
-        return True
 
     # -- helpers --------------------------------------------------------------------------------
 
