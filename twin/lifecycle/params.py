@@ -50,4 +50,3 @@ NOTICE_DAYS = Rule[int](
     "board_notice_business_days", "days",
     "working days for the Secretary's written notice of a refusal or a deletion", default=1,
 )  # fmt: skip
-
