@@ -145,7 +145,7 @@ def test_the_lifecycle_layer_rings_a_machine_waiting_for_the_board(tmp_path: Pat
     src = open_live(REPO / "scenarios" / "study.toml", hours=30.0, out=tmp_path, factor=600.0)
     src.seek(27 * 3600.0)
     viewer = Viewer(src, (1280, 800))
-    assert [v.name for v in viewer.views] == ["slots", "lifecycle"]
+    assert [v.name for v in viewer.views] == ["slots", "lifecycle", "licensing"]
     (layer,) = [v for v in viewer.views if isinstance(v, LifecycleView)]
     assert [text for text, _ in layer.lines(viewer)] == [
         "machines' lives",

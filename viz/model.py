@@ -26,7 +26,7 @@ import bisect
 import json
 from collections import deque
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -131,6 +131,45 @@ class LifecycleState:
     registered: int = 0
 
 
+#: the states a licence is counted in (as the licensing KPIs count them)
+LICENCE_STATES = ("full", "provisional", "suspended", "ceased")
+
+
+@dataclass(frozen=True, slots=True)
+class LicensingCase:
+    """A case on a ground for cancellation or suspension, open since it was reported: the
+    show-cause notice's due time once issued, an imposed term's once the Board acts with one
+    (-1: none yet)."""
+
+    member: str
+    ground: str
+    reported_t: float
+    show_cause_due_t: float = -1.0
+    term_due_t: float = -1.0
+
+
+@dataclass(slots=True)
+class LicensingState:
+    """Employees under licence as the records tell them (issue 28): each licence's state,
+    who may not work now and why, who covers another grade, the open cases."""
+
+    active: bool = False  # a run with [licensing]: its licensing_on_file was seen
+    #: licence -> its state (one of :data:`LICENCE_STATES`); licence -> full or provisional
+    licences: dict[str, str] = field(default_factory=dict)
+    kinds: dict[str, str] = field(default_factory=dict)
+    #: member -> why their last shift came on without them (until they come on duty)
+    barred: dict[str, str] = field(default_factory=dict)
+    covering: dict[str, str] = field(default_factory=dict)  # member -> the role covered
+    cases: dict[str, LicensingCase] = field(default_factory=dict)
+
+    def counts(self) -> dict[str, int]:
+        """Licences by state, every state named (0 when none)."""
+        out = dict.fromkeys(LICENCE_STATES, 0)
+        for state in self.licences.values():
+            out[state] += 1
+        return out
+
+
 class FloorModel:
     """The floor as the records tell it (see the module docstring)."""
 
@@ -160,6 +199,7 @@ class FloorModel:
         self.findings: list[Doc] = []
         self.kpis = Kpis()
         self.lifecycle = LifecycleState()
+        self.licensing = LicensingState()
         self.version = 0  # bumped on every record
         #: machines whose drawing changed since a renderer last cleared this
         self.dirty: set[str] = set(self.machines)
@@ -377,6 +417,7 @@ def _on_job_completed(model: FloorModel, d: Doc, m: MachineView | None) -> None:
 
 def _on_shift_started(model: FloorModel, d: Doc, m: MachineView | None) -> None:
     model.on_duty[str(d["member"])] = str(d["role"])
+    model.licensing.barred.pop(str(d["member"]), None)  # on duty: they may work
 
 
 def _on_shift_ended(model: FloorModel, d: Doc, m: MachineView | None) -> None:
@@ -441,6 +482,51 @@ def _on_lifecycle(model: FloorModel, d: Doc, m: MachineView | None) -> None:
         lc.certificate_with_board = not bool(d["returned"])
 
 
+def _on_licensing(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    """The licensing department's records (issue 28), and the staff's missed duties, as
+    :class:`LicensingState` (a member's coming on duty is :func:`_on_shift_started`'s)."""
+    lic = model.licensing
+    kind = d["kind"]
+    member = str(d.get("member", ""))
+    if kind == "licensing_on_file":
+        lic.active = True
+    elif kind in ("employee_licence_on_file", "employee_licence_issued"):
+        lic.licences[str(d["licence"])] = lic.kinds[str(d["licence"])] = str(d["licence_kind"])
+    elif kind == "employee_licence_ceased":
+        lic.licences[str(d["licence"])] = "ceased"
+    elif kind == "employee_licence_suspended":
+        lic.licences[str(d["licence"])] = "suspended"
+        model.say(d, f"{member}: licence {d['licence']} suspended")
+    elif kind == "employee_suspension_ended":
+        lic.licences[str(d["licence"])] = lic.kinds.get(str(d["licence"]), "full")
+    elif kind == "duty_missed":
+        lic.barred[member] = str(d["reason"])
+    elif kind == "employee_role_assigned":
+        if d["reason"] == "cover":
+            lic.covering[member] = str(d["role"])
+        elif d["reason"] == "cover_end":
+            lic.covering.pop(member, None)
+    elif kind == "licence_ground_reported":
+        lic.cases[str(d["case"])] = LicensingCase(member, str(d["ground"]), float(d["t"]))
+    elif kind in ("show_cause_issued", "licence_action") and str(d["case"]) in lic.cases:
+        case = str(d["case"])
+        if kind == "show_cause_issued":
+            lic.cases[case] = replace(lic.cases[case], show_cause_due_t=float(d["due_t"]))
+        elif d["outcome"] in ("vary", "condition"):  # open until the term is complied with
+            lic.cases[case] = replace(lic.cases[case], term_due_t=float(d["term_due_t"]))
+        else:
+            del lic.cases[case]
+    elif kind == "licence_term_complied" or (kind == "licence_case_opened" and d["dispensed"]):
+        lic.cases.pop(str(d["case"]), None)
+
+
+_LICENSING_KINDS = (
+    "licensing_on_file", "employee_licence_on_file", "employee_licence_issued",
+    "employee_licence_ceased", "employee_licence_suspended", "employee_suspension_ended",
+    "duty_missed", "employee_role_assigned", "licence_ground_reported", "show_cause_issued",
+    "licence_action", "licence_term_complied", "licence_case_opened",
+)  # fmt: skip
+
 _LIFECYCLE_KINDS = (
     "casino_licence_event", "machine_stored", "store_audited", "machine_replaced",
     "machine_disposed", "approval_requested", "board_decided", "approval_suspended",
@@ -467,6 +553,7 @@ _HANDLERS = {
     "machine_removed": _on_removed,
     "machine_returned": _on_removed,
     **dict.fromkeys(_LIFECYCLE_KINDS, _on_lifecycle),
+    **dict.fromkeys(_LICENSING_KINDS, _on_licensing),
 }
 
 

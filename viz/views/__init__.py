@@ -61,9 +61,6 @@ NOT_DRAWN: dict[str, str] = {
     "junkets": "the viewer issue draws the junket room",
     "premium": "the viewer issue draws the premium rooms",
     "aml": "the AML desk has no place on the floor; the viewer issue decides what it shows",
-    "licensing": "employees under licence have no place of their own: a barred member is off "
-    "duty, which the slots view shows by their absence; the viewer issue draws a staff panel "
-    "(licences by state, who is barred and why, cover)",
     "surveillance": "the cameras watch every area and their recordings have no place on the "
     "floor; the viewer issue decides whether to show the cases and the recordings held",
 }
