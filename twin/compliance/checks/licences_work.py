@@ -10,8 +10,10 @@ the start of its ``valid_from`` day, or its issue if later, to the start of the 
 months (15(2)(d)) or years (16(1)(c)) run out, computed here from the ruleset and not taken
 from the department's own "expired" record; not while suspended; not once ceased or the
 employment ended), and who is on duty in which role. Work is judged when a member comes on
-duty or starts a job, and whenever a licence stops being in force under someone on duty:
-they must be off duty at once, or once the job in hand is done.
+duty or starts a job (the department has recorded by then whatever licence allows it: a
+licence is issued before the dispatcher admits its holder), and whenever a licence stops
+being in force under someone on duty: they must be off duty at once, or once the job in hand
+is done.
 
 Why a member works without a licence in force decides the control: no licence at all (reg
 8); a provisional licence past its months or ended by a 15(2) event (15(2)); a full licence
@@ -94,6 +96,7 @@ class _Licence:
 class _Duty:
     rec: ShiftStarted
     job: int | None = None  # the seq of the job in hand's start
+    stopped: bool = False  # a licence stopped during the job in hand: judged once it is done
 
 
 class _Book(Checker):
@@ -185,7 +188,7 @@ class _Book(Checker):
             if rec.employer == "board":
                 return
             self.duty[rec.member] = _Duty(rec)
-            self.ctx.after(0.0, partial(self._judge, rec.member, rec, None))
+            self._judge(rec.member, rec, None)
         elif isinstance(rec, ShiftEnded):
             d = self.duty.pop(rec.member, None)
             if d is not None:
@@ -195,13 +198,15 @@ class _Book(Checker):
                 d = self.duty.get(m)
                 if d is not None:
                     d.job = rec.seq
-                    self.ctx.after(0.0, partial(self._judge, m, d.rec, rec))
+                    self._judge(m, d.rec, rec)
         elif isinstance(rec, JobCompleted):
             for m in rec.members:
                 d = self.duty.get(m)
                 if d is not None:
                     d.job = None
-                    self.ctx.after(0.0, partial(self._after_job, m))
+                    if d.stopped:  # judged once the dispatcher has let them go, or not
+                        d.stopped = False
+                        self.ctx.after(0.0, partial(self._after_job, m))
 
     # -- in force ----------------------------------------------------------------------------
 
@@ -323,6 +328,8 @@ class _Book(Checker):
         d = self.duty.get(member)
         if d is not None and d.job is None:
             self.ctx.after(0.0, partial(self._still_on, member, d.rec))
+        elif d is not None:
+            d.stopped = True
 
     def _leaving(self, member: str, seq: int) -> None:
         d = self.duty.get(member)
