@@ -5,6 +5,7 @@ floor lacks."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,3 +29,29 @@ def findings_besides(sink: MemorySink, absent: Iterable[str]) -> list[Finding]:
     """The run's findings, less those of the controls in ``absent``."""
     skip = frozenset(absent)
     return [r for r in sink.records if isinstance(r, Finding) and r.control not in skip]
+
+
+def for_run(
+    data: dict[str, Any], inject: list[dict[str, Any]] | None, overrides: dict[str, Any] | None
+) -> dict[str, Any]:
+    """``data`` with the run's ``[[inject]]`` entries and ruleset overrides set on it."""
+    data["inject"] = list(inject or [])
+    if overrides:
+        data["ruleset"].setdefault("overrides", {}).update(overrides)
+    return data
+
+
+def cited_kinds(sink: MemorySink, finding: Finding) -> tuple[str, ...]:
+    """The kinds of the records a finding cites as its evidence, in its order."""
+    by_seq = {r.seq: r for r in sink.records}
+    return tuple(by_seq[s].kind for s in finding.evidence)
+
+
+@dataclass(frozen=True)
+class Case:
+    """An injected violation and exactly the finding it must produce."""
+
+    inject: dict[str, Any]
+    subjects: tuple[str, ...]
+    message: str
+    evidence: tuple[str, ...]  # the kinds of the records cited

@@ -11,7 +11,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from floors import findings_besides, run_data
+from floors import findings_besides, for_run, run_data
 
 from twin.casino import Casino
 from twin.compliance.findings import Finding
@@ -87,10 +87,7 @@ def scenario_data(
     data["scenario"]["duration_hours"] = days * 24
     data["staff"] = copy.deepcopy(STAFF)
     data["licensing"] = licensing(**edits)
-    data["inject"] = list(inject or [])
-    if overrides:
-        data["ruleset"].setdefault("overrides", {}).update(overrides)
-    return data
+    return for_run(data, inject, overrides)
 
 
 def run(

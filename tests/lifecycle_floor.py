@@ -9,7 +9,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from floors import findings_besides, run_data
+from floors import findings_besides, for_run, run_data
 
 from twin.casino import Casino
 from twin.compliance.findings import Finding
@@ -62,10 +62,7 @@ def scenario_data(
     data = tomllib.loads(SMALL.read_text(encoding="utf-8"))
     data["scenario"]["duration_hours"] = hours
     data["lifecycle"] = lifecycle(**edits)
-    data["inject"] = list(inject or [])
-    if overrides:
-        data["ruleset"].setdefault("overrides", {}).update(overrides)
-    return data
+    return for_run(data, inject, overrides)
 
 
 def run(

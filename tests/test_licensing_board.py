@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import simpy
+from floors import cited_kinds
 from licensing_floor import findings, run
 
 from twin.clock import Clock
@@ -209,8 +210,7 @@ def test_injected_violation_is_found(cid: str) -> None:
     (f,) = findings(sink)
     assert (f.control, f.subjects, f.at) == ("MT98." + cid, case.subjects, case.at)
     assert f.message == case.message
-    by_seq = {r.seq: r for r in sink.records}
-    assert tuple(by_seq[s].kind for s in f.evidence) == case.evidence
+    assert cited_kinds(sink, f) == case.evidence
 
 
 def test_every_control_has_a_case() -> None:

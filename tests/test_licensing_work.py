@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
 from fed import Fed
+from floors import Case, cited_kinds
 from licensing_floor import ROOT, TINY, findings, run, scenario_data
 
 from twin.casino import Casino
@@ -46,14 +46,6 @@ INJECTED_CONTROLS = frozenset(
      "MT98.R17.1.p2", "MT98.R19"}
 )  # fmt: skip
 MINE = INJECTED_CONTROLS
-
-
-@dataclass(frozen=True)
-class Case:
-    inject: dict[str, Any]
-    subjects: tuple[str, ...]
-    message: str
-    evidence: tuple[str, ...]  # the kinds of the records cited
 
 
 CASES: dict[str, Case] = {
@@ -133,8 +125,7 @@ def test_injected_violation_is_found(cid: str) -> None:
     (f,) = got
     assert f.subjects == case.subjects
     assert f.message == case.message
-    by_seq = {r.seq: r for r in sink.records}
-    assert tuple(by_seq[s].kind for s in f.evidence) == case.evidence
+    assert cited_kinds(sink, f) == case.evidence
 
 
 def test_every_control_has_a_case() -> None:

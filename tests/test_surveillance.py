@@ -6,14 +6,13 @@ calendar days (a month's end, a leap day, a year's end, a DST change)."""
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from floors import findings_besides, run_data
+from floors import Case, cited_kinds, findings_besides, run_data
 from lifecycle_floor import ABSENT
 
 from twin.casino import Casino
@@ -100,14 +99,6 @@ def timeline(sink: MemorySink) -> list[tuple[str, str, str]]:
     return out
 
 
-@dataclass(frozen=True)
-class Case:
-    inject: dict[str, Any]
-    subjects: tuple[str, ...]
-    message: str
-    evidence: tuple[str, ...]  # the kinds of the records cited
-
-
 CASES: dict[str, Case] = {
     # bank B's Monday recording, made Tuesday 00:00, recycled on Thursday's pass
     "R27.a": Case(
@@ -145,8 +136,7 @@ def test_injected_violation_is_found(cid: str) -> None:
     (f,) = got
     assert f.subjects == case.subjects
     assert f.message == case.message
-    by_seq = {r.seq: r for r in sink.records}
-    assert tuple(by_seq[s].kind for s in f.evidence) == case.evidence
+    assert cited_kinds(sink, f) == case.evidence
 
 
 def test_every_part_has_a_case() -> None:
