@@ -16,8 +16,9 @@ check can never accept what the reference refuses.
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -47,6 +48,14 @@ BENCH_COMMANDS = (
 #: it), never sent under a new id.
 MONEY_COMMANDS = frozenset({"credit_in", "play", "cash_out", "fill_hopper"})
 VERSION = 1
+#: The most bytes a payload may have on each up-topic; a larger one is refused (reason
+#: ``too_large``) before it is parsed. Brokers should refuse larger packets themselves
+#: (Mosquitto: ``max_packet_size``), docs/smib-protocol.md#size-limits.
+MAX_BYTES = {"status": 512, "birth": 16_384, "evt": 8_192, "meters": 16_384, "cmdres": 16_384}
+#: The fields of an event that are its content (the rest, ``v smib bd seq ts replay``, say
+#: how and when it travelled): :func:`event_digest` covers these, with ``name`` "" and
+#: ``data`` {} when absent.
+EVENT_CONTENT = ("eid", "code", "name", "epoch", "deltas", "data")
 
 
 def up_topic(smib: str, leaf: str) -> str:
@@ -166,9 +175,27 @@ def encode(payload: dict[str, Any]) -> bytes:
     return _ENCODE(payload).encode()
 
 
+def event_digest(doc: Mapping[str, Any]) -> str:
+    """The digest of an event's content: the first 16 hex digits of the SHA-256 of the
+    compact, key-sorted JSON of its :data:`EVENT_CONTENT` fields (``name`` "" and ``data`` {}
+    when absent). A replay, a duplicate and the original have the same digest; another event
+    under the same ``eid`` has another."""
+    content = {
+        "eid": doc["eid"],
+        "code": doc["code"],
+        "name": doc.get("name", ""),
+        "epoch": doc["epoch"],
+        "deltas": doc["deltas"],
+        "data": doc.get("data", {}),
+    }
+    return hashlib.sha256(_ENCODE(content).encode()).hexdigest()[:16]
+
+
 __all__ = [
     "BENCH_COMMANDS",
     "COMMANDS",
+    "EVENT_CONTENT",
+    "MAX_BYTES",
     "MONEY_COMMANDS",
     "ROOT",
     "UP",
@@ -177,6 +204,7 @@ __all__ = [
     "UpTopic",
     "down_topic",
     "encode",
+    "event_digest",
     "fast_check",
     "parse_up_topic",
     "schema",

@@ -45,6 +45,8 @@ class SmibEvent(Record):
     deltas: tuple[int, ...]  # ... and by how much
     data: str  # canonical JSON of the event's data
     replay: bool
+    series: int = 0  # the SMIB's eid series: +1 each time its counters went back
+    digest: str = ""  # protocol.event_digest of its content (one eid, one content)
 
 
 @record("smib_message_rejected", roles=("smib",))
@@ -102,6 +104,7 @@ class SmibEventsLost(Record):
     from_eid: int
     to_eid: int
     reason: str
+    series: int = 0
 
 
 @record("smib_request", roles=("smib",))
@@ -125,8 +128,54 @@ class SmibCommandResult(Record):
     reason: str
 
 
+@record("smib_event_conflict", roles=("smib",))
+class SmibEventConflict(Record):
+    """Event ``eid`` came again with other content: the first stands, the second is refused."""
+
+    smib: str
+    series: int
+    eid: int
+    bd: int  # the session the second copy claimed
+    first_digest: str  # the event that stands (applied, or held to be applied)
+    second_digest: str  # the refused one
+    applied: bool  # whether the first had already been applied when the second came
+    code: int  # the second copy's code and name, for people
+    name: str
+
+
+@record("smib_counters_reset", roles=("smib",))
+class SmibCountersReset(Record):
+    """The SMIB's session number or event ids went back (a state file restored from a backup,
+    a board replaced under the same id), confirmed by a rebirth: a new eid series starts."""
+
+    smib: str
+    old_series: int
+    series: int
+    old_bd: int
+    bd: int
+    old_eid: int  # the last eid applied (or declared lost) before
+    last_eid: int  # the eid the new series starts after
+    why: str
+
+
+@record("smib_closed", roles=("smib",))
+class SmibClosed(Record):
+    """The run's last word on a SMIB: every event up to ``last_eid`` of ``series`` is applied
+    or declared lost; what it sent after that (if anything) came after the run."""
+
+    smib: str
+    series: int
+    last_eid: int
+    online: bool
+    applied: int  # events applied in the run
+    lost: int  # events declared lost in the run
+
+
 __all__ = [
+    "SmibClosed",
     "SmibCommandResult",
+    "SmibCountersReset",
+    "SmibEventConflict",
     "SmibEvent",
     "SmibEventsLost",
     "SmibMessageRejected",
