@@ -98,7 +98,7 @@ def test_a_gap_is_asked_for_only_after_its_window() -> None:
     assert o.link.requests == {"replay_events": 1}
     o.world.pump()
     (req,) = o.sink.of(SmibRequest)
-    assert (req.cmd, req.args) == ("replay_events", '{"from_eid":1}')
+    assert (req.cmd, req.args) == ("replay_events", '{"from_eid":1,"to_eid":2}')
 
 
 def test_a_gap_filled_inside_its_window_asks_nothing() -> None:
