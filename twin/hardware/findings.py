@@ -43,7 +43,7 @@ CATALOG: tuple[HardwareFinding, ...] = (
         "HW.event_conflict",
         "breach",
         "a SMIB sent an event id again with other content: the first stands, the second is refused",
-        T + "test_no_silent_loss.py::test_a_second_event_under_one_eid_is_a_conflict",
+        T + "test_no_silent_loss.py::test_one_eid_two_contents_is_a_conflict",
     ),
     HardwareFinding(
         "HW.counters_reset",

@@ -18,7 +18,7 @@ import secrets
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,10 +123,12 @@ class SmibLink:
         *,
         source: str = "smib",
         resume: Mapping[str, tuple[int, int]] | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """``resume``: each SMIB's (series, last eid applied or declared lost) in an earlier
         run (from its ledger, :func:`resume_points`); the link then asks for what came after."""
         self.inbox = inbox
+        self._clock = clock  # the link's timers: gaps, requests, backoff (tests set one)
         self.smibs = frozenset(smibs)
         self.config = config
         self.source = source
@@ -219,11 +221,8 @@ class SmibLink:
             for smib, s in sorted(self._sessions.items()):
                 if s.suspect is not None:
                     self._settle_suspect(smib, s, regressed=False, why="the run ended first")
-                if s.contig is not None and s.known > s.contig:
-                    where = "; the SMIB was offline" if s.offline else ""
-                    self._declare_lost(
-                        smib, s, s.known, f"the run ended before they arrived{where}"
-                    )
+                where = "; the SMIB was offline" if s.offline else ""
+                self._declare_gaps(smib, s, f"the run ended before they arrived{where}")
                 self._put(
                     Closed(
                         smib,
@@ -415,7 +414,7 @@ class SmibLink:
         ask = s.ask
         if ask is None or ask.cmd_id != cmd_id or result == "accepted":
             return  # not the request outstanding (an earlier attempt's, a bench command's)
-        now = time.monotonic()
+        now = self._clock()
         s.last_answer = f"{result}" + (f" ({doc['reason']})" if doc.get("reason") else "")
         if result == "completed":
             ask.completed = True  # what it sends may still be on its way
@@ -468,7 +467,7 @@ class SmibLink:
 
     def _open_gap(self, s: _Session) -> None:
         if s.gap_since is None:
-            s.gap_since = time.monotonic()
+            s.gap_since = self._clock()
             s.gap_wait = self.config.reorder_window + self._rng.uniform(0, self.config.jitter)
 
     def _release(self, smib: str, s: _Session) -> None:
@@ -505,7 +504,7 @@ class SmibLink:
     def _want_rebirth(self, s: _Session, why: str) -> None:
         if not s.want_rebirth:
             s.want_rebirth = True
-            s.gap_since = s.gap_since or time.monotonic()
+            s.gap_since = s.gap_since or self._clock()
             s.gap_wait = self._rng.uniform(0, self.config.jitter)
 
     def _declare_lost(self, smib: str, s: _Session, upto: int, reason: str) -> None:
@@ -521,6 +520,11 @@ class SmibLink:
         s.contig = upto
         s.known = max(s.known, upto)
         self._release(smib, s)
+
+    def _declare_gaps(self, smib: str, s: _Session, reason: str) -> None:
+        """Declare every gap still open lost, delivering what was held after each."""
+        while s.contig is not None and s.known > s.contig:
+            self._declare_lost(smib, s, self._gap_end(s), reason)
 
     # -- counters gone back ------------------------------------------------------------------------
 
@@ -542,9 +546,8 @@ class SmibLink:
         ]
         start = starts[0]
         old_eid = s.contig if s.contig is not None else 0
-        if s.contig is not None and s.known > s.contig:
-            self._declare_lost(smib, s, s.known, "the SMIB's counters went back first")
-            old_eid = s.contig
+        self._declare_gaps(smib, s, "the SMIB's counters went back first")
+        old_eid = s.contig if s.contig is not None else 0
         what = []
         if answer["bd"] < s.bd:
             what.append(f"session {s.bd} -> {answer['bd']} ({s.bd - answer['bd']} back)")
@@ -617,7 +620,7 @@ class SmibLink:
     def _housekeeping(self) -> None:
         while not self._stop.wait(0.05):
             try:
-                self.tick(time.monotonic())
+                self.tick(self._clock())
             except Exception:
                 log.exception("twin link: housekeeping failed")
 
@@ -776,6 +779,12 @@ class SmibLink:
                 "missing": sorted(s.missing),
                 "last_seen": s.last_seen,
                 "snapshots_seen": s.snapshots_seen,
+                "series": s.series,
+                "offline": s.offline,
+                "attempts": s.attempts,
+                "ttl": s.ttl,
+                "asking": s.ask.kind if s.ask is not None else None,
+                "suspect": s.suspect is not None,
             }
 
 

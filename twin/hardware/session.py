@@ -15,9 +15,10 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from twin.hardware.link import Broker, LinkConfig, SmibLink
+from twin.hardware.link import Broker, LinkConfig, SmibLink, resume_points
 from twin.hardware.machine import HardwareFloor
 from twin.inbox import Inbox
 
@@ -56,6 +57,7 @@ class HardwareSession:
         every: float = 1.0,
         twin: str = "twin",
         closing_seconds: float = 5.0,
+        resume: dict[str, tuple[int, int]] | None = None,
     ) -> None:
         self.floor = floor
         self.inbox = inbox
@@ -64,6 +66,7 @@ class HardwareSession:
             inbox,
             floor.smibs,
             LinkConfig(endpoint.broker, endpoint.user, endpoint.password, twin=twin),
+            resume=resume,
         )
         self.on_lines = on_lines
         self.every = every
@@ -158,11 +161,30 @@ def connect(
     ca: str | None = None,
     on_lines: Lines | None = None,
     every: float = 1.0,
+    resume: dict[str, tuple[int, int]] | None = None,
 ) -> HardwareSession:
-    """Start the link of ``floor`` to the broker at ``url`` (see :class:`Endpoint`)."""
+    """Start the link of ``floor`` to the broker at ``url`` (see :class:`Endpoint`);
+    ``resume``: :func:`resume_from` an earlier run of the twin."""
     return HardwareSession(
-        floor, inbox, Endpoint.parse(url, ca), on_lines=on_lines, every=every
+        floor, inbox, Endpoint.parse(url, ca), on_lines=on_lines, every=every, resume=resume
     ).start()
 
 
-__all__ = ["Endpoint", "HardwareSession", "connect"]
+def resume_from(path: str | Path) -> dict[str, tuple[int, int]]:
+    """Each SMIB's (series, last eid applied or declared lost) in the ledger of an earlier
+    run: ``path`` is its folder (complete, or ``<out>.incomplete`` after a crash) or its
+    ``ledger.sqlite``. InputError naming the path when it is neither."""
+    from twin.errors import InputError
+    from twin.ledger import read
+    from twin.outputs import LEDGER
+
+    where = Path(path)
+    ledger = where / LEDGER if where.is_dir() else where
+    if not ledger.is_file():
+        raise InputError(
+            "--resume", "", f"a run folder holding {LEDGER}, or a ledger file", str(path)
+        )
+    return resume_points(read(ledger))
+
+
+__all__ = ["Endpoint", "HardwareSession", "connect", "resume_from"]
