@@ -314,6 +314,9 @@ class SmibStats:
     reset: bool = False
     lag: float = 0.0  # seconds between the link accepting the last event and the book
     max_lag: float = 0.0
+    lost: int = 0  # events declared lost
+    conflicts: int = 0  # events refused for another event's eid
+    series: int = 0  # +1 each time its counters went back
 
     @property
     def reconciliation(self) -> str:
@@ -450,6 +453,7 @@ class SmibBook:
             series=lost.series,
         )
         self._accounts[lost.smib].lost.append((lost.from_eid, lost.to_eid))
+        self.stats[lost.smib].lost += lost.to_eid - lost.from_eid + 1
         self._eid[lost.smib] = max(lost.to_eid, self._eid.get(lost.smib, 0))
         self.finding(
             lost.smib,
@@ -461,6 +465,7 @@ class SmibBook:
         )
 
     def conflict(self, c: Conflict) -> None:
+        self.stats[c.smib].conflicts += 1
         rec = self.bus.emit(
             SmibEventConflict,
             smib=c.smib,
@@ -499,6 +504,7 @@ class SmibBook:
         self._accounts[r.smib] = _Accounts()
         self._eid[r.smib] = r.last_eid
         self.stats[r.smib].reset = True
+        self.stats[r.smib].series = r.series
         self.finding(
             r.smib,
             "HW.counters_reset",

@@ -138,11 +138,21 @@ class HardwareSession:
             st = self.floor.book.stats[b.smib]
             seen = s["last_seen"]
             age = "never" if seen is None else f"{now - seen:.1f} s ago"
+            # what is not (yet) applied shows: held behind a gap, declared lost, refused
+            gaps = [
+                f"held {len(s['held'])} behind a gap" if s["held"] else "",
+                f"asking ({s['asking']}, attempt {s['attempts']})" if s["asking"] else "",
+                f"lost {st.lost}" if st.lost else "",
+                f"conflicts {st.conflicts}" if st.conflicts else "",
+                f"series {st.series}" if st.series else "",
+            ]
             out.append(
                 f"SMIB {b.smib} ({b.machine}, {b.mode}): "
                 f"{'online' if s['online'] else 'OFFLINE'}, last message {age}, "
                 f"lag {st.lag * 1000:.0f} ms (max {st.max_lag * 1000:.0f} ms), "
-                f"events {st.events}, reconciliation {st.reconciliation}"
+                f"events {st.events}, "
+                + "".join(f"{g}, " for g in gaps if g)
+                + f"reconciliation {st.reconciliation}"
             )
         return out
 
