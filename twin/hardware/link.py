@@ -653,8 +653,10 @@ class SmibLink:
                     if not ask.completed:  # unanswered: perhaps a slow SMIB
                         s.ttl = min(s.ttl * 2, self.config.request_ttl * MAX_TTL_FACTOR)
                         s.last_answer = "no answer"
-                    else:
+                    elif ask.kind == "replay":
                         s.last_answer = "completed, but the gap is still open"
+                    else:
+                        s.last_answer = "completed, but no birth answered it"
                     s.ask = None
                     s.next_try = now + self._backoff(s)
                 need = self._need(s, now)
