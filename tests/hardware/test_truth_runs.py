@@ -121,3 +121,51 @@ def test_every_event_of_every_misbehaving_board_is_applied_once_or_declared(
             ("HW.event_conflict", "R-005")} <= controls  # fmt: skip
     closed = {r["smib"]: r for r in _kinds(ledger, "smib_closed")}
     assert set(closed) == set(BOARDS)
+
+
+def test_a_twin_started_again_resumes_from_its_earlier_ledger(
+    broker: Broker, tmp_path: Path
+) -> None:
+    """The twin's own restart: a first run ends while the board plays on; a second run
+    ``--resume``s from the first one's folder and asks the board for what came after: the
+    two ledgers hold every event once."""
+    bindings = (("A-001", "S-001", "mirror"),)
+    first_sc = scenario(tmp_path, seconds=6, bindings=bindings, name="first.toml")
+    second_sc = scenario(tmp_path, seconds=14, bindings=bindings, name="second.toml")
+    hw = Casino(api.prepare(first_sc)).hardware
+    assert hw is not None
+    url = f"mqtt://{TWIN_USER}:{TWIN_PASSWORD}@{broker.host}:{broker.port}"
+    first, second, err = tmp_path / "first", tmp_path / "second", tmp_path / "run.err"
+    twin = [sys.executable, "-m", "twin", "run"]
+    with err.open("wb") as f:
+        run = subprocess.Popen([*twin, str(first_sc), "--hardware", url, "--out", str(first)],
+                               stdout=subprocess.DEVNULL, stderr=f)  # fmt: skip
+    wait_until("the first status line", lambda: b"SMIB S-001" in err.read_bytes(), 30)
+    argv = [
+        sys.executable, "-m", "twin", "smib", "emulate", "--id", "S-001", "--broker",
+        broker.url, "--password", smib_password("S-001"), "--serial", hw.registry["S-001"].serial,
+        "--events", "60", "--rate", "4", "--truth", str(tmp_path / "S-001.jsonl"),
+    ]  # fmt: skip
+    board = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert run.wait(timeout=60) == 0, err.read_text()
+        again = _twin("run", str(second_sc), "--hardware", url, "--out", str(second),
+                      "--resume", str(first))  # fmt: skip
+        assert again.returncode == 0, again.stderr
+        _out, board_err = board.communicate(timeout=60)
+        assert board.returncode == 0, board_err
+    finally:
+        for proc in (run, board):
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    eids = [
+        r["eid"]
+        for folder in (first, second)
+        for r in _kinds(folder / "ledger.sqlite", "smib_event")
+    ]
+    assert sorted(eids) == list(range(1, 61))  # every event once, across the restart
+    requests = _kinds(second / "ledger.sqlite", "smib_request")
+    assert [r["cmd"] for r in requests][:2] == ["rebirth", "replay_events"]
+    resumed_from = max(r["eid"] for r in _kinds(first / "ledger.sqlite", "smib_event"))
+    assert json.loads(str(requests[1]["args"]))["from_eid"] == resumed_from + 1
