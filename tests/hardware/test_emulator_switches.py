@@ -168,6 +168,29 @@ def test_cmd_delay_answers_late_and_expired(watch: Watch, emulator: Any) -> None
     ]
 
 
+def test_cmd_delay_in_a_bench(broker: Broker, watch: Watch) -> None:
+    """In a bench the late commands wait in the network loop, still in order."""
+    stop = threading.Event()
+    bench = threading.Thread(
+        target=_bench, args=(broker, "cmd_delay=0.5", 0), kwargs={"stop": stop}
+    )
+    bench.start()
+    try:
+        watch.until("the birth", lambda: len(watch.of("birth")) == 1)
+        sent = time.monotonic()
+        watch.command("S-001", "c-1", "ping", ttl=0.2)
+        watch.command("S-001", "c-2", "ping", ttl=30)
+        assert watch.result("c-2")["result"] == "completed"
+        assert time.monotonic() - sent >= 0.5
+    finally:
+        stop.set()
+        bench.join(30)
+    assert [(r["cmd_id"], r["result"]) for r in watch.of("cmdres")] == [
+        ("c-1", "expired"),
+        ("c-2", "completed"),
+    ]
+
+
 def test_rebirth_answer_carries_its_cmd_id(watch: Watch, emulator: Any) -> None:
     emulator()
     watch.command("S-001", "rb-1", "rebirth")

@@ -257,6 +257,18 @@ def test_truth_log_lines(tmp_path: Path) -> None:
     ]
     log.close()
     assert len(read_truth(path)) == 3
+    bad = {
+        '{"kind":"event","smib":"S-001","eid":"4","digest":"ab"}': "line 1: eid: expected a "
+        "whole number, found '4'",
+        '{"kind":"event","smib":"S-001","eid":4}': "line 1: expected the key 'digest', found "
+        '\'{"kind":"event","smib":"S-001","eid":4}\'',
+        "[1]": "line 1: expected an event, birth or restore line, found '[1]'",
+    }
+    for text, message in bad.items():
+        path.write_text(text + "\n")
+        with pytest.raises(InputError) as info:
+            read_truth(path)
+        assert str(info.value) == f"{path}: {message}"
     with pytest.raises(InputError, match=r"--truth: expected a file that can be written"):
         TruthLog(tmp_path / "no-such-folder" / "t.jsonl")
 

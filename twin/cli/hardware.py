@@ -142,7 +142,7 @@ def smib_emulate(
         click.echo(f"{smib_name}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
 
 
-@smib.command("compare")
+@smib.command("compare", short_help="Check a ledger against what emulated SMIBs sent.")
 @click.argument("ledger_path", metavar="LEDGER", type=click.Path(path_type=Path))
 @click.option(
     "--truth",

@@ -125,10 +125,13 @@ def read_truth(path: Path) -> list[dict[str, Any]]:
             raise InputError(path, f"line {no}", "a JSON object", f"not JSON ({exc.msg})") from None
         if not isinstance(doc, dict) or doc.get("kind") not in ("event", "birth", "restore"):
             raise InputError(path, f"line {no}", "an event, birth or restore line", line[:60])
-        need = ("smib", "eid", "digest") if doc["kind"] == "event" else ("smib",)
-        missing = [k for k in need if k not in doc]
-        if missing:
-            raise InputError(path, f"line {no}", f"the key {missing[0]!r}", line[:60])
+        need = {"smib": str, "eid": int, "digest": str} if doc["kind"] == "event" else {"smib": str}
+        for key, kind in need.items():
+            if key not in doc:
+                raise InputError(path, f"line {no}", f"the key {key!r}", line[:60])
+            if not isinstance(doc[key], kind) or isinstance(doc[key], bool):
+                what = "a whole number" if kind is int else "a string"
+                raise InputError(path, f"line {no}: {key}", what, doc[key])
         out.append(doc)
     return out
 
