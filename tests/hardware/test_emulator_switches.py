@@ -254,6 +254,38 @@ def test_phantom_in_a_bench_has_phantom_bytes(broker: Broker, watch: Watch, tmp_
     ]
 
 
+def test_a_phantom_too_large_for_the_broker_is_not_sent_again(tmp_path: Path) -> None:
+    """A broker that caps packets cuts the SMIB off for its forged 2 MB event: the SMIB comes
+    back (a new session) and goes on; the forgery, sent at QoS 0, is not sent again on every
+    reconnection (at QoS 1 paho would, and the broker would cut it off for ever)."""
+    capped = Broker(tmp_path, ("S-001",))
+    with capped.conf.open("a") as f:
+        f.write("max_packet_size 20000\n")
+    capped.start()
+    watch = Watch(capped)
+    stop = threading.Event()
+    bench = threading.Thread(
+        target=_bench, args=(capped, "phantom_at=2", 0), kwargs={"stop": stop, "truth": None}
+    )
+    try:
+        bench.start()
+        watch.until("the next session", lambda: len(watch.of("birth")) == 2)
+        watch.until("event 8", lambda: any(e["eid"] == 8 for e in watch.of("evt")))
+    finally:
+        stop.set()
+        bench.join(30)
+        watch.close()
+        capped.kill()
+    assert [b["bd"] for b in watch.of("birth")] == [1, 2]
+    assert [(s["bd"], s["state"]) for s in watch.of("status")][:3] == [
+        (1, "online"),
+        (1, "lost"),
+        (2, "online"),
+    ]
+    assert [e["code"] for e in watch.of("evt")].count(0x11) == 0
+    assert {e["eid"] for e in watch.of("evt")} >= set(range(1, 9))
+
+
 def test_regress_comes_back_from_a_backup(broker: Broker, watch: Watch, tmp_path: Path) -> None:
     """At activity 6 the board dies and comes back with its state as it was after activity
     3: bd 1 + 1, last_eid 3; then its eids go on from 4 again."""
