@@ -227,6 +227,7 @@ def run(
     hardware: str | None = None,
     hardware_ca: str | None = None,
     on_hardware_lines: Callable[[list[str]], None] | None = None,
+    hardware_resume: str | Path | None = None,
 ) -> RunResult:
     """Run a scenario to its end and return the typed result.
 
@@ -237,16 +238,19 @@ def run(
     times they were applied then (``replay_commands``). ``hardware``: the broker URL
     (``mqtt://[user:password@]host:port``) of the SMIBs the scenario's ``[[hardware]]``
     binds; the run is then paced against the wall clock (``on_hardware_lines`` receives each
-    SMIB's status line every second).
+    SMIB's status line every second). ``hardware_resume``: the folder (or ledger) of an
+    earlier run of the twin with the same SMIBs; the link asks each for what came after the
+    last event that run applied or declared lost (docs/smib-protocol.md, twin restart).
     """
     sc = prepare(scenario, seed=seed, hours=hours, overrides=overrides)
+    resume = _resume_points(hardware, hardware_resume)  # before `out` may be replaced
     # the output folder is checked before the casino is built (issue 33: `--out ..` used to
     # fail only after the whole run)
     folder = RunFolder(Path(out), replace=replace) if out is not None else None
     metrics = Metrics()
     injections = InjectionLog()
     casino = Casino(sc, sinks=[metrics, injections, *sinks], engine=engine, compliance=compliance)
-    session = _connect_hardware(casino, hardware, hardware_ca, on_hardware_lines)  # issue 8
+    session = _connect_hardware(casino, hardware, hardware_ca, on_hardware_lines, resume)
     if session is not None and driver is None:
         driver = PacedDriver(1.0)
     try:
@@ -322,6 +326,7 @@ def _connect_hardware(
     url: str | None,
     ca: str | None,
     on_lines: Callable[[list[str]], None] | None,
+    resume: dict[str, tuple[int, int]] | None = None,
 ) -> Any:
     """The running link of a scenario with ``[[hardware]]`` (None without); InputError when
     the scenario and ``url`` do not go together, ConnectionError when the broker is away."""
@@ -338,9 +343,20 @@ def _connect_hardware(
     from twin.hardware.session import connect  # paho only for a run with hardware
 
     try:
-        return connect(casino.hardware, casino.inbox, url, ca=ca, on_lines=on_lines)
+        return connect(casino.hardware, casino.inbox, url, ca=ca, on_lines=on_lines, resume=resume)
     except ValueError as exc:
         raise InputError("--hardware", "", "mqtt://[user:password@]host[:port]", url) from exc
+
+
+def _resume_points(url: str | None, path: str | Path | None) -> dict[str, tuple[int, int]] | None:
+    """Where each SMIB's events resume, read from an earlier run (issue 29)."""
+    if path is None:
+        return None
+    if url is None:
+        raise InputError("--resume", "", "--hardware with it (a run of SMIBs)", str(path))
+    from twin.hardware.session import resume_from
+
+    return resume_from(path)
 
 
 # -- end hardware ------------------------------------------------------------------------------

@@ -52,6 +52,7 @@ class Rig:
                 TWIN_PASSWORD,
                 reorder_window=reorder_window,
                 request_interval=0.5,
+                request_ttl=1.0,
             ),
         )
         self.emulators: list[SmibEmulator] = []

@@ -99,8 +99,8 @@ def test_lost_messages_gap_replay(rig: Rig) -> None:
     emu.misbehave.drop_next["evt"] = 2
     _play(emu, 3)  # events 1 and 2 never arrive; 3 and 4 do (seq gap and eid gap)
     rig.until("events 1..4", lambda: rig.eids() == [1, 2, 3, 4])
-    (req,) = rig.of(SmibRequest)
-    assert (req.cmd, json.loads(req.args)) == ("replay_events", {"from_eid": 1})
+    (req,) = rig.of(SmibRequest)  # the gap only: 3 and 4 are not asked for again
+    assert (req.cmd, json.loads(req.args)) == ("replay_events", {"from_eid": 1, "to_eid": 2})
     replayed = {e.eid: e.replay for e in rig.of(SmibEvent)}
     assert replayed == {1: True, 2: True, 3: False, 4: False}
     emu.send_meters()
@@ -570,7 +570,7 @@ def test_command_lost_is_asked_again(rig: Rig) -> None:
     emu.play(5)  # event 2 shows event 1 missing
     rig.until("events 1 and 2", lambda: rig.eids() == [1, 2])
     requests = rig.of(SmibRequest)
-    assert [json.loads(r.args) for r in requests] == [{"from_eid": 1}, {"from_eid": 1}]
+    assert [json.loads(r.args) for r in requests] == [{"from_eid": 1, "to_eid": 1}] * 2
     assert emu.dropped == {"evt": 1, "cmd": 1}
 
 

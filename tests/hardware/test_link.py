@@ -8,11 +8,7 @@ import os
 import time
 from pathlib import Path
 
-from twin.hardware import protocol as p
-from twin.hardware.book import HardwareWorld, Registered
-from twin.hardware.link import Broker, LinkConfig, SmibLink
 from twin.hardware.records import (
-    SmibEvent,
     SmibMessageRejected,
     SmibMeters,
     SmibOffline,
@@ -20,9 +16,9 @@ from twin.hardware.records import (
     SmibReconciled,
     SmibRequest,
 )
-from twin.records import MemorySink
 
 from .broker import Broker as Mosquitto
+from .offline import Offline
 from .rig import Rig
 
 
@@ -42,36 +38,6 @@ def test_birth_events_and_a_snapshot_reconcile(rig: Rig) -> None:
 
 
 # -- the link's rules, message by message (no broker: messages handed to receive()) --------
-
-
-class Offline:
-    """A link that is never connected: the test hands it messages and pumps the world."""
-
-    def __init__(self) -> None:
-        reg = {"S-001": Registered("S-001", "A-001", "SN-1", "abc")}
-        self.sink = MemorySink()
-        self.world = HardwareWorld(reg, sinks=(self.sink,))
-        self.link = SmibLink(
-            self.world.inbox, reg, LinkConfig(Broker("127.0.0.1", 1), "twin", "pw")
-        )
-
-    def send(self, leaf: str, **body: object) -> None:
-        doc = {"v": 1, "smib": "S-001", "ts": "t", **body}
-        self.link.receive(p.up_topic("S-001", leaf), p.encode(doc))
-        self.world.pump()
-
-    def birth(self, bd: int, last_eid: int = 0) -> None:
-        ident = {"serial": "SN-1", "program": "abc", "denom_cents": 25, "paytable": "x"}
-        self.send(
-            "birth", bd=bd, seq=0, identity=ident, epoch=0, digits=8, meters={"games_played": 0},
-            last_eid=last_eid,
-        )  # fmt: skip
-
-    def evt(self, bd: int, seq: int, eid: int) -> None:
-        self.send("evt", bd=bd, seq=seq, eid=eid, code=0x7F, epoch=0, deltas={"games_played": 1})
-
-    def eids(self) -> list[int]:
-        return [e.eid for e in self.sink.of(SmibEvent)]
 
 
 def test_events_wait_for_their_predecessor_and_duplicates_are_refused() -> None:
@@ -98,7 +64,7 @@ def test_a_gap_is_asked_for_only_after_its_window() -> None:
     assert o.link.requests == {"replay_events": 1}
     o.world.pump()
     (req,) = o.sink.of(SmibRequest)
-    assert (req.cmd, req.args) == ("replay_events", '{"from_eid":1}')
+    assert (req.cmd, req.args) == ("replay_events", '{"from_eid":1,"to_eid":2}')
 
 
 def test_a_gap_filled_inside_its_window_asks_nothing() -> None:

@@ -146,3 +146,23 @@ def test_twin_controls_lists_the_hardware_findings_each_with_its_test() -> None:
         assert h["id"] in text
         path, _, name = h["test"].partition("::")
         assert f"def {name}(" in (REPO / path).read_text(), h["test"]
+
+
+def test_twin_run_resume_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    bound = scenario(tmp_path, seconds=5, bindings=(("A-001", "S-001", "mirror"),))
+    plain = scenario(tmp_path, seconds=5, name="plain.toml")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    url = "mqtt://127.0.0.1:1"
+    cases = [
+        (("run", str(plain), "--resume", str(empty)), f"--resume: expected --hardware with it "
+         f"(a run of SMIBs), found '{empty}'"),
+        (("run", str(bound), "--hardware", url, "--resume", str(empty)), "--resume: expected a "
+         f"run folder holding ledger.sqlite, or a ledger file, found '{empty}'"),
+    ]  # fmt: skip
+    for args, message in cases:
+        proc = _twin(*args, "--out", str(tmp_path / "o"))
+        assert (proc.returncode, proc.stderr) == (2, f"twin: error: {message}\n"), args
+    proc = _twin("run", str(bound), "--hardware", url, "--resume", str(bound))  # not a ledger
+    assert proc.returncode == 2 and proc.stderr.startswith(f"twin: error: {bound}"), proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -52,6 +52,8 @@ def test_summary_counts_hardware_findings_per_control(tmp_path: Path, broker: Br
         "HW.reconcile": 1,
         "HW.meter_reset": 0,
         "HW.events_lost": 0,
+        "HW.event_conflict": 0,
+        "HW.counters_reset": 0,
         "HW.queue_overflow": 0,
         "HW.identity": 1,
     }

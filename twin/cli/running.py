@@ -74,6 +74,13 @@ from twin.errors import InputError
     help="With an mqtts:// --hardware: the certificate of the broker's authority.",
 )
 @click.option(
+    "--resume",
+    "hardware_resume",
+    type=click.Path(exists=True, path_type=Path),
+    help="With --hardware: the folder (or ledger.sqlite) of an earlier run of the twin; each "
+    "SMIB is asked for what came after the last event that run applied or declared lost.",
+)
+@click.option(
     "--ignore-size-estimate",
     is_flag=True,
     help="Run even when the estimate of the run's memory or ledger exceeds this machine's "
@@ -94,6 +101,7 @@ def run(
     strict: bool,
     hardware_url: str | None,
     hardware_ca: str | None,
+    hardware_resume: Path | None,
     ignore_size_estimate: bool,
 ) -> None:
     """Run SCENARIO (default scenarios/default.toml); write a ledger, findings and a summary.
@@ -185,6 +193,7 @@ def run(
                 replace=force or out_dir is None,
                 hardware=hardware_url,
                 hardware_ca=hardware_ca,
+                hardware_resume=hardware_resume,
                 on_hardware_lines=_status_lines() if hardware_url is not None else None,
             )
         except ConnectionError as exc:

@@ -32,8 +32,11 @@ import simpy
 from twin.clock import Clock
 from twin.compliance.findings import Finding, Severity
 from twin.hardware.records import (
+    SmibClosed,
     SmibCommandResult,
+    SmibCountersReset,
     SmibEvent,
+    SmibEventConflict,
     SmibEventsLost,
     SmibMessageRejected,
     SmibMeterReset,
@@ -118,6 +121,8 @@ class Event(LinkCommand):
     replay: bool
     ts: str = ""  # the SMIB's clock when it sent the event (audit, latency)
     received: float = 0.0  # time.monotonic() when the link accepted it
+    series: int = 0
+    digest: str = ""
 
     def apply(self, book: SmibBook) -> None:
         book.event(self)
@@ -162,9 +167,65 @@ class Lost(LinkCommand):
     from_eid: int
     to_eid: int
     reason: str
+    series: int = 0
 
     def apply(self, book: SmibBook) -> None:
         book.lost(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict(LinkCommand):
+    name: ClassVar[str] = "smib_conflict"
+    smib: str
+    series: int
+    eid: int
+    bd: int
+    first_digest: str
+    second_digest: str
+    applied: bool
+    code: int
+    event: str
+
+    def apply(self, book: SmibBook) -> None:
+        book.conflict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class CountersReset(LinkCommand):
+    name: ClassVar[str] = "smib_counters_reset"
+    smib: str
+    old_series: int
+    series: int
+    old_bd: int
+    bd: int
+    old_eid: int
+    last_eid: int
+    why: str
+
+    def apply(self, book: SmibBook) -> None:
+        book.counters_reset(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Closed(LinkCommand):
+    name: ClassVar[str] = "smib_closed"
+    smib: str
+    series: int
+    last_eid: int
+    online: bool
+    applied: int
+    lost: int
+
+    def apply(self, book: SmibBook) -> None:
+        book.bus.emit(
+            SmibClosed,
+            smib=self.smib,
+            series=self.series,
+            last_eid=self.last_eid,
+            online=self.online,
+            applied=self.applied,
+            lost=self.lost,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,6 +314,9 @@ class SmibStats:
     reset: bool = False
     lag: float = 0.0  # seconds between the link accepting the last event and the book
     max_lag: float = 0.0
+    lost: int = 0  # events declared lost
+    conflicts: int = 0  # events refused for another event's eid
+    series: int = 0  # +1 each time its counters went back
 
     @property
     def reconciliation(self) -> str:
@@ -355,6 +419,8 @@ class SmibBook:
             deltas=tuple(d for _, d in e.deltas),
             data=e.data,
             replay=e.replay,
+            series=e.series,
+            digest=e.digest,
         )
         self.applied[e.smib] = self.applied.get(e.smib, 0) + 1
         self._eid[e.smib] = max(e.eid, self._eid.get(e.smib, 0))
@@ -384,8 +450,10 @@ class SmibBook:
             from_eid=lost.from_eid,
             to_eid=lost.to_eid,
             reason=lost.reason,
+            series=lost.series,
         )
         self._accounts[lost.smib].lost.append((lost.from_eid, lost.to_eid))
+        self.stats[lost.smib].lost += lost.to_eid - lost.from_eid + 1
         self._eid[lost.smib] = max(lost.to_eid, self._eid.get(lost.smib, 0))
         self.finding(
             lost.smib,
@@ -393,6 +461,57 @@ class SmibBook:
             Severity.WARNING,
             f"events {lost.from_eid}..{lost.to_eid} of SMIB {lost.smib} are lost "
             f"({lost.reason}); the meters still carry their money",
+            (rec.seq,),
+        )
+
+    def conflict(self, c: Conflict) -> None:
+        self.stats[c.smib].conflicts += 1
+        rec = self.bus.emit(
+            SmibEventConflict,
+            smib=c.smib,
+            series=c.series,
+            eid=c.eid,
+            bd=c.bd,
+            first_digest=c.first_digest,
+            second_digest=c.second_digest,
+            applied=c.applied,
+            code=c.code,
+            name=c.event,
+        )
+        self.finding(
+            c.smib,
+            "HW.event_conflict",
+            Severity.BREACH,
+            f"SMIB {c.smib} sent event {c.eid} again with other content (code {c.code:#04x} "
+            f"{c.event or '?'}, digest {c.second_digest}, session {c.bd}); the first "
+            f"(digest {c.first_digest}) stands and the second is refused",
+            (rec.seq,),
+        )
+
+    def counters_reset(self, r: CountersReset) -> None:
+        rec = self.bus.emit(
+            SmibCountersReset,
+            smib=r.smib,
+            old_series=r.old_series,
+            series=r.series,
+            old_bd=r.old_bd,
+            bd=r.bd,
+            old_eid=r.old_eid,
+            last_eid=r.last_eid,
+            why=r.why,
+        )
+        # a new series: its meters reconcile from its own first snapshot
+        self._accounts[r.smib] = _Accounts()
+        self._eid[r.smib] = r.last_eid
+        self.stats[r.smib].reset = True
+        self.stats[r.smib].series = r.series
+        self.finding(
+            r.smib,
+            "HW.counters_reset",
+            Severity.WARNING,
+            f"SMIB {r.smib}'s counters went back ({r.why}): its events are taken as series "
+            f"{r.series}, from eid {r.last_eid + 1}; what its meters did across the reset "
+            "cannot be reconciled",
             (rec.seq,),
         )
 

@@ -40,6 +40,19 @@ CATALOG: tuple[HardwareFinding, ...] = (
         T + "test_faults.py::test_lost_messages_that_cannot_be_replayed",
     ),
     HardwareFinding(
+        "HW.event_conflict",
+        "breach",
+        "a SMIB sent an event id again with other content: the first stands, the second is refused",
+        T + "test_no_silent_loss.py::test_one_eid_two_contents_is_a_conflict",
+    ),
+    HardwareFinding(
+        "HW.counters_reset",
+        "warning",
+        "a SMIB's session number or event ids went back (a state restored from a backup, a "
+        "board replaced): a new eid series starts and its events are applied",
+        T + "test_no_silent_loss.py::test_regressed_counters_start_a_new_series",
+    ),
+    HardwareFinding(
         "HW.queue_overflow",
         "warning",
         "the machine's exception queue overflowed (SAS 0x70) in an interval that does not "

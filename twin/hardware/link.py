@@ -11,19 +11,16 @@ asked for again (``replay_events``, or ``rebirth`` for a session the link saw no
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import random
 import secrets
-import socket
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlparse
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
@@ -31,6 +28,9 @@ from paho.mqtt.enums import CallbackAPIVersion
 from twin.hardware import protocol as p
 from twin.hardware.book import (
     Birth,
+    Closed,
+    Conflict,
+    CountersReset,
     Event,
     LinkCommand,
     Lost,
@@ -41,75 +41,42 @@ from twin.hardware.book import (
     Status,
     canonical,
 )
-from twin.hardware.records import SmibEvent, SmibEventsLost
+from twin.hardware.client import Broker as Broker  # re-exported: the link's public names
+from twin.hardware.client import LinkConfig as LinkConfig
+from twin.hardware.client import close_socket as close_socket
+from twin.hardware.records import SmibCountersReset, SmibEvent, SmibEventsLost
 from twin.inbox import Inbox
 from twin.records import Record
 
 log = logging.getLogger("twin.hardware.link")
 
 
-def close_socket(client: mqtt.Client) -> None:
-    """Close every socket a stopped client still holds (call it after ``loop_stop``).
-
-    * The connection, if its network loop left it open: ``disconnect`` closes it only
-      through a loop that is still running and connected (not while reconnecting to a
-      broker that went away).
-    * The pair of loopback sockets ``loop_start`` makes to wake its thread: paho closes
-      them only in ``Client.__del__``. A client is usually in a reference cycle (its
-      callbacks are bound methods of an object holding it), and the collector finalizes a
-      cycle's objects in no set order: when a socket's finalizer runs before the client's
-      ``__del__`` it warns "unclosed socket" (ResourceWarning), in whatever code happened to
-      trigger the collection.
-    """
-    sock = client.socket()
-    if isinstance(sock, socket.socket):
-        with contextlib.suppress(OSError):
-            sock.close()
-    for name in ("_sockpairR", "_sockpairW"):  # paho 2.x: loop_start's wake-up pair
-        pair = getattr(client, name, None)
-        if isinstance(pair, socket.socket):
-            with contextlib.suppress(OSError):
-                pair.close()
-            setattr(client, name, None)
+#: the longest backoff between two attempts, and the most a request's ttl grows (x base)
+MAX_BACKOFF = 30.0
+MAX_TTL_FACTOR = 16
 
 
-@dataclass(frozen=True)
-class Broker:
-    """Where the broker is: ``mqtt://host[:port]`` or, over TLS, ``mqtts://host[:port]``
-    with ``ca`` the certificate file of the authority that signed the broker's."""
+@dataclass
+class _Ask:
+    """The one request outstanding for a SMIB: ``replay``, ``rebirth`` or ``verify`` (a
+    rebirth that tells a stale copy from counters that went back)."""
 
-    host: str
-    port: int
-    tls: bool = False
-    ca: str | None = None
-
-    @classmethod
-    def parse(cls, url: str, ca: str | None = None) -> Broker:
-        """The broker of ``url`` (port 1883, or 8883 over TLS); ValueError naming the fault."""
-        u = urlparse(url)
-        if u.scheme not in ("mqtt", "mqtts") or not u.hostname:
-            raise ValueError(f"broker URL {url!r}: expected mqtt://host[:port] or mqtts://...")
-        tls = u.scheme == "mqtts"
-        return cls(u.hostname, u.port or (8883 if tls else 1883), tls, ca)
-
-    def secure(self, client: mqtt.Client) -> None:
-        """Turn on TLS for ``client`` when the broker wants it (the broker's name is checked)."""
-        if self.tls:
-            client.tls_set(ca_certs=self.ca)
+    kind: str
+    cmd_id: str
+    deadline: float  # used up when unanswered by then (or, once completed, gap still open)
+    completed: bool = False
 
 
-@dataclass(frozen=True)
-class LinkConfig:
-    broker: Broker
-    username: str
-    password: str
-    twin: str = "twin"
-    reorder_window: float = 0.3  # seconds a gap may stay open before it is asked for
-    request_interval: float = 1.0  # at most one request per SMIB per this many seconds
-    jitter: float = 0.1  # up to this much random delay on top of the window
-    command_ttl: float = 30.0  # a command expires after this many seconds
-    keepalive: int = 5
-    seed: int = 0
+@dataclass
+class _Suspect:
+    """Messages that look like counters gone back (or a second event under one eid), held
+    until the SMIB's answer to a rebirth says which they are."""
+
+    why: str
+    births: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    meters: list[dict[str, Any]] = field(default_factory=list)
+    bds: set[int] = field(default_factory=set)  # older sessions whose messages are held
 
 
 @dataclass
@@ -119,19 +86,30 @@ class _Session:
     bd: int = 0  # the live session
     born: bool = False  # a birth of ``bd`` was seen
     online: bool = False
+    offline: bool = False  # its lost/offline status for the live session came: ask nothing
     next_seq: int = 0
     missing: set[int] = field(default_factory=set)  # seq numbers not seen yet
-    contig: int | None = None  # last eid delivered (None until the first birth)
-    known: int = 0  # highest eid any message mentioned
+    series: int = 0  # +1 each time its counters went back
+    contig: int | None = None  # last eid delivered or declared lost (None until a birth)
+    known: int = 0  # highest eid any message of this series mentioned
     held: dict[int, Event] = field(default_factory=dict)
     snapshots: list[tuple[int, Meters]] = field(default_factory=list)
+    digests: dict[int, str] = field(default_factory=dict)  # eid -> content digest
+    lost: list[tuple[int, int]] = field(default_factory=list)  # ranges declared lost
     gap_since: float | None = None
     gap_wait: float = 0.0
     last_request: float = float("-inf")
-    replays: dict[str, int] = field(default_factory=dict)  # cmd_id -> from_eid
     want_rebirth: bool = False
+    suspect: _Suspect | None = None
+    ask: _Ask | None = None
+    attempts: int = 0  # requests sent for the present need
+    next_try: float = float("-inf")
+    ttl: float = 0.0
+    last_answer: str = ""
     last_seen: float | None = None  # time.monotonic() of its last valid message
     snapshots_seen: int = 0  # meters messages received
+    applied: int = 0  # events delivered in the run
+    declared: int = 0  # events declared lost in the run
 
 
 class SmibLink:
@@ -144,11 +122,13 @@ class SmibLink:
         config: LinkConfig,
         *,
         source: str = "smib",
-        resume: Mapping[str, int] | None = None,
+        resume: Mapping[str, tuple[int, int]] | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        """``resume``: the last eid applied of each SMIB by an earlier run (from its ledger,
-        :func:`resume_points`); the link then asks for what came after it."""
+        """``resume``: each SMIB's (series, last eid applied or declared lost) in an earlier
+        run (from its ledger, :func:`resume_points`); the link then asks for what came after."""
         self.inbox = inbox
+        self._clock = clock  # the link's timers: gaps, requests, backoff (tests set one)
         self.smibs = frozenset(smibs)
         self.config = config
         self.source = source
@@ -160,9 +140,11 @@ class SmibLink:
         self.refused: list[str] = []
         self._lock = threading.Lock()
         resume = resume or {}
-        self._sessions = {
-            s: _Session(contig=resume.get(s), known=resume.get(s, 0)) for s in self.smibs
-        }
+        self._sessions = {s: _Session(ttl=config.request_ttl) for s in self.smibs}
+        for smib, (series, eid) in resume.items():
+            if smib in self._sessions:
+                sess = self._sessions[smib]
+                sess.series, sess.contig, sess.known = series, eid, eid
         self._rng = random.Random(config.seed)
         self._cmd_no = 0
         # command ids are unique across runs: a SMIB remembers the ids it executed
@@ -170,6 +152,7 @@ class SmibLink:
         self._sent: dict[str, dict[str, Any]] = {}  # money commands by cmd_id, as sent
         self._stop = threading.Event()
         self._keeper: threading.Thread | None = None
+        self._finished = False
         c = mqtt.Client(
             CallbackAPIVersion.VERSION2,
             client_id=f"twin-{config.twin}",
@@ -228,6 +211,30 @@ class SmibLink:
     def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
         self.refused.append("no broker answers")
 
+    def finish(self) -> None:
+        """The run's end: every gap still open is declared lost, what waited behind it is
+        delivered, and each SMIB gets its ``smib_closed`` record (the run's last word: every
+        event up to its ``last_eid`` applied or declared lost). Later messages are refused."""
+        with self._lock:
+            if self._finished:
+                return
+            for smib, s in sorted(self._sessions.items()):
+                if s.suspect is not None:
+                    self._settle_suspect(smib, s, regressed=False, why="the run ended first")
+                where = "; the SMIB was offline" if s.offline else ""
+                self._declare_gaps(smib, s, f"the run ended before they arrived{where}")
+                self._put(
+                    Closed(
+                        smib,
+                        s.series,
+                        s.contig or 0,
+                        s.born and not s.offline,
+                        s.applied,
+                        s.declared,
+                    )
+                )
+            self._finished = True
+
     # -- paho's thread -----------------------------------------------------------------------------
 
     def on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
@@ -243,6 +250,15 @@ class SmibLink:
         where = p.parse_up_topic(topic)
         if where is None:
             self._reject("", topic, "topic", "not csn/v1/smib/{smib}/up/{leaf}")
+            return
+        limit = p.MAX_BYTES[where.leaf]
+        if len(payload) > limit:
+            self._reject(
+                where.smib,
+                topic,
+                "too_large",
+                f"{len(payload):,} bytes; at most {limit:,} on {where.leaf}",
+            )
             return
         try:
             doc = json.loads(payload.decode("utf-8"))
@@ -262,6 +278,9 @@ class SmibLink:
             self._reject(where.smib, topic, "unknown_smib", f"{where.smib!r} is not registered")
             return
         with self._lock:
+            if self._finished:
+                self._reject(where.smib, topic, "after_run", "the run has ended")
+                return
             s = self._sessions[where.smib]
             s.last_seen = time.monotonic()
             getattr(self, f"_on_{where.leaf}")(where.smib, topic, s, doc)
@@ -282,18 +301,38 @@ class SmibLink:
                 s.bd, s.born = bd, False
             s.online = False
             self._put(Status(smib, bd, state))
+        s.offline = True
+        if s.ask is not None and s.ask.kind != "verify":
+            s.ask = None  # asked of a SMIB that went away: not held against it
+            s.attempts = max(0, s.attempts - 1)
 
     def _on_birth(self, smib: str, topic: str, s: _Session, doc: dict[str, Any]) -> None:
-        bd = doc["bd"]
-        if bd < s.bd:
-            self._reject(smib, topic, "stale", f"birth of session {bd}; session {s.bd} is live")
+        bd, last = doc["bd"], doc["last_eid"]
+        ask = s.ask
+        answer = ask is not None and ask.kind == "verify" and doc.get("cmd_id") == ask.cmd_id
+        regressed = s.contig is not None and (bd < s.bd or last < s.contig)
+        if answer:
+            s.ask, s.attempts, s.ttl = None, 0, self.config.request_ttl
+            if regressed:
+                self._reset_counters(smib, s, doc)
+            else:
+                self._settle_suspect(smib, s, regressed=False, why="its rebirth is not behind")
+        elif regressed:
+            self._suspect(s, f"birth of session {bd} at eid {last}").births.append(doc)
+            s.suspect.bds.add(bd)  # type: ignore[union-attr]
             return
-        s.bd, s.born, s.online, s.want_rebirth = bd, True, True, False
+        self._birth(smib, s, doc)
+
+    def _birth(self, smib: str, s: _Session, doc: dict[str, Any]) -> None:
+        bd, last = doc["bd"], doc["last_eid"]
+        s.bd, s.born, s.online, s.offline, s.want_rebirth = bd, True, True, False, False
         s.next_seq, s.missing = 1, set()
-        last = doc["last_eid"]
+        if s.ask is not None and s.ask.kind == "rebirth":
+            s.ask, s.attempts, s.ttl = None, 0, self.config.request_ttl
         if s.contig is None:
             s.contig = last
         s.known = max(s.known, last)
+        s.next_try = float("-inf")  # requests resume after a birth
         ident = doc["identity"]
         self._put(
             Birth(
@@ -310,15 +349,32 @@ class SmibLink:
             smib, "birth", doc["epoch"], last, doc["digits"], tuple(sorted(doc["meters"].items()))
         )
         s.snapshots.append((last, snap))
-        self._release(s)
+        self._release(smib, s)
 
     def _on_evt(self, smib: str, topic: str, s: _Session, doc: dict[str, Any]) -> None:
+        if s.suspect is not None and doc["bd"] in s.suspect.bds:
+            s.suspect.events.append(doc)
+            return
         self._sequence(s, doc)
-        eid = doc["eid"]
-        if (s.contig is not None and eid <= s.contig) or eid in s.held:
+        eid, digest = doc["eid"], p.event_digest(doc)
+        first = s.digests.get(eid)
+        if first == digest:
             self._reject(smib, topic, "duplicate", f"event {eid} already received")
             return
+        if first is not None:  # another event under a taken eid: a reset, or a conflict
+            sus = self._suspect(s, f"event {eid} again with other content")
+            sus.events.append(doc)
+            if doc["bd"] < s.bd:
+                sus.bds.add(doc["bd"])
+            return
+        if s.contig is not None and eid <= s.contig:
+            if any(lo <= eid <= hi for lo, hi in s.lost):
+                self._reject(smib, topic, "late", f"event {eid} came after it was declared lost")
+            else:
+                self._reject(smib, topic, "duplicate", f"event {eid} already received")
+            return
         s.known = max(s.known, eid)
+        s.digests[eid] = digest
         s.held[eid] = Event(
             smib,
             eid,
@@ -331,10 +387,15 @@ class SmibLink:
             bool(doc.get("replay", False)),
             doc["ts"],
             time.monotonic(),
+            s.series,
+            digest,
         )
-        self._release(s)
+        self._release(smib, s)
 
     def _on_meters(self, smib: str, topic: str, s: _Session, doc: dict[str, Any]) -> None:
+        if s.suspect is not None and doc["bd"] in s.suspect.bds:
+            s.suspect.meters.append(doc)
+            return
         self._sequence(s, doc)
         as_of = doc["as_of_eid"]
         s.snapshots_seen += 1
@@ -343,28 +404,37 @@ class SmibLink:
             smib, "meters", doc["epoch"], as_of, doc["digits"], tuple(sorted(doc["meters"].items()))
         )
         s.snapshots.append((as_of, snap))
-        self._release(s)
+        self._release(smib, s)
 
     def _on_cmdres(self, smib: str, topic: str, s: _Session, doc: dict[str, Any]) -> None:
         self._sequence(s, doc)
         cmd_id, result = doc["cmd_id"], doc["result"]
-        self._put(
-            Result(smib, cmd_id, result, doc.get("reason", ""), canonical(doc.get("data", {})))
-        )
-        start = s.replays.pop(cmd_id, None)
-        if start is None or result not in ("failed", "expired", "rejected"):
+        data = doc.get("data", {})
+        self._put(Result(smib, cmd_id, result, doc.get("reason", ""), canonical(data)))
+        ask = s.ask
+        if ask is None or ask.cmd_id != cmd_id or result == "accepted":
+            return  # not the request outstanding (an earlier attempt's, a bench command's)
+        now = self._clock()
+        s.last_answer = f"{result}" + (f" ({doc['reason']})" if doc.get("reason") else "")
+        if result == "completed":
+            ask.completed = True  # what it sends may still be on its way
+            ask.deadline = now + self.config.reorder_window + 0.5
             return
-        if result != "failed" or s.contig is None:
-            return  # asked again after the interval
-        first_held = doc.get("data", {}).get("first_held")
-        if not isinstance(first_held, int):
-            return
-        upto = min([first_held - 1, *(e - 1 for e in s.held)]) if s.held else first_held - 1
-        upto = min(upto, s.known)
-        if upto > s.contig:
-            self._put(Lost(smib, s.contig + 1, upto, doc.get("reason", "not replayable")))
-            s.contig = upto
-            self._release(s)
+        s.ask = None
+        s.next_try = now + self._backoff(s)
+        if result == "expired":
+            s.ttl = min(s.ttl * 2, self.config.request_ttl * MAX_TTL_FACTOR)
+        first_held = data.get("first_held")
+        if ask.kind == "replay" and result == "failed" and isinstance(first_held, int):
+            # the SMIB says it no longer holds what comes before: no retry brings those back
+            if s.contig is not None and min(first_held - 1, self._gap_end(s)) > s.contig:
+                self._declare_lost(
+                    smib,
+                    s,
+                    min(first_held - 1, self._gap_end(s)),
+                    doc.get("reason", "") or "no longer held",
+                )
+            s.attempts, s.next_try = 0, now
 
     # -- ordering --------------------------------------------------------------------------------
 
@@ -374,6 +444,7 @@ class SmibLink:
         if bd < s.bd:
             return  # re-sent from an earlier session: only its eid matters
         if bd > s.bd or not s.born:
+            s.offline = False  # it speaks: it is there
             self._want_rebirth(s, f"message of session {bd} without its birth")
             return
         if seq == s.next_seq:
@@ -389,12 +460,17 @@ class SmibLink:
     def _eid_gap(self, s: _Session) -> bool:
         return s.contig is not None and s.known > s.contig
 
+    def _gap_end(self, s: _Session) -> int:
+        """The last eid of the open gap: the one before the first held event, or the highest
+        eid any message mentioned."""
+        return min(s.held) - 1 if s.held else s.known
+
     def _open_gap(self, s: _Session) -> None:
         if s.gap_since is None:
-            s.gap_since = time.monotonic()
+            s.gap_since = self._clock()
             s.gap_wait = self.config.reorder_window + self._rng.uniform(0, self.config.jitter)
 
-    def _release(self, s: _Session) -> None:
+    def _release(self, smib: str, s: _Session) -> None:
         """Deliver held events and snapshots that the applied events have caught up with."""
         if s.contig is None:
             return
@@ -402,6 +478,11 @@ class SmibLink:
             s.contig += 1
             self._put(s.held.pop(s.contig))
             self.accepted += 1
+            s.applied += 1
+        if len(s.digests) > 2 * self.config.digest_window:
+            floor = s.contig - self.config.digest_window
+            s.digests = {e: d for e, d in s.digests.items() if e > floor}
+            s.lost = [r for r in s.lost if r[1] > floor]
         ready = sorted((a for a in s.snapshots if a[0] <= s.contig), key=lambda a: a[0])
         if ready:
             s.snapshots = [a for a in s.snapshots if a[0] > s.contig]
@@ -415,47 +496,216 @@ class SmibLink:
         """Close the gap window when nothing is missing any more."""
         if not s.missing and not self._eid_gap(s) and not s.want_rebirth:
             s.gap_since = None
+            if s.ask is not None and s.ask.kind == "replay":
+                s.ask = None
+            if s.suspect is None and s.ask is None:
+                s.attempts, s.ttl = 0, self.config.request_ttl
 
     def _want_rebirth(self, s: _Session, why: str) -> None:
         if not s.want_rebirth:
             s.want_rebirth = True
-            s.gap_since = s.gap_since or time.monotonic()
+            s.gap_since = s.gap_since or self._clock()
             s.gap_wait = self._rng.uniform(0, self.config.jitter)
+
+    def _declare_lost(self, smib: str, s: _Session, upto: int, reason: str) -> None:
+        """Events ``contig + 1 .. upto`` will not be applied: a record and a finding, then
+        the SMIB goes on from the next event."""
+        assert s.contig is not None
+        lo = s.contig + 1
+        for eid in range(lo, upto + 1):
+            s.held.pop(eid, None)
+        self._put(Lost(smib, lo, upto, reason, s.series))
+        s.lost.append((lo, upto))
+        s.declared += upto - lo + 1
+        s.contig = upto
+        s.known = max(s.known, upto)
+        self._release(smib, s)
+
+    def _declare_gaps(self, smib: str, s: _Session, reason: str) -> None:
+        """Declare every gap still open lost, delivering what was held after each."""
+        while s.contig is not None and s.known > s.contig:
+            self._declare_lost(smib, s, self._gap_end(s), reason)
+
+    # -- counters gone back ------------------------------------------------------------------------
+
+    def _suspect(self, s: _Session, why: str) -> _Suspect:
+        if s.suspect is None:
+            s.suspect = _Suspect(why)
+            if s.ask is not None and s.ask.kind != "verify":
+                s.ask = None  # the verification goes first
+            s.attempts, s.next_try, s.ttl = 0, float("-inf"), self.config.request_ttl
+        return s.suspect
+
+    def _reset_counters(self, smib: str, s: _Session, answer: dict[str, Any]) -> None:
+        """The SMIB's answer confirms its counters went back: a new eid series starts after the
+        first regressed birth (or before the first event held back), and what was held back
+        is applied in it."""
+        sus = s.suspect or _Suspect("its birth is behind")
+        starts = [b["last_eid"] for b in sus.births] or [
+            min([answer["last_eid"], *(e["eid"] - 1 for e in sus.events)])
+        ]
+        start = starts[0]
+        old_eid = s.contig if s.contig is not None else 0
+        self._declare_gaps(smib, s, "the SMIB's counters went back first")
+        old_eid = s.contig if s.contig is not None else 0
+        what = []
+        if answer["bd"] < s.bd:
+            what.append(f"session {s.bd} -> {answer['bd']} ({s.bd - answer['bd']} back)")
+        if start < old_eid:
+            what.append(f"event id {old_eid} -> {start} ({old_eid - start} back)")
+        self._put(
+            CountersReset(
+                smib,
+                s.series,
+                s.series + 1,
+                s.bd,
+                answer["bd"],
+                old_eid,
+                start,
+                f"{sus.why}; confirmed by its rebirth: {', '.join(what) or 'went back'}",
+            )
+        )
+        s.series += 1
+        s.contig, s.known = start, start
+        s.held, s.snapshots, s.digests, s.lost = {}, [], {}, []
+        s.suspect = None
+        self._birth(smib, s, answer)
+        for b in sus.births[:1]:  # the series' first reading: its events reconcile from it
+            meters = tuple(sorted(b["meters"].items()))
+            snap = Meters(smib, "birth", b["epoch"], start, b["digits"], meters)
+            s.snapshots.append((start, snap))
+        self._release(smib, s)
+        for doc in sus.events:
+            self._on_evt(smib, p.up_topic(smib, "evt"), s, doc)
+        for doc in sus.meters:
+            self._on_meters(smib, p.up_topic(smib, "meters"), s, doc)
+
+    def _settle_suspect(self, smib: str, s: _Session, *, regressed: bool, why: str) -> None:
+        """The counters did not go back: the births held were stale copies, an event under a
+        taken eid is a conflict (the first stands), the rest goes through as usual."""
+        sus, s.suspect = s.suspect, None
+        if sus is None:
+            return
+        for doc in sus.births:
+            self._reject(
+                smib,
+                p.up_topic(smib, "birth"),
+                "stale",
+                f"birth of session {doc['bd']} at eid {doc['last_eid']}: {why}",
+            )
+        for doc in sus.events:
+            eid, digest = doc["eid"], p.event_digest(doc)
+            first = s.digests.get(eid)
+            if first is not None and first != digest:
+                self._put(
+                    Conflict(
+                        smib,
+                        s.series,
+                        eid,
+                        doc["bd"],
+                        first,
+                        digest,
+                        s.contig is not None and eid <= s.contig,
+                        doc["code"],
+                        doc.get("name", ""),
+                    )
+                )
+            else:
+                self._on_evt(smib, p.up_topic(smib, "evt"), s, doc)
+        for doc in sus.meters:
+            self._on_meters(smib, p.up_topic(smib, "meters"), s, doc)
 
     # -- housekeeping thread ---------------------------------------------------------------------
 
     def _housekeeping(self) -> None:
         while not self._stop.wait(0.05):
             try:
-                self.tick(time.monotonic())
+                self.tick(self._clock())
             except Exception:
                 log.exception("twin link: housekeeping failed")
 
+    def _backoff(self, s: _Session) -> float:
+        base = self.config.request_interval * 2.0 ** max(0, s.attempts - 1)
+        return min(base, MAX_BACKOFF) + self._rng.uniform(0, self.config.jitter)
+
+    def _need(self, s: _Session, now: float) -> str | None:
+        """What the link must ask of a SMIB now: ``verify``, ``rebirth``, ``replay`` or
+        nothing."""
+        if s.suspect is not None:
+            return "verify"
+        if s.offline or s.gap_since is None or now - s.gap_since < s.gap_wait:
+            return None
+        if s.want_rebirth:
+            return "rebirth"
+        return "replay" if s.contig is not None else None
+
     def tick(self, now: float) -> None:
-        """Ask for what is still missing after its reorder window."""
+        """Ask for what is still missing after its reorder window; retry what went
+        unanswered with backoff; give up (and say so) after ``request_attempts``."""
         with self._lock:
+            if self._finished:
+                return
             for smib, s in sorted(self._sessions.items()):
-                if s.gap_since is None or now - s.gap_since < s.gap_wait:
+                ask = s.ask
+                if ask is not None:
+                    if now < ask.deadline:
+                        continue
+                    if not ask.completed:  # unanswered: perhaps a slow SMIB
+                        s.ttl = min(s.ttl * 2, self.config.request_ttl * MAX_TTL_FACTOR)
+                        s.last_answer = "no answer"
+                    elif ask.kind == "replay":
+                        s.last_answer = "completed, but the gap is still open"
+                    else:
+                        s.last_answer = "completed, but no birth answered it"
+                    s.ask = None
+                    s.next_try = now + self._backoff(s)
+                need = self._need(s, now)
+                if need is None or now < s.next_try:
                     continue
                 if now - s.last_request < self.config.request_interval:
                     continue
-                s.last_request = now
-                if s.want_rebirth:
-                    self._send(smib, "rebirth", {}, "a session without its birth")
-                    s.gap_since = now
+                if s.attempts >= self.config.request_attempts:
+                    self._give_up(smib, s, need)
                     continue
-                if s.contig is None:
-                    continue
-                start = s.contig + 1
-                cmd_id = self._send(
-                    smib,
-                    "replay_events",
-                    {"from_eid": start},
-                    f"gap: seq {sorted(s.missing)[:5]} eid {start}..{s.known}",
-                )
-                s.replays[cmd_id] = start
-                s.missing.clear()
-                s.gap_since = now if self._eid_gap(s) else None
+                self._ask(smib, s, need, now)
+
+    def _ask(self, smib: str, s: _Session, need: str, now: float) -> None:
+        s.attempts += 1
+        s.last_request = now
+        tries = f" (attempt {s.attempts} of {self.config.request_attempts})"
+        if need == "replay":
+            assert s.contig is not None
+            args: dict[str, Any] = {"from_eid": s.contig + 1}
+            if s.held:
+                args["to_eid"] = self._gap_end(s)
+            why = f"gap: seq {sorted(s.missing)[:5]} eid {s.contig + 1}..{s.known}{tries}"
+            s.missing.clear()
+        else:
+            args = {}
+            why = (
+                s.suspect.why + ": are its counters behind?"
+                if need == "verify" and s.suspect
+                else "a session without its birth"
+            ) + tries
+        cmd = "replay_events" if need == "replay" else "rebirth"
+        cmd_id = self._send(smib, cmd, args, why, ttl=s.ttl)
+        s.ask = _Ask(need, cmd_id, now + s.ttl + 0.5)
+        if need == "replay" and not self._eid_gap(s) and not s.missing:
+            s.gap_since = None  # a seq gap only: the tail asked for once
+
+    def _give_up(self, smib: str, s: _Session, need: str) -> None:
+        tries = f"asked {s.attempts} times, last: {s.last_answer or 'no answer'}"
+        s.attempts, s.ttl = 0, self.config.request_ttl
+        if need == "verify":
+            self._settle_suspect(smib, s, regressed=False, why=f"no rebirth came ({tries})")
+        elif need == "rebirth":
+            s.want_rebirth = False
+            self._maybe_close(s)
+        else:
+            if s.contig is not None and self._gap_end(s) > s.contig:
+                self._declare_lost(smib, s, self._gap_end(s), f"replay {tries}")
+            s.missing.clear()
+            self._maybe_close(s)
 
     def command(
         self,
@@ -531,15 +781,27 @@ class SmibLink:
                 "missing": sorted(s.missing),
                 "last_seen": s.last_seen,
                 "snapshots_seen": s.snapshots_seen,
+                "series": s.series,
+                "offline": s.offline,
+                "attempts": s.attempts,
+                "ttl": s.ttl,
+                "asking": s.ask.kind if s.ask is not None else None,
+                "suspect": s.suspect is not None,
             }
 
 
-def resume_points(records: Iterable[Record]) -> dict[str, int]:
-    """The last eid applied (or declared lost) of each SMIB in an earlier run's records."""
-    out: dict[str, int] = {}
+def resume_points(records: Iterable[Record]) -> dict[str, tuple[int, int]]:
+    """Each SMIB's (series, last eid applied or declared lost) in an earlier run's records:
+    the latest series, and the highest eid in it."""
+    out: dict[str, tuple[int, int]] = {}
     for rec in records:
         if isinstance(rec, SmibEvent):
-            out[rec.smib] = max(out.get(rec.smib, 0), rec.eid)
+            point = (rec.series, rec.eid)
         elif isinstance(rec, SmibEventsLost):
-            out[rec.smib] = max(out.get(rec.smib, 0), rec.to_eid)
+            point = (rec.series, rec.to_eid)
+        elif isinstance(rec, SmibCountersReset):
+            point = (rec.series, rec.last_eid)
+        else:
+            continue
+        out[rec.smib] = max(out.get(rec.smib, point), point)
     return out

@@ -60,6 +60,8 @@ _HW_READS = {
     "HW.reconcile": ("smib_reconciled",),
     "HW.meter_reset": ("smib_meters",),
     "HW.events_lost": ("smib_event",),
+    "HW.event_conflict": ("smib_event",),
+    "HW.counters_reset": ("smib_online",),
     "HW.queue_overflow": ("smib_reconciled",),
 }
 

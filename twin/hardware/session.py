@@ -15,9 +15,10 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from twin.hardware.link import Broker, LinkConfig, SmibLink
+from twin.hardware.link import Broker, LinkConfig, SmibLink, resume_points
 from twin.hardware.machine import HardwareFloor
 from twin.inbox import Inbox
 
@@ -56,6 +57,7 @@ class HardwareSession:
         every: float = 1.0,
         twin: str = "twin",
         closing_seconds: float = 5.0,
+        resume: dict[str, tuple[int, int]] | None = None,
     ) -> None:
         self.floor = floor
         self.inbox = inbox
@@ -64,6 +66,7 @@ class HardwareSession:
             inbox,
             floor.smibs,
             LinkConfig(endpoint.broker, endpoint.user, endpoint.password, twin=twin),
+            resume=resume,
         )
         self.on_lines = on_lines
         self.every = every
@@ -122,7 +125,9 @@ class HardwareSession:
         while asked and time.monotonic() < deadline:
             asked = {k: v for k, v in asked.items() if self.link.session(k)["snapshots_seen"] <= v}
             time.sleep(0.02)
-        time.sleep(0.1)  # what the link releases with them
+        # the run's last word on each SMIB: what is still missing is declared lost, not left
+        # in the link (smib_closed: every event up to its last_eid applied or declared)
+        self.link.finish()
 
     def lines(self) -> list[str]:
         """One line per SMIB: online, last message, lag, reconciliation."""
@@ -133,11 +138,21 @@ class HardwareSession:
             st = self.floor.book.stats[b.smib]
             seen = s["last_seen"]
             age = "never" if seen is None else f"{now - seen:.1f} s ago"
+            # what is not (yet) applied shows: held behind a gap, declared lost, refused
+            gaps = [
+                f"held {len(s['held'])} behind a gap" if s["held"] else "",
+                f"asking ({s['asking']}, attempt {s['attempts']})" if s["asking"] else "",
+                f"lost {st.lost}" if st.lost else "",
+                f"conflicts {st.conflicts}" if st.conflicts else "",
+                f"series {st.series}" if st.series else "",
+            ]
             out.append(
                 f"SMIB {b.smib} ({b.machine}, {b.mode}): "
                 f"{'online' if s['online'] else 'OFFLINE'}, last message {age}, "
                 f"lag {st.lag * 1000:.0f} ms (max {st.max_lag * 1000:.0f} ms), "
-                f"events {st.events}, reconciliation {st.reconciliation}"
+                f"events {st.events}, "
+                + "".join(f"{g}, " for g in gaps if g)
+                + f"reconciliation {st.reconciliation}"
             )
         return out
 
@@ -156,11 +171,30 @@ def connect(
     ca: str | None = None,
     on_lines: Lines | None = None,
     every: float = 1.0,
+    resume: dict[str, tuple[int, int]] | None = None,
 ) -> HardwareSession:
-    """Start the link of ``floor`` to the broker at ``url`` (see :class:`Endpoint`)."""
+    """Start the link of ``floor`` to the broker at ``url`` (see :class:`Endpoint`);
+    ``resume``: :func:`resume_from` an earlier run of the twin."""
     return HardwareSession(
-        floor, inbox, Endpoint.parse(url, ca), on_lines=on_lines, every=every
+        floor, inbox, Endpoint.parse(url, ca), on_lines=on_lines, every=every, resume=resume
     ).start()
 
 
-__all__ = ["Endpoint", "HardwareSession", "connect"]
+def resume_from(path: str | Path) -> dict[str, tuple[int, int]]:
+    """Each SMIB's (series, last eid applied or declared lost) in the ledger of an earlier
+    run: ``path`` is its folder (complete, or ``<out>.incomplete`` after a crash) or its
+    ``ledger.sqlite``. InputError naming the path when it is neither."""
+    from twin.errors import InputError
+    from twin.ledger import read
+    from twin.outputs import LEDGER
+
+    where = Path(path)
+    ledger = where / LEDGER if where.is_dir() else where
+    if not ledger.is_file():
+        raise InputError(
+            "--resume", "", f"a run folder holding {LEDGER}, or a ledger file", str(path)
+        )
+    return resume_points(read(ledger))
+
+
+__all__ = ["Endpoint", "HardwareSession", "connect", "resume_from"]
