@@ -191,6 +191,29 @@ def test_cmd_delay_in_a_bench(broker: Broker, watch: Watch) -> None:
     ]
 
 
+def test_a_slow_board_answers_what_it_got_before_it_goes(broker: Broker, watch: Watch) -> None:
+    """``--events`` done, a board with ``cmd_delay`` lingers that long: a command it received
+    before its last activity is answered before its clean ``offline``."""
+    bench = threading.Thread(target=_bench, args=(broker, "cmd_delay=0.5", 3))
+    bench.start()
+    watch.until("the birth", lambda: len(watch.of("birth")) == 1)
+    watch.command("S-001", "c-1", "ping")
+    bench.join(30)
+    watch.until("the goodbye", lambda: any(s["state"] == "offline" for s in watch.of("status")))
+    leaves = [lf for lf, _d, _n in watch.got if lf in ("cmdres", "status")]
+    assert leaves == ["status", "cmdres", "status"]
+    assert watch.result("c-1")["result"] == "completed"
+
+
+def test_a_payload_over_the_size_limit_is_never_sent(watch: Watch, emulator: Any) -> None:
+    emu = emulator()
+    emu.insert_bill(500, tag={"note": "x" * 9000})  # an evt of more than 8,192 bytes
+    emu.insert_bill(500)
+    watch.until("event 2", lambda: len(watch.of("evt")) == 1)
+    assert _eids(watch) == [(2, False)]
+    assert emu.too_large == {"evt": 1}
+
+
 def test_rebirth_answer_carries_its_cmd_id(watch: Watch, emulator: Any) -> None:
     emulator()
     watch.command("S-001", "rb-1", "rebirth")

@@ -120,7 +120,9 @@ def _play_bench(
     """Each SMIB: an activity every ``1 / rate`` s (its own generator), its meters every
     ``meters_every`` events, the misbehaviour's reset, death, regress (the board replaced in
     ``emus`` by the one that comes back from the backup, on the same ``net``) and phantom; at
-    the end (``events`` done, or ``stop``) what it held back and its meters. Played in
+    the end (``events`` done, or ``stop``) what it held back and its meters (a board with a
+    ``cmd_delay`` first answers the commands it received: it goes ``cmd_delay`` s later,
+    unless ``stop``). Played in
     ``net``'s thread, each SMIB on its own schedule (their phases spread over a period); a
     SMIB more than a second behind its schedule (the machine is too busy) starts its
     schedule again rather than rush; one that came back plays once it is born again."""
@@ -132,8 +134,12 @@ def _play_bench(
     playing = set(range(len(emus)))
     finished = threading.Event()
 
-    def close(i: int, *, die: bool = False) -> None:
+    def close(i: int, *, die: bool = False, lingered: bool = False) -> None:
         if i not in playing:
+            return
+        delay = emus[i].misbehave.cmd_delay
+        if delay and not die and not lingered:  # a slow board answers what it got, then goes
+            net.call_at(time.monotonic() + delay + 0.1, functools.partial(close, i, lingered=True))
             return
         playing.discard(i)
         if not die:
@@ -188,7 +194,7 @@ def _play_bench(
 
     def close_all() -> None:
         for i in sorted(playing):
-            close(i)
+            close(i, lingered=True)
 
     start = time.monotonic()
     for i in range(len(emus)):

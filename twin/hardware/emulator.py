@@ -178,6 +178,7 @@ class SmibEmulator:
         self.seq = 0
         self.sent: Counter[str] = Counter()
         self.dropped: Counter[str] = Counter()
+        self.too_large: Counter[str] = Counter()  # payloads over the size limit, never sent
         self.births = 0
         self.refused: list[str] = []
         self.dead = False
@@ -276,22 +277,13 @@ class SmibEmulator:
     def restored(self, memory: Memory) -> SmibEmulator:
         """The same board (id, credentials, machine, switches, truth log) on ``memory``, not
         started: a board whose state was restored from a backup."""
+        i = self.identity
         emu = SmibEmulator(
-            self.smib,
-            self.broker,
-            self._password,
-            self.game,
-            serial=self.identity.serial,
-            program=self.identity.program,
-            denom_cents=self.identity.denom_cents,
-            digits=self.digits,
-            seed=self._seed,
-            memory=memory,
-            keep_events=self.keep_events,
-            misbehave=self.misbehave,
-            keepalive=self._keepalive,
-            truth=self.truth,
-        )
+            self.smib, self.broker, self._password, self.game, serial=i.serial,
+            program=i.program, denom_cents=i.denom_cents, digits=self.digits, seed=self._seed,
+            memory=memory, keep_events=self.keep_events, misbehave=self.misbehave,
+            keepalive=self._keepalive, truth=self.truth,
+        )  # fmt: skip
         emu._own_truth, self._own_truth = self._own_truth, False
         emu.sent.update(self.sent)
         emu.dropped.update(self.dropped)
@@ -399,10 +391,16 @@ class SmibEmulator:
         self, leaf: str, body: dict[str, Any], *, raw: bool = False, lose: bool = False
     ) -> None:
         """Stamp (v, smib, bd, seq, ts) and send, through the misbehaviour switches
-        (``lose``: lost on the wire whatever they say)."""
+        (``lose``: lost on the wire whatever they say); never a payload over the protocol's
+        size limit (``protocol.MAX_BYTES``: a broker's cap would cut the SMIB off)."""
         if not raw:
             body = self._stamp(body)
-        self.send_bytes(p.up_topic(self.smib, leaf), p.encode(body), leaf=leaf, lose=lose)
+        payload = p.encode(body)
+        if len(payload) > p.MAX_BYTES.get(leaf, len(payload)):
+            log.error("SMIB %s: a %d-byte %s not sent (too large)", self.smib, len(payload), leaf)
+            self.too_large[leaf] += 1
+            return
+        self.send_bytes(p.up_topic(self.smib, leaf), payload, leaf=leaf, lose=lose)
 
     def send_bytes(
         self, topic: str, payload: bytes, *, leaf: str = "", qos: int = 1, lose: bool = False
