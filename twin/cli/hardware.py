@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -13,6 +14,22 @@ from twin.errors import InputError
 @click.group()
 def smib() -> None:
     """SMIBs (slot machine interface boards) over MQTT: the hardware link."""
+
+
+#: ``--misbehave``'s help (the keys of :class:`twin.hardware.misbehaviour.Misbehaviour`; kept
+#: here so that ``--help`` imports nothing of paho)
+MISBEHAVE_HELP = (
+    "Comma-separated switches: drop, duplicate, reorder=P (probability per message); "
+    "delay=S (most seconds a message waits); reset_at=N (meters cleared after activity N); "
+    "die_at=N (power cut after activity N); skew=N (coin-in counts N more per stretch, "
+    "unsaid); short_credit=N (N credits less per bill); keep=N (only the last N events held "
+    "for replay); drop_eids=A-B or A (the first sending of those events lost); cmd_delay=S "
+    "(every command handled S seconds after it arrives); regress_at=N[,regress_to=M] (at "
+    "activity N the board loses power and comes back from a backup taken after activity M, "
+    "default N // 2: its bd and eids go back); phantom_at=N[,phantom_bytes=B] (after "
+    "activity N a forged slot_door_opened event of about B bytes, default 2000000, under the "
+    "next eid). E.g. drop=0.05,duplicate=0.02,reorder=0.02,delay=0.2"
+)
 
 
 @smib.command("emulate")
@@ -33,9 +50,7 @@ def smib() -> None:
     help="MQTT password; '{id}' in it is replaced by each SMIB's id.",
 )
 @click.option("--game", type=click.Path(dir_okay=False, path_type=Path), help="PAR sheet file.")
-@click.option(
-    "--misbehave", default="", help="e.g. drop=0.05,duplicate=0.02,reorder=0.02,delay=0.2"
-)
+@click.option("--misbehave", default="", help=MISBEHAVE_HELP)
 @click.option("--count", type=click.IntRange(min=1), default=1, help="How many SMIBs (a bench).")
 @click.option(
     "--events", type=click.IntRange(min=0), default=0, help="Events per SMIB, then stop (0: run)."
@@ -61,6 +76,12 @@ def smib() -> None:
     default="",
     help="The machine's serial number ('{id}' is replaced by the SMIB id; default SN-<id>).",
 )
+@click.option(
+    "--truth",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write what the SMIBs really created here (JSON Lines: events, births, restores), "
+    "for `twin smib compare`.",
+)
 def smib_emulate(
     smib_id: str,
     broker_url: str,
@@ -75,6 +96,7 @@ def smib_emulate(
     state_dir: Path | None,
     digits: int,
     serial: str,
+    truth: Path | None,
 ) -> None:
     """Emulate SMIBs in front of the twin's machine model (docs/smib-protocol.md)."""
     # lazy: nothing of twin imports paho outside twin.hardware, and only this command needs it
@@ -111,9 +133,37 @@ def smib_emulate(
             state_dir=state_dir,
             digits=digits,
             serial=serial,
+            truth=truth,
         )
     except ConnectionError as exc:
         click.echo(f"twin: error: {exc}", err=True)
         sys.exit(1)
     for smib_name, counts in sent.items():
         click.echo(f"{smib_name}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+
+
+@smib.command("compare", short_help="Check a ledger against what emulated SMIBs sent.")
+@click.argument("ledger_path", metavar="LEDGER", type=click.Path(path_type=Path))
+@click.option(
+    "--truth",
+    "truth_path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The truth file `twin smib emulate --truth` wrote.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as one JSON object.")
+def smib_compare(ledger_path: Path, truth_path: Path, as_json: bool) -> None:
+    """Check a run's ledger against what emulated SMIBs really sent: every event applied
+    exactly once or declared (lost, a conflict), nothing applied that was never sent.
+
+    LEDGER: a run folder, an .incomplete one, or a ledger file. Exit 0 when nothing is
+    missing, doubled or undeclared, 1 when something is, 2 for bad input.
+    """
+    from twin.hardware.truth import compare_files
+
+    result = compare_files(ledger_path, truth_path)
+    if as_json:
+        click.echo(json.dumps(result.to_json(), sort_keys=True))
+    else:
+        click.echo(result.render(), nl=False)
+    sys.exit(0 if result.ok else 1)

@@ -10,15 +10,11 @@ from pathlib import Path
 
 import numpy as np
 
-from twin.hardware.emulator import (
-    BILLS_CENTS,
-    Memory,
-    Misbehaviour,
-    SmibEmulator,
-    log,
-)
+from twin.hardware.emulator import BILLS_CENTS, Memory, SmibEmulator, log
 from twin.hardware.link import Broker
+from twin.hardware.misbehaviour import Misbehaviour
 from twin.hardware.netloop import NetLoop
+from twin.hardware.truth import TruthLog
 from twin.machines.par import Game
 
 # -- a bench of emulators (``twin smib emulate``) ----------------------------------------------
@@ -56,6 +52,7 @@ def run_bench(
     stop: threading.Event | None = None,
     connect_timeout: float = 30.0,
     serial: str = "",
+    truth: Path | None = None,
 ) -> dict[str, dict[str, int]]:
     """Run emulated SMIBs until each sent ``events`` events (0: until ``stop`` is set).
 
@@ -66,8 +63,12 @@ def run_bench(
     One :class:`~twin.hardware.netloop.NetLoop` thread plays every SMIB on its own schedule
     and moves every SMIB's MQTT traffic, so the bench costs the machine little besides the
     play itself.
+
+    ``truth``: a :class:`~twin.hardware.truth.TruthLog` of what the SMIBs created, opened
+    (created or truncated) before anything connects; InputError when it cannot be written.
     """
     stop = stop if stop is not None else threading.Event()
+    log_file = TruthLog(truth) if truth is not None else None
     emus = []
     for i, smib in enumerate(ids):
         memory = Memory.load(state_dir / f"{smib}.json") if state_dir else Memory()
@@ -82,6 +83,7 @@ def run_bench(
                 seed=seed * 100_003 + i,
                 memory=memory,
                 misbehave=Misbehaviour.parse(misbehave),
+                truth=log_file,
             )
         )
     net = NetLoop()
@@ -95,11 +97,13 @@ def run_bench(
                     why = emu.refused[0] if emu.refused else "no answer"
                     raise ConnectionError(f"SMIB {emu.smib}: cannot connect to the broker ({why})")
                 time.sleep(0.05)
-        _play_bench(emus, events, rate, seed, meters_every, stop, net)
+        _play_bench(emus, events, rate, seed, meters_every, stop, net, connect_timeout)
     finally:
         for emu in emus:
             emu.stop()
         net.close()
+        if log_file is not None:
+            log_file.close()
     return {e.smib: dict(e.sent) for e in emus}
 
 
@@ -111,20 +115,31 @@ def _play_bench(
     meters_every: int,
     stop: threading.Event,
     net: NetLoop,
+    connect_timeout: float = 30.0,
 ) -> None:
     """Each SMIB: an activity every ``1 / rate`` s (its own generator), its meters every
-    ``meters_every`` events, the misbehaviour's reset and death; at the end (``events``
-    done, or ``stop``) what it held back and its meters. Played in ``net``'s thread, each SMIB
-    on its own schedule (their phases spread over a period); a SMIB more than a second behind
-    its schedule (the machine is too busy) starts its schedule again rather than rush."""
+    ``meters_every`` events, the misbehaviour's reset, death, regress (the board replaced in
+    ``emus`` by the one that comes back from the backup, on the same ``net``) and phantom; at
+    the end (``events`` done, or ``stop``) what it held back and its meters (a board with a
+    ``cmd_delay`` first answers the commands it received: it goes ``cmd_delay`` s later,
+    unless ``stop``). Played in
+    ``net``'s thread, each SMIB on its own schedule (their phases spread over a period); a
+    SMIB more than a second behind its schedule (the machine is too busy) starts its
+    schedule again rather than rush; one that came back plays once it is born again."""
     period = 1.0 / rate
     rngs = [np.random.default_rng([seed, i]) for i in range(len(emus))]
     done = [0] * len(emus)
+    backups: dict[int, Memory] = {}
+    reborn: dict[int, float] = {}  # SMIBs back from a backup: until when they may connect
     playing = set(range(len(emus)))
     finished = threading.Event()
 
-    def close(i: int, *, die: bool = False) -> None:
+    def close(i: int, *, die: bool = False, lingered: bool = False) -> None:
         if i not in playing:
+            return
+        delay = emus[i].misbehave.cmd_delay
+        if delay and not die and not lingered:  # a slow board answers what it got, then goes
+            net.call_at(time.monotonic() + delay + 0.1, functools.partial(close, i, lingered=True))
             return
         playing.discard(i)
         if not die:
@@ -137,6 +152,15 @@ def _play_bench(
         if i not in playing:
             return
         emu, m = emus[i], emus[i].misbehave
+        if i in reborn:  # back from a backup: play once it is born again
+            if emu.births == 0 and time.monotonic() < reborn[i]:
+                net.call_at(time.monotonic() + 0.02, functools.partial(activity, i, at))
+                return
+            if emu.births == 0:
+                log.error("SMIB %s: did not come back from its backup", emu.smib)
+                close(i, die=True)
+                return
+            del reborn[i]
         try:
             play_like_a_patron(emu, rngs[i])
             done[i] += 1
@@ -146,7 +170,15 @@ def _play_bench(
                 emu.die()
                 close(i, die=True)
                 return
-            if done[i] % meters_every == 0:
+            if done[i] == m.backup_at:
+                backups[i] = emu.memory.backup()
+            if done[i] == m.regress_at and i in backups:
+                emu = emus[i] = emu.regress(backups.pop(i))
+                emu.start(net)
+                reborn[i] = time.monotonic() + connect_timeout  # says nothing before its birth
+            if done[i] == m.phantom_at and i not in reborn:
+                emu.phantom(m.phantom_bytes)
+            if done[i] % meters_every == 0 and i not in reborn:
                 emu.send_meters()
         except Exception:  # one SMIB's fault ends its play, not the bench
             log.exception("SMIB %s: its play failed", emu.smib)
@@ -162,7 +194,7 @@ def _play_bench(
 
     def close_all() -> None:
         for i in sorted(playing):
-            close(i)
+            close(i, lingered=True)
 
     start = time.monotonic()
     for i in range(len(emus)):

@@ -10,14 +10,16 @@ events it can still replay survive a restart when the emulator is given a state 
 
 It answers ``down/cmd`` (``rebirth``, ``replay_events``, ``read_meters``, ``ping``,
 ``enable``/``disable``; idempotent by ``cmd_id``; ``expired`` after ``expires``) and can
-misbehave on purpose: drop, duplicate, hold back (reorder) or delay its messages, reset its
-meters, and die without a clean disconnect (the broker then publishes its will). A bench of
-them (``twin smib emulate --count``) is :mod:`twin.hardware.bench`.
+misbehave on purpose (:mod:`twin.hardware.misbehaviour`): drop, duplicate, hold back or delay
+messages, reset its meters, die (the broker publishes its will), hold few events, handle
+commands late, come back from a backup, forge an event. Its truth log
+(:mod:`twin.hardware.truth`) says what it created. A bench of them: :mod:`twin.hardware.bench`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import logging
 import os
@@ -25,7 +27,7 @@ import socket
 import threading
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,7 +38,10 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from twin.hardware import protocol as p
 from twin.hardware.link import Broker, close_socket
+from twin.hardware.misbehaviour import LateQueue
+from twin.hardware.misbehaviour import Misbehaviour as Misbehaviour  # re-exported
 from twin.hardware.netloop import NetLoop
+from twin.hardware.truth import TruthLog
 from twin.machines.accounting import SlotAccounts
 from twin.machines.engine import (
     BatchedEngine,
@@ -66,57 +71,6 @@ _METER_NAMES = {code: code.name.lower() for code in MeterCode}
 
 
 @dataclass
-class Misbehaviour:
-    """Switches for a misbehaving SMIB: probabilities per message, and one-shot orders.
-
-    ``drop``/``duplicate``/``reorder`` are per-message probabilities (a reordered message is
-    held back and sent after the next one); ``delay`` is the most seconds a message may wait.
-    The ``*_next`` counters act on the next messages of a topic leaf ("evt", "meters", ...).
-    In a bench (:func:`twin.hardware.bench.run_bench`), ``reset_at=N`` clears the meters after
-    the N-th activity and ``die_at=N`` cuts the power after it (no clean disconnect: the will
-    fires).
-    """
-
-    drop: float = 0.0
-    duplicate: float = 0.0
-    reorder: float = 0.0
-    delay: float = 0.0
-    reset_at: int = 0
-    die_at: int = 0
-    skew: int = 0  # a miscounting machine: each stretch of games adds this to coin-in, unsaid
-    short_credit: int = 0  # a bill acceptor that credits this many credits less per bill
-    drop_next: Counter[str] = field(default_factory=Counter)
-    duplicate_next: Counter[str] = field(default_factory=Counter)
-    hold_next: Counter[str] = field(default_factory=Counter)
-
-    @classmethod
-    def parse(cls, text: str) -> Misbehaviour:
-        """``drop=0.05,duplicate=0.02,reorder=0.02,delay=0.2,reset_at=50,die_at=80,skew=1``;
-        ValueError naming the key, what was expected and what was found."""
-        out = cls()
-        for item in filter(None, (t.strip() for t in text.split(","))):
-            key, _, value = item.partition("=")
-            if key in ("reset_at", "die_at", "skew", "short_credit"):
-                if not value.isdigit() or int(value) < 1:
-                    raise ValueError(f"{key}: expected a whole number >= 1, found {value!r}")
-                setattr(out, key, int(value))
-                continue
-            if key not in ("drop", "duplicate", "reorder", "delay"):
-                raise ValueError(
-                    f"{item!r}: expected drop, duplicate, reorder, delay, reset_at, die_at, "
-                    "skew or short_credit=<number>"
-                )
-            try:
-                number = float(value)
-            except ValueError:
-                raise ValueError(f"{key}: expected a number, found {value!r}") from None
-            if number < 0 or (key != "delay" and number > 1):
-                raise ValueError(f"{key}: expected 0..1, found {value}")
-            setattr(out, key, number)
-        return out
-
-
-@dataclass
 class Memory:
     """What a SMIB keeps across reboots (non-volatile): session, event ids, epoch, events."""
 
@@ -131,6 +85,10 @@ class Memory:
     #: results of the money commands executed (by cmd_id): a command sent again after a
     #: restart is answered ``duplicate``, never executed twice
     done: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def backup(self) -> Memory:
+        """A copy of the non-volatile state as it stands (a backup of the board; no path)."""
+        return copy.deepcopy(replace(self, path=None))
 
     @classmethod
     def load(cls, path: Path) -> Memory:
@@ -190,17 +148,22 @@ class SmibEmulator:
         keep_events: int = 10_000,
         misbehave: Misbehaviour | None = None,
         keepalive: int = 2,
+        truth: TruthLog | Path | None = None,
     ) -> None:
         self.smib = smib
         self.broker = broker
         self.game = game
+        self._password = password
+        self._seed = seed
+        self._own_truth = isinstance(truth, Path)
+        self.truth = TruthLog(truth) if isinstance(truth, Path) else truth
         self.identity = Identity(
             serial or f"SN-{smib}", program or game.signature, denom_cents, game.id
         )
         self.digits = digits
         self.memory = memory if memory is not None else Memory()
-        self.keep_events = keep_events
         self.misbehave = misbehave if misbehave is not None else Misbehaviour()
+        self.keep_events = self.misbehave.keep or keep_events
         self.rng = np.random.default_rng(seed)
         self._mis_rng = np.random.default_rng([seed, 1])
         self.engine = PerSpinEngine(game)
@@ -215,12 +178,14 @@ class SmibEmulator:
         self.seq = 0
         self.sent: Counter[str] = Counter()
         self.dropped: Counter[str] = Counter()
+        self.too_large: Counter[str] = Counter()  # payloads over the size limit, never sent
         self.births = 0
         self.refused: list[str] = []
         self.dead = False
         self.results: dict[str, dict[str, Any]] = dict(self.memory.done)
         self._held: list[tuple[str, bytes]] = []
         self._lock = threading.RLock()
+        self._late = LateQueue(f"smib-{smib}-late", self._handle)  # commands for cmd_delay
         c = mqtt.Client(
             CallbackAPIVersion.VERSION2, client_id=smib, clean_session=True, protocol=mqtt.MQTTv311
         )
@@ -277,6 +242,9 @@ class SmibEmulator:
     def stop(self) -> None:
         """A clean shutdown: ``offline`` on the status topic, then DISCONNECT (not after
         :meth:`die`: a dead board says nothing)."""
+        self._late.close()
+        if self._own_truth and self.truth is not None:
+            self.truth.close()
         if self.dead:
             return
         with self._lock:
@@ -295,6 +263,7 @@ class SmibEmulator:
     def die(self) -> None:
         """Power cut: the network thread stops and the socket closes with no DISCONNECT."""
         self.dead = True
+        self._late.close()
         if self._net is not None:
             self._net.kill(self.client)
             return
@@ -304,6 +273,36 @@ class SmibEmulator:
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
         close_socket(self.client)
+
+    def restored(self, memory: Memory) -> SmibEmulator:
+        """The same board (id, credentials, machine, switches, truth log) on ``memory``, not
+        started: a board whose state was restored from a backup."""
+        i = self.identity
+        emu = SmibEmulator(
+            self.smib, self.broker, self._password, self.game, serial=i.serial,
+            program=i.program, denom_cents=i.denom_cents, digits=self.digits, seed=self._seed,
+            memory=memory, keep_events=self.keep_events, misbehave=self.misbehave,
+            keepalive=self._keepalive, truth=self.truth,
+        )  # fmt: skip
+        emu._own_truth, self._own_truth = self._own_truth, False
+        emu.sent.update(self.sent)
+        emu.dropped.update(self.dropped)
+        return emu
+
+    def regress(self, backup: Memory) -> SmibEmulator:
+        """The board loses power (no clean disconnect: the will fires), its non-volatile
+        state is replaced by ``backup`` (and saved to its state file, if it has one): the
+        board that comes back, to be started (its bd is ``backup.bd + 1``, its next event
+        ``backup.eid + 1``)."""
+        with self._lock:
+            from_eid = self.memory.eid
+            self.die()
+            memory = backup.backup()
+            memory.path = self.memory.path
+            memory.save()
+            if self.truth is not None:
+                self.truth.restore(self.smib, from_eid, memory.eid, memory.bd + 1)
+        return self.restored(memory)
 
     def _status(self, state: str) -> bytes:
         return p.encode({"v": p.VERSION, "smib": self.smib, "bd": self.memory.bd, "state": state})
@@ -339,26 +338,29 @@ class SmibEmulator:
         out.update({f"bills_{c}": n for c, n in self.machine.bills.items()})
         return out
 
-    def birth(self) -> None:
-        """seq 0 of a session: identity, every meter, epoch and the last event id."""
+    def birth(self, cmd_id: str | None = None) -> None:
+        """seq 0 of a session: identity, every meter, epoch and the last event id (and, in
+        answer to a ``rebirth``, that command's ``cmd_id``)."""
         with self._lock:
             self.seq = 0
             self.births += 1
-            self._publish(
-                "birth",
-                {
-                    "identity": {
-                        "serial": self.identity.serial,
-                        "program": self.identity.program,
-                        "denom_cents": self.identity.denom_cents,
-                        "paytable": self.identity.paytable,
-                    },
-                    "epoch": self.memory.epoch,
-                    "digits": self.digits,
-                    "meters": self._meter_values(),
-                    "last_eid": self.memory.eid,
+            body: dict[str, Any] = {
+                "identity": {
+                    "serial": self.identity.serial,
+                    "program": self.identity.program,
+                    "denom_cents": self.identity.denom_cents,
+                    "paytable": self.identity.paytable,
                 },
-            )
+                "epoch": self.memory.epoch,
+                "digits": self.digits,
+                "meters": self._meter_values(),
+                "last_eid": self.memory.eid,
+            }
+            if cmd_id is not None:
+                body["cmd_id"] = cmd_id
+            if self.truth is not None:
+                self.truth.birth(self.smib, self.memory.bd, self.memory.eid)
+            self._publish("birth", body)
 
     def send_meters(self, cmd_id: str | None = None) -> None:
         with self._lock:
@@ -372,33 +374,44 @@ class SmibEmulator:
                 body["cmd_id"] = cmd_id
             self._publish("meters", body)
 
-    def _publish(self, leaf: str, body: dict[str, Any], *, raw: bool = False) -> None:
-        """Stamp (v, smib, bd, seq, ts) and send, through the misbehaviour switches."""
-        if not raw:
-            body = {
-                "v": p.VERSION,
-                "smib": self.smib,
-                "bd": self.memory.bd,
-                "seq": self.seq,
-                "ts": datetime.now(UTC).isoformat(timespec="microseconds"),
-                **body,
-            }
-            self.seq += 1
-        self.send_bytes(p.up_topic(self.smib, leaf), p.encode(body), leaf=leaf)
+    def _stamp(self, body: dict[str, Any]) -> dict[str, Any]:
+        """(v, smib, bd, seq, ts) and ``body``; the next seq."""
+        out = {
+            "v": p.VERSION,
+            "smib": self.smib,
+            "bd": self.memory.bd,
+            "seq": self.seq,
+            "ts": datetime.now(UTC).isoformat(timespec="microseconds"),
+            **body,
+        }
+        self.seq += 1
+        return out
 
-    def send_bytes(self, topic: str, payload: bytes, *, leaf: str = "", qos: int = 1) -> None:
+    def _publish(
+        self, leaf: str, body: dict[str, Any], *, raw: bool = False, lose: bool = False
+    ) -> None:
+        """Stamp (v, smib, bd, seq, ts) and send, through the misbehaviour switches
+        (``lose``: lost on the wire whatever they say); never a payload over the protocol's
+        size limit (``protocol.MAX_BYTES``: a broker's cap would cut the SMIB off)."""
+        if not raw:
+            body = self._stamp(body)
+        payload = p.encode(body)
+        if len(payload) > p.MAX_BYTES.get(leaf, len(payload)):
+            log.error("SMIB %s: a %d-byte %s not sent (too large)", self.smib, len(payload), leaf)
+            self.too_large[leaf] += 1
+            return
+        self.send_bytes(p.up_topic(self.smib, leaf), payload, leaf=leaf, lose=lose)
+
+    def send_bytes(
+        self, topic: str, payload: bytes, *, leaf: str = "", qos: int = 1, lose: bool = False
+    ) -> None:
         """Publish raw bytes on any topic (tests use it for malformed messages)."""
         m = self.misbehave
-        if m.drop_next[leaf] > 0 or (m.drop and self._mis_rng.random() < m.drop):
-            m.drop_next[leaf] = max(0, m.drop_next[leaf] - 1)
+        copies, hold = (0, False) if lose else m.fate(leaf, self._mis_rng)
+        if copies == 0:
             self.dropped[leaf] += 1
             return
-        copies = 1
-        if m.duplicate_next[leaf] > 0 or (m.duplicate and self._mis_rng.random() < m.duplicate):
-            m.duplicate_next[leaf] = max(0, m.duplicate_next[leaf] - 1)
-            copies = 2
-        if m.hold_next[leaf] > 0 or (m.reorder and self._mis_rng.random() < m.reorder):
-            m.hold_next[leaf] = max(0, m.hold_next[leaf] - 1)
+        if hold:
             self._held.extend([(topic, payload)] * copies)
             return
         out = [(topic, payload)] * copies + self._held
@@ -440,8 +453,35 @@ class SmibEmulator:
         if len(self.memory.events) > self.keep_events:
             del self.memory.events[: len(self.memory.events) - self.keep_events]
         self._keep(after)
-        self._publish("evt", dict(evt))
+        if self.truth is not None:
+            self.truth.event(self.smib, self.memory.bd, evt)
+        self._publish("evt", dict(evt), lose=self.misbehave.drops_eid(self.memory.eid))
         return evt
+
+    def phantom(self, nbytes: int) -> dict[str, Any]:
+        """A forged, schema-valid ``slot_door_opened`` event under the next eid, its payload
+        about ``nbytes`` bytes (padded in ``data.pad``; never less than the event needs). The
+        SMIB's eid does not move (its next real event reuses this eid) and the forgery is
+        not kept for replay."""
+        with self._lock:
+            code = ExceptionCode.SLOT_DOOR_OPENED
+            evt: dict[str, Any] = {
+                "eid": self.memory.eid + 1,
+                "code": int(code),
+                "name": code.name.lower(),
+                "epoch": self.memory.epoch,
+                "deltas": {},
+                "data": {"pad": ""},
+            }
+            body = self._stamp(evt)
+            pad = max(0, nbytes - len(p.encode(body)))
+            evt["data"] = body["data"] = {"pad": "x" * pad}
+            if self.truth is not None:
+                self.truth.event(self.smib, self.memory.bd, evt, phantom=True)
+            # QoS 0: once; a broker cuts a SMIB off for a packet this large, and paho resends QoS 1
+            self.client.publish(p.up_topic(self.smib, "evt"), p.encode(body), qos=0)
+            self.sent["evt"] += 1
+            return evt
 
     # -- the machine's activities ----------------------------------------------------------------
 
@@ -609,8 +649,16 @@ class SmibEmulator:
                 self.misbehave.drop_next["cmd"] -= 1
                 self.dropped["cmd"] += 1
                 return
+        if self.misbehave.cmd_delay > 0:  # a slow board: handled later, in order
+            self._late.put(bytes(msg.payload), self.misbehave.cmd_delay, self._net)
+            return
+        self._handle(bytes(msg.payload))
+
+    def _handle(self, payload: bytes) -> None:
+        if self.dead:  # a command due after the power went: nobody handles it
+            return
         try:
-            self.command(bytes(msg.payload))
+            self.command(payload)
         except Exception:
             log.exception("SMIB %s: command failed", self.smib)
 
@@ -657,7 +705,7 @@ class SmibEmulator:
 
     def _cmd_rebirth(self, cmd_id: str, args: dict[str, int]) -> None:
         self._result(cmd_id, "completed")
-        self.birth()
+        self.birth(cmd_id=cmd_id)
 
     def _cmd_read_meters(self, cmd_id: str, args: dict[str, int]) -> None:
         self.send_meters(cmd_id)
