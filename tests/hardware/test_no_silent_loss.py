@@ -19,6 +19,7 @@ from twin.hardware.records import (
     SmibEventConflict,
     SmibEventsLost,
     SmibMessageRejected,
+    SmibMeters,
     SmibOnline,
 )
 
@@ -189,6 +190,9 @@ def test_regressed_counters_start_a_new_series() -> None:
         "event id 5 -> 2 (3 back)"
     )
     assert [(e.series, e.eid, e.bd) for e in o.of(SmibEvent)][5:] == [(1, 3, 4)]
+    assert [(b.bd, b.last_eid) for b in o.of(SmibOnline)] == [(10, 0), (4, 3)]  # once each
+    readings = [(m.source, m.as_of_eid) for m in o.of(SmibMeters)]
+    assert readings == [("birth", 0), ("birth", 2), ("birth", 3)]  # the series from eid 2
     o.evt(4, 1, 4)
     assert [(e.series, e.eid) for e in o.of(SmibEvent)][5:] == [(1, 3), (1, 4)]
     (f,) = [f for f in o.of(Finding) if f.control == "HW.counters_reset"]

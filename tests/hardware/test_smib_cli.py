@@ -40,7 +40,8 @@ def test_smib_emulate_bad_input_is_one_line_and_exit_2() -> None:
         "mqtts://host[:port], found 'http://h'\n",
         ("--broker", "mqtt://h", "--misbehave", "fly=2"): "twin: error: smib emulate: "
         "Invalid value for --misbehave: 'fly=2': expected drop, duplicate, reorder, delay, "
-        "reset_at, die_at, skew or short_credit=<number>\n",
+        "reset_at, die_at, skew, short_credit, keep, drop_eids, cmd_delay, regress_at, "
+        "regress_to, phantom_at or phantom_bytes=<value>\n",
         ("--broker", "mqtt://h", "--game", "/nowhere.toml"): "twin: error: /nowhere.toml: "
         "expected a readable PAR sheet file, found 'No such file or directory'\n",
     }

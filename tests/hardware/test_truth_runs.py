@@ -2,7 +2,7 @@
 misbehaving by one switch and logging what it sent (``--truth``); ``twin smib compare`` then
 holds the ledger against each log: nothing missing, nothing doubled, nothing undeclared.
 
-One run, six boards (real subprocesses, a real Mosquitto): a replay store of 3 with two
+One run, six boards (real subprocesses, a real Mosquitto): a replay store of 1 with two
 events dropped (the replay is answered ``failed``), a board that answers commands 6 s late
 (its first requests expire), a board restored from an earlier backup (its counters go back),
 a 2 MB phantom and a small phantom that take the next eid, and random drops, duplicates,
@@ -24,7 +24,7 @@ from .broker import TWIN_PASSWORD, TWIN_USER, Broker, smib_password, wait_until
 from .floors import scenario
 
 BOARDS = {
-    "R-001": "keep=3,drop_eids=20-21",
+    "R-001": "keep=1,drop_eids=20-21",
     "R-002": "drop_eids=10,cmd_delay=6",
     "R-003": "regress_at=40,regress_to=15",
     "R-004": "phantom_at=20",

@@ -19,7 +19,6 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import paho.mqtt.client as mqtt
@@ -44,6 +43,7 @@ from twin.hardware.book import (
 from twin.hardware.client import Broker as Broker  # re-exported: the link's public names
 from twin.hardware.client import LinkConfig as LinkConfig
 from twin.hardware.client import close_socket as close_socket
+from twin.hardware.linkstate import Ask, Session, Suspect
 from twin.hardware.records import SmibCountersReset, SmibEvent, SmibEventsLost
 from twin.inbox import Inbox
 from twin.records import Record
@@ -54,62 +54,6 @@ log = logging.getLogger("twin.hardware.link")
 #: the longest backoff between two attempts, and the most a request's ttl grows (x base)
 MAX_BACKOFF = 30.0
 MAX_TTL_FACTOR = 16
-
-
-@dataclass
-class _Ask:
-    """The one request outstanding for a SMIB: ``replay``, ``rebirth`` or ``verify`` (a
-    rebirth that tells a stale copy from counters that went back)."""
-
-    kind: str
-    cmd_id: str
-    deadline: float  # used up when unanswered by then (or, once completed, gap still open)
-    completed: bool = False
-
-
-@dataclass
-class _Suspect:
-    """Messages that look like counters gone back (or a second event under one eid), held
-    until the SMIB's answer to a rebirth says which they are."""
-
-    why: str
-    births: list[dict[str, Any]] = field(default_factory=list)
-    events: list[dict[str, Any]] = field(default_factory=list)
-    meters: list[dict[str, Any]] = field(default_factory=list)
-    bds: set[int] = field(default_factory=set)  # older sessions whose messages are held
-
-
-@dataclass
-class _Session:
-    """What the link knows of one SMIB (guarded by the link's lock)."""
-
-    bd: int = 0  # the live session
-    born: bool = False  # a birth of ``bd`` was seen
-    online: bool = False
-    offline: bool = False  # its lost/offline status for the live session came: ask nothing
-    next_seq: int = 0
-    missing: set[int] = field(default_factory=set)  # seq numbers not seen yet
-    series: int = 0  # +1 each time its counters went back
-    contig: int | None = None  # last eid delivered or declared lost (None until a birth)
-    known: int = 0  # highest eid any message of this series mentioned
-    held: dict[int, Event] = field(default_factory=dict)
-    snapshots: list[tuple[int, Meters]] = field(default_factory=list)
-    digests: dict[int, str] = field(default_factory=dict)  # eid -> content digest
-    lost: list[tuple[int, int]] = field(default_factory=list)  # ranges declared lost
-    gap_since: float | None = None
-    gap_wait: float = 0.0
-    last_request: float = float("-inf")
-    want_rebirth: bool = False
-    suspect: _Suspect | None = None
-    ask: _Ask | None = None
-    attempts: int = 0  # requests sent for the present need
-    next_try: float = float("-inf")
-    ttl: float = 0.0
-    last_answer: str = ""
-    last_seen: float | None = None  # time.monotonic() of its last valid message
-    snapshots_seen: int = 0  # meters messages received
-    applied: int = 0  # events delivered in the run
-    declared: int = 0  # events declared lost in the run
 
 
 class SmibLink:
@@ -140,7 +84,7 @@ class SmibLink:
         self.refused: list[str] = []
         self._lock = threading.Lock()
         resume = resume or {}
-        self._sessions = {s: _Session(ttl=config.request_ttl) for s in self.smibs}
+        self._sessions = {s: Session(ttl=config.request_ttl) for s in self.smibs}
         for smib, (series, eid) in resume.items():
             if smib in self._sessions:
                 sess = self._sessions[smib]
@@ -287,7 +231,7 @@ class SmibLink:
 
     # -- per topic (lock held) ---------------------------------------------------------------------
 
-    def _on_status(self, smib: str, topic: str, s: _Session, doc: dict[str, Any]) -> None:
+    def _on_status(self, smib: str, topic: str, s: Session, doc: dict[str, Any]) -> None:
         bd, state = doc["bd"], doc["state"]
         if bd < s.bd:
             self._reject(smib, topic, "stale", f"{state} of session {bd}; session {s.bd} is live")
@@ -306,7 +250,7 @@ class SmibLink:
             s.ask = None  # asked of a SMIB that went away: not held against it
             s.attempts = max(0, s.attempts - 1)
 
-    def _on_birth(self, smib: str, topic: str, s: _Session, doc: dict[str, Any]) -> None:
+    def _on_birth(self, smib: str, topic: str, s: Session, doc: dict[str, Any]) -> None:
         bd, last = doc["bd"], doc["last_eid"]
         ask = s.ask
         answer = ask is not None and ask.kind == "verify" and doc.get("cmd_id") == ask.cmd_id
@@ -314,16 +258,16 @@ class SmibLink:
         if answer:
             s.ask, s.attempts, s.ttl = None, 0, self.config.request_ttl
             if regressed:
-                self._reset_counters(smib, s, doc)
-            else:
-                self._settle_suspect(smib, s, regressed=False, why="its rebirth is not behind")
+                self._reset_counters(smib, s, doc)  # the answer is the new series' birth
+                return
+            self._settle_suspect(smib, s, regressed=False, why="its rebirth is not behind")
         elif regressed:
             self._suspect(s, f"birth of session {bd} at eid {last}").births.append(doc)
             s.suspect.bds.add(bd)  # type: ignore[union-attr]
             return
         self._birth(smib, s, doc)
 
-    def _birth(self, smib: str, s: _Session, doc: dict[str, Any]) -> None:
+    def _birth(self, smib: str, s: Session, doc: dict[str, Any]) -> None:
         bd, last = doc["bd"], doc["last_eid"]
         s.bd, s.born, s.online, s.offline, s.want_rebirth = bd, True, True, False, False
         s.next_seq, s.missing = 1, set()
@@ -351,7 +295,7 @@ class SmibLink:
         s.snapshots.append((last, snap))
         self._release(smib, s)
 
-    def _on_evt(self, smib: str, topic: str, s: _Session, doc: dict[str, Any]) -> None:
+    def _on_evt(self, smib: str, topic: str, s: Session, doc: dict[str, Any]) -> None:
         if s.suspect is not None and doc["bd"] in s.suspect.bds:
             s.suspect.events.append(doc)
             return
@@ -392,7 +336,7 @@ class SmibLink:
         )
         self._release(smib, s)
 
-    def _on_meters(self, smib: str, topic: str, s: _Session, doc: dict[str, Any]) -> None:
+    def _on_meters(self, smib: str, topic: str, s: Session, doc: dict[str, Any]) -> None:
         if s.suspect is not None and doc["bd"] in s.suspect.bds:
             s.suspect.meters.append(doc)
             return
@@ -406,7 +350,7 @@ class SmibLink:
         s.snapshots.append((as_of, snap))
         self._release(smib, s)
 
-    def _on_cmdres(self, smib: str, topic: str, s: _Session, doc: dict[str, Any]) -> None:
+    def _on_cmdres(self, smib: str, topic: str, s: Session, doc: dict[str, Any]) -> None:
         self._sequence(s, doc)
         cmd_id, result = doc["cmd_id"], doc["result"]
         data = doc.get("data", {})
@@ -438,7 +382,7 @@ class SmibLink:
 
     # -- ordering --------------------------------------------------------------------------------
 
-    def _sequence(self, s: _Session, doc: dict[str, Any]) -> None:
+    def _sequence(self, s: Session, doc: dict[str, Any]) -> None:
         """Track ``seq`` in the live session; a message of a session not born asks a rebirth."""
         bd, seq = doc["bd"], doc["seq"]
         if bd < s.bd:
@@ -457,20 +401,20 @@ class SmibLink:
             s.missing.discard(seq)
         self._maybe_close(s)
 
-    def _eid_gap(self, s: _Session) -> bool:
+    def _eid_gap(self, s: Session) -> bool:
         return s.contig is not None and s.known > s.contig
 
-    def _gap_end(self, s: _Session) -> int:
+    def _gap_end(self, s: Session) -> int:
         """The last eid of the open gap: the one before the first held event, or the highest
         eid any message mentioned."""
         return min(s.held) - 1 if s.held else s.known
 
-    def _open_gap(self, s: _Session) -> None:
+    def _open_gap(self, s: Session) -> None:
         if s.gap_since is None:
             s.gap_since = self._clock()
             s.gap_wait = self.config.reorder_window + self._rng.uniform(0, self.config.jitter)
 
-    def _release(self, smib: str, s: _Session) -> None:
+    def _release(self, smib: str, s: Session) -> None:
         """Deliver held events and snapshots that the applied events have caught up with."""
         if s.contig is None:
             return
@@ -492,7 +436,7 @@ class SmibLink:
             self._open_gap(s)
         self._maybe_close(s)
 
-    def _maybe_close(self, s: _Session) -> None:
+    def _maybe_close(self, s: Session) -> None:
         """Close the gap window when nothing is missing any more."""
         if not s.missing and not self._eid_gap(s) and not s.want_rebirth:
             s.gap_since = None
@@ -501,13 +445,13 @@ class SmibLink:
             if s.suspect is None and s.ask is None:
                 s.attempts, s.ttl = 0, self.config.request_ttl
 
-    def _want_rebirth(self, s: _Session, why: str) -> None:
+    def _want_rebirth(self, s: Session, why: str) -> None:
         if not s.want_rebirth:
             s.want_rebirth = True
             s.gap_since = s.gap_since or self._clock()
             s.gap_wait = self._rng.uniform(0, self.config.jitter)
 
-    def _declare_lost(self, smib: str, s: _Session, upto: int, reason: str) -> None:
+    def _declare_lost(self, smib: str, s: Session, upto: int, reason: str) -> None:
         """Events ``contig + 1 .. upto`` will not be applied: a record and a finding, then
         the SMIB goes on from the next event."""
         assert s.contig is not None
@@ -521,26 +465,26 @@ class SmibLink:
         s.known = max(s.known, upto)
         self._release(smib, s)
 
-    def _declare_gaps(self, smib: str, s: _Session, reason: str) -> None:
+    def _declare_gaps(self, smib: str, s: Session, reason: str) -> None:
         """Declare every gap still open lost, delivering what was held after each."""
         while s.contig is not None and s.known > s.contig:
             self._declare_lost(smib, s, self._gap_end(s), reason)
 
     # -- counters gone back ------------------------------------------------------------------------
 
-    def _suspect(self, s: _Session, why: str) -> _Suspect:
+    def _suspect(self, s: Session, why: str) -> Suspect:
         if s.suspect is None:
-            s.suspect = _Suspect(why)
+            s.suspect = Suspect(why)
             if s.ask is not None and s.ask.kind != "verify":
                 s.ask = None  # the verification goes first
             s.attempts, s.next_try, s.ttl = 0, float("-inf"), self.config.request_ttl
         return s.suspect
 
-    def _reset_counters(self, smib: str, s: _Session, answer: dict[str, Any]) -> None:
+    def _reset_counters(self, smib: str, s: Session, answer: dict[str, Any]) -> None:
         """The SMIB's answer confirms its counters went back: a new eid series starts after the
         first regressed birth (or before the first event held back), and what was held back
         is applied in it."""
-        sus = s.suspect or _Suspect("its birth is behind")
+        sus = s.suspect or Suspect("its birth is behind")
         starts = [b["last_eid"] for b in sus.births] or [
             min([answer["last_eid"], *(e["eid"] - 1 for e in sus.events)])
         ]
@@ -571,6 +515,8 @@ class SmibLink:
         s.suspect = None
         self._birth(smib, s, answer)
         for b in sus.births[:1]:  # the series' first reading: its events reconcile from it
+            if b["last_eid"] == answer["last_eid"]:
+                break  # the answer's own reading is that one
             meters = tuple(sorted(b["meters"].items()))
             snap = Meters(smib, "birth", b["epoch"], start, b["digits"], meters)
             s.snapshots.append((start, snap))
@@ -580,7 +526,7 @@ class SmibLink:
         for doc in sus.meters:
             self._on_meters(smib, p.up_topic(smib, "meters"), s, doc)
 
-    def _settle_suspect(self, smib: str, s: _Session, *, regressed: bool, why: str) -> None:
+    def _settle_suspect(self, smib: str, s: Session, *, regressed: bool, why: str) -> None:
         """The counters did not go back: the births held were stale copies, an event under a
         taken eid is a conflict (the first stands), the rest goes through as usual."""
         sus, s.suspect = s.suspect, None
@@ -624,11 +570,11 @@ class SmibLink:
             except Exception:
                 log.exception("twin link: housekeeping failed")
 
-    def _backoff(self, s: _Session) -> float:
+    def _backoff(self, s: Session) -> float:
         base = self.config.request_interval * 2.0 ** max(0, s.attempts - 1)
         return min(base, MAX_BACKOFF) + self._rng.uniform(0, self.config.jitter)
 
-    def _need(self, s: _Session, now: float) -> str | None:
+    def _need(self, s: Session, now: float) -> str | None:
         """What the link must ask of a SMIB now: ``verify``, ``rebirth``, ``replay`` or
         nothing."""
         if s.suspect is not None:
@@ -669,7 +615,7 @@ class SmibLink:
                     continue
                 self._ask(smib, s, need, now)
 
-    def _ask(self, smib: str, s: _Session, need: str, now: float) -> None:
+    def _ask(self, smib: str, s: Session, need: str, now: float) -> None:
         s.attempts += 1
         s.last_request = now
         tries = f" (attempt {s.attempts} of {self.config.request_attempts})"
@@ -689,11 +635,11 @@ class SmibLink:
             ) + tries
         cmd = "replay_events" if need == "replay" else "rebirth"
         cmd_id = self._send(smib, cmd, args, why, ttl=s.ttl)
-        s.ask = _Ask(need, cmd_id, now + s.ttl + 0.5)
+        s.ask = Ask(need, cmd_id, now + s.ttl + 0.5)
         if need == "replay" and not self._eid_gap(s) and not s.missing:
             s.gap_since = None  # a seq gap only: the tail asked for once
 
-    def _give_up(self, smib: str, s: _Session, need: str) -> None:
+    def _give_up(self, smib: str, s: Session, need: str) -> None:
         tries = f"asked {s.attempts} times, last: {s.last_answer or 'no answer'}"
         s.attempts, s.ttl = 0, self.config.request_ttl
         if need == "verify":
