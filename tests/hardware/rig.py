@@ -34,7 +34,9 @@ class Rig:
         reorder_window: float = 0.3,
         smibs: tuple[str, ...] = REGISTERED,
         sinks: tuple[Sink, ...] = (),
+        **config: Any,
     ) -> None:
+        """``config``: LinkConfig settings besides the rig's (a shorter expiry, say)."""
         self.broker = broker
         self.game = game()
         self.registry = {
@@ -50,9 +52,12 @@ class Rig:
                 self.endpoint,
                 TWIN_USER,
                 TWIN_PASSWORD,
-                reorder_window=reorder_window,
-                request_interval=0.5,
-                request_ttl=1.0,
+                **{
+                    "reorder_window": reorder_window,
+                    "request_interval": 0.5,
+                    "request_ttl": 1.0,
+                    **config,
+                },
             ),
         )
         self.emulators: list[SmibEmulator] = []

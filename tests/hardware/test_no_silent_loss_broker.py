@@ -19,6 +19,7 @@ from twin.hardware.records import (
     SmibRequest,
 )
 
+from .broker import Broker
 from .rig import Rig
 
 
@@ -128,3 +129,27 @@ def test_a_small_phantom_stands_and_the_real_event_is_a_conflict(rig: Rig) -> No
     rig.until("a reconciliation", lambda: rig.of(SmibReconciled) != [])
     # the refused event's money is in the meters: reconciliation says so
     assert sorted(f.control for f in rig.of(Finding)) == ["HW.event_conflict", "HW.reconcile"]
+
+
+def test_replays_that_are_never_answered_are_asked_5_times_then_declared(broker: Broker) -> None:
+    rig = Rig(broker, request_interval=0.1, request_ttl=0.1).start()
+    try:
+        emu = rig.emulator()
+        emu.insert_bill(1000)
+        rig.until("event 1", lambda: rig.eids() == [1])
+        emu.misbehave.drop_next["evt"] = 1
+        emu.misbehave.drop_next["cmd"] = 99  # every command is lost on its way in
+        emu.play(5)
+        emu.play(5)  # event 3 shows 2 missing
+        rig.until("the gap declared", lambda: rig.of(SmibEventsLost) != [], timeout=30)
+        (lost,) = rig.of(SmibEventsLost)
+        assert (lost.from_eid, lost.to_eid) == (2, 2)
+        assert lost.reason == "replay asked 5 times, last: no answer"
+        assert rig.eids() == [1, 3]
+        emu.play(5)
+        rig.until("event 4", lambda: rig.eids() == [1, 3, 4])  # it goes on
+        rig.settle(1.0)
+        assert [r.cmd for r in rig.of(SmibRequest)] == ["replay_events"] * 5
+        assert emu.dropped["cmd"] == 5
+    finally:
+        rig.close()
