@@ -264,3 +264,16 @@ def test_an_offline_smib_s_gap_is_declared_at_the_run_s_end_with_the_reason() ->
     (lost,) = o.of(SmibEventsLost)
     assert lost.reason == "the run ended before they arrived; the SMIB was offline"
     assert o.of(SmibClosed)[0].online is False
+
+
+def test_digests_are_kept_for_the_last_eids_only_older_ones_are_just_old() -> None:
+    o = Offline(digest_window=4)
+    o.birth(1)
+    for eid in range(1, 11):
+        o.evt(1, eid, eid)
+    assert len(o.link._sessions["S-001"].digests) <= 5  # bounded: 4 + 4 // 4
+    o.evt(1, 11, 2, code=0x11, deltas={})  # too old to compare: only old
+    assert _rejected(o, "duplicate") == ["event 2 already received"]
+    assert o.link.session("S-001")["suspect"] is False
+    o.evt(1, 12, 9, code=0x11, deltas={})  # recent: another content is a suspect
+    assert o.link.session("S-001")["suspect"] is True

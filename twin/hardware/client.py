@@ -73,7 +73,7 @@ class LinkConfig:
     command_ttl: float = 30.0  # a command sent through :meth:`SmibLink.command` expires
     request_ttl: float = 5.0  # the link's own requests (replay, rebirth) expire after this
     request_attempts: int = 5  # a need is asked this many times, then given up (declared)
-    digest_window: int = 65_536  # the last eids whose content digest is kept per SMIB
+    digest_window: int = 4_096  # the last eids whose content digest is kept per SMIB
     keepalive: int = 5
     seed: int = 0
 

@@ -423,8 +423,9 @@ class SmibLink:
             self._put(s.held.pop(s.contig))
             self.accepted += 1
             s.applied += 1
-        if len(s.digests) > 2 * self.config.digest_window:
-            floor = s.contig - self.config.digest_window
+        window = self.config.digest_window
+        if len(s.digests) > window + window // 4:  # ~100 B an eid: kept bounded per SMIB
+            floor = s.contig - window
             s.digests = {e: d for e, d in s.digests.items() if e > floor}
             s.lost = [r for r in s.lost if r[1] > floor]
         ready = sorted((a for a in s.snapshots if a[0] <= s.contig), key=lambda a: a[0])
