@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -376,3 +377,56 @@ def test_docs_exchanges_replay_byte_for_byte() -> None:
         else:
             expected = None if text == "(silence)" else text.replace(" ", "")
             assert reply == expected, f"docs/sas.md: {text}"
+
+
+# -- the twin's side ------------------------------------------------------------------------
+def test_power_reset_and_slot_door_counts_feed_1c() -> None:
+    m = machine()
+    for code in (0x17, 0x11, 0x12, 0x17):
+        m.raise_exception(code)
+    reply = ask(m, "011c")
+    assert reply is not None
+    assert reply[4 + 6 * 8 : 4 + 8 * 8] == "00000001" + "00000002"  # door opened, power reset
+
+
+class _Broken(SlotAccounts):
+    def reading(self, code: MeterCode) -> int:
+        raise RuntimeError("a bug while reading a meter")
+
+
+def test_a_bug_while_answering_is_counted_and_answered_with_silence() -> None:
+    a = _Broken(denomination_cents=1, hopper_capacity=1, hopper_level=0)
+    m = machine(a)
+    assert ask(m, "0111") is None and m.internal_errors == 1
+    assert ask(m, "81") == "00"  # the machine goes on
+
+
+def test_for_game_uses_the_game_signature_as_program() -> None:
+    class G:
+        id = "book-of-ra"
+        signature = PROGRAM
+
+    m = SasGamingMachine.for_game(played(), G(), address=3, serial="S-1")
+    assert m.paytable_id == "book-o" and m.game_id == "TW" and m.address == 3
+    assert m.rom_signature(0) == machine().rom_signature(0) == 0x4BC3
+
+
+def test_on_activity_reports_bills() -> None:
+    m = machine()
+    m.on_activity("game_ended", {"games": 3})
+    m.on_activity("bill_accepted", {"cents": 5000, "credits": 5000})
+    assert m.exceptions.waiting() == [0x4B] and m.last_bill_cents == 5000
+
+
+def test_a_shared_lock_holds_polls_while_the_accounts_change() -> None:
+    lock = threading.RLock()
+    m = machine(lock=lock)
+    replies: list[str | None] = []
+    with lock:
+        t = threading.Thread(target=lambda: replies.append(ask(m, "0111")))
+        t.start()
+        t.join(0.2)
+        assert t.is_alive() and replies == []  # waiting for the lock
+        m.accounts.record_play(games=1, wagered=10, won=0, games_won=0)
+    t.join(5)
+    assert replies == [crc("0111" + "00000130")]

@@ -11,8 +11,9 @@ choices made where SAS is silent are in ``docs/sas.md``.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from twin.hardware.sas.bcd import from_bcd, is_bcd, to_bcd
 from twin.hardware.sas.crc import crc16, crc_ok, with_crc
@@ -73,6 +74,16 @@ MAX_2F_METERS = 10
 MAX_6F_METERS = 12
 
 
+class GameLike(Protocol):
+    """What :meth:`SasGamingMachine.for_game` needs of a game (``twin.machines.par.Game``)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def signature(self) -> str: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Handpay:
     """A hand pay the machine is locked in (what long poll 1B reports)."""
@@ -122,6 +133,7 @@ class SasGamingMachine:
         rom_signature_on_general_poll: bool = True,
         allow_remote_handpay_reset: bool = True,
         on_handpay_reset: Callable[[Handpay], None] | None = None,
+        lock: threading.RLock | None = None,
     ) -> None:
         _need(1 <= address <= 127, f"address must be 1..127, got {address}")
         self.address = address
@@ -174,7 +186,34 @@ class SasGamingMachine:
         self.exceptions = ExceptionQueue(queue_capacity)
         self._rom_reply: bytes | None = None
         self._sent: _Sent | None = None
-        self._lock = threading.RLock()
+        # Shared with whatever mutates ``accounts`` from another thread, a poll reads the
+        # meters between two of its changes (a reentrant lock: callbacks may call back).
+        self._lock = lock if lock is not None else threading.RLock()
+
+    @classmethod
+    def for_game(
+        cls,
+        accounts: SlotAccounts,
+        game: GameLike,
+        *,
+        address: int,
+        serial: str = "",
+        game_id: str = "TW",
+        **kwargs: Any,
+    ) -> SasGamingMachine:
+        """A machine running ``game``: its program image is the game's signature (the SHA-256
+        the Board's register approves) and its paytable ID the game's id (first 6 ASCII
+        characters); ``game_id`` is SAS's 2-letter manufacturer code ("TW": the twin)."""
+        paytable = "".join(c for c in game.id if c.isascii() and c.isprintable())[:6] or "?"
+        return cls(
+            accounts,
+            address=address,
+            serial=serial,
+            game_id=game_id,
+            paytable_id=paytable,
+            program=game.signature,
+            **kwargs,
+        )
 
     # -- the line's side -----------------------------------------------------------------
     def poll_length(self, head: bytes) -> int | None:
@@ -222,6 +261,13 @@ class SasGamingMachine:
             _need(rest == 0 and units > 0, f"a bill is a whole number of units, got {cents}")
             self.last_bill_cents = cents
             self.exceptions.raise_(BILL_ACCEPTED_EXCEPTIONS.get(units, BILL_ACCEPTED_OTHER))
+
+    def on_activity(self, kind: str, data: Mapping[str, int]) -> None:
+        """An activity of a player loop (``serve.Patron``'s ``on_event``): a bill accepted
+        (``data["cents"]``) is reported as :meth:`bill_accepted`; other kinds raise nothing
+        (game start and end are real time events, not implemented)."""
+        if kind == "bill_accepted":
+            self.bill_accepted(int(data["cents"]))
 
     def handpay_pending(
         self,
@@ -539,4 +585,4 @@ def _program_bytes(program: bytes | str) -> bytes:
     return data
 
 
-__all__ = ["Handpay", "SasGamingMachine"]
+__all__ = ["GameLike", "Handpay", "SasGamingMachine"]
