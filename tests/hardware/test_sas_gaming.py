@@ -74,6 +74,9 @@ METER_POLLS = [
     ("011e", "011e000000000000000000000000000000010000000000000000dffd"),  # one $20 bill
     ("012a", "012a00000200a21b"),  # true coin in: 200 coins
     ("012b", "012b00000030d512"),  # true coin out: 30 coins
+    ("0118", "0118005000502d3b"),  # games since power up 50, since door closure 50
+    ("0120", "012000000020b845"),  # value of bills: 20 units
+    ("0151", "0151000084c5"),  # no multi-game extensions: 0 games
 ]
 
 

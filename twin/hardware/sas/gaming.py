@@ -377,12 +377,15 @@ class SasGamingMachine:
     @property
     def _type_r(self) -> dict[int, Callable[[], bytes]]:
         return {
+            0x18: self._lp18,
             0x19: self._lp19,
             0x1B: self._lp1b,
             0x1C: self._lp1c,
             0x1E: self._lp1e,
             0x1F: self._lp1f,
+            0x20: self._lp20,
             0x48: self._lp48,
+            0x51: self._lp51,
             0x54: self._lp54,
         }
 
@@ -405,6 +408,17 @@ class SasGamingMachine:
 
     def _bills(self, units: int) -> int:
         return self.accounts.bills.get(units * 100, 0) % self.accounts.rollover
+
+    def _lp18(self) -> bytes:
+        return self._meter(M.GAMES_SINCE_POWER_RESET, 2) + self._meter(M.GAMES_SINCE_DOOR_CLOSED, 2)
+
+    def _lp20(self) -> bytes:
+        """The value of every bill accepted, in whole currency units."""
+        cents = sum(c * (n % self.accounts.rollover) for c, n in self.accounts.bills.items())
+        return _bcd(cents // 100, 4)
+
+    def _lp51(self) -> bytes:
+        return to_bcd(0, 2)  # no multi-game extensions: 0 games implemented (SAS 7.6.3)
 
     def _lp19(self) -> bytes:
         codes = (M.TOTAL_COIN_IN, M.TOTAL_COIN_OUT, M.TOTAL_DROP, M.TOTAL_JACKPOT, M.GAMES_PLAYED)
