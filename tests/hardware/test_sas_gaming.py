@@ -238,6 +238,20 @@ def test_attendant_reset_of_cancelled_credits() -> None:
         m.handpay_reset()
 
 
+def test_handpay_fields_out_of_range_are_errors() -> None:
+    m = machine()
+    with pytest.raises(ValueError, match=re.escape("partial_pay must be 0..9999")):
+        m.handpay_pending(10, partial_pay=10_000)
+    with pytest.raises(ValueError, match=re.escape("progressive_group must be 0..255")):
+        m.handpay_pending(10, progressive_group=256)
+    with pytest.raises(ValueError, match="a hand pay must be positive"):
+        m.handpay_pending(0)
+    assert not m.in_handpay
+    hp = m.handpay_pending(10, progressive_group=2, level=1, partial_pay=3)
+    assert ask(m, "011b") == crc("011b0201" + "0000000010" + "0003" + "00" + "00" * 10)
+    assert hp.level == 1
+
+
 def test_remote_reset_refused_when_not_allowed() -> None:
     m = machine(allow_remote_handpay_reset=False)
     m.handpay_pending(10)

@@ -290,6 +290,14 @@ class SasGamingMachine:
                 _need(credits <= self.accounts.credits, "hand pay exceeds the credit meter")
             if level is None:
                 level = LEVEL_CANCELLED_CREDITS if cancelled_credits else LEVEL_NON_PROGRESSIVE
+            _need(
+                0 <= progressive_group <= 0xFF,
+                f"progressive_group must be 0..255, got {progressive_group}",
+            )
+            _need(0 <= level <= 0xFF, f"level must be 0..255, got {level}")
+            _need(
+                0 <= partial_pay <= 9999, f"partial_pay must be 0..9999 (2 BCD), got {partial_pay}"
+            )
             hp = Handpay(credits, cancelled_credits, progressive_group, level, partial_pay)
             self.handpay = hp
             self.exceptions.raise_(HANDPAY_PENDING)
@@ -444,10 +452,10 @@ class SasGamingMachine:
         if hp is None:
             return bytes(20)
         return (
-            bytes([hp.progressive_group & 0xFF, hp.level & 0xFF])
+            bytes([hp.progressive_group, hp.level])
             + _bcd(hp.credits, 5)
             + _bcd(hp.partial_pay, 2)
-            + bytes([hp.reset_id & 0xFF])
+            + bytes([hp.reset_id])
             + bytes(10)
         )
 
