@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import os
 import select
+import signal
+import subprocess
+import sys
 import termios
 import threading
 import time
@@ -375,3 +378,86 @@ def test_serve_plays_the_machine_and_answers_polls(pair: PtyPair) -> None:
     with lock:
         assert accounts.invariant_violations() == []
         assert accounts.readings()["total_coin_in"] > 0
+
+
+# -- twin sas serve ----------------------------------------------------------------------------
+
+
+def _twin(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "twin", *args], capture_output=True, text=True, timeout=60
+    )
+
+
+def test_sas_serve_bad_input_is_one_line_and_exit_2() -> None:
+    cases = {
+        (): "twin: error: --port/--pty: expected exactly one of --port PATH or --pty, "
+        "found 'none'\n",
+        ("--pty", "--port", "/dev/null"): "twin: error: --port/--pty: expected exactly one "
+        "of --port PATH or --pty, found 'both'\n",
+        ("--pty", "--address", "128"): "twin: error: sas serve: Invalid value for '--address': "
+        "128 is not in the range 1<=x<=127.\n",
+        ("--pty", "--game", "/nowhere.toml"): "twin: error: /nowhere.toml: expected a readable "
+        "PAR sheet file, found 'No such file or directory'\n",
+    }
+    for args, message in cases.items():
+        proc = _twin("sas", "serve", *args)
+        assert (proc.returncode, proc.stderr) == (2, message), args
+    proc = _twin("sas", "serve", "--port", "/nowhere/tty")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(
+        "twin: error: /nowhere/tty: expected a serial port that can be opened, found "
+    ), proc.stderr
+    assert proc.stderr.count("\n") == 1
+
+
+def test_sas_serve_on_a_pty_answers_a_host_and_prints_its_reply_times() -> None:
+    """Needs the protocol core (``twin.hardware.sas.gaming``): a general poll to the
+    machine's address is answered (``00`` when nothing is pending)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "twin", "sas", "serve", "--pty", "--address", "3",
+         "--seconds", "4", "--rate", "50"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        assert first.startswith("pty: /dev/pts/") and first.endswith(", address 3\n"), first
+        path = first.split()[1].rstrip(",")
+        with SasHost(path, crc=kermit, timeout=0.5) as host:
+            answers = [host.general_poll(3) for _ in range(10)]
+            assert host.general_poll(4) is None
+        assert all(isinstance(a, int) for a in answers), answers
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("activities: ") and int(lines[0].split()[1]) > 0
+    assert lines[1].startswith("polls: polls 11, replies 10, silent 1, late ")
+    assert lines[2].startswith("reply time: median ") and "(deadline 20 ms," in lines[2]
+
+
+def test_sas_serve_stopped_by_ctrl_c_prints_its_statistics() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "twin", "sas", "serve", "--pty", "--rate", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        path = proc.stdout.readline().split()[1].rstrip(",")
+        with SasHost(path, crc=kermit, timeout=0.5) as host:
+            assert isinstance(host.general_poll(1), int)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert (proc.returncode, err) == (130, "twin: interrupted (SIGINT)\n")
+    lines = out.splitlines()
+    assert lines[0] == "activities: 0"
+    assert lines[1].startswith("polls: polls 1, replies 1, silent 0,")
+    assert lines[2].startswith("reply time: median ")
