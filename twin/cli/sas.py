@@ -124,6 +124,9 @@ def _serve(
     else:
         click.echo(f"port: {port} (19200 baud, space parity, PARMRK), address {address}")
     sys.stdout.flush()
+    # the line thread gets the interpreter back within 0.5 ms of a poll's arrival while the
+    # patron plays (Python's default switch interval, 5 ms, is a quarter of the deadline)
+    sys.setswitchinterval(0.0005)
     stop = threading.Event()
     line, threads = s.serve(wire, machine, stop, patron=patron, rate=rate)
     try:
