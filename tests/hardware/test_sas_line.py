@@ -16,7 +16,8 @@ import sys
 import termios
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -125,9 +126,9 @@ class Rig:
         ready, _, _ = select.select([self.pair.host_fd], [], [], seconds)
         return os.read(self.pair.host_fd, 4096) if ready else b""
 
-    def until(self, what: str, cond: object, timeout: float = 2.0) -> None:
+    def until(self, what: str, cond: Callable[[], bool], timeout: float = 2.0) -> None:
         end = time.monotonic() + timeout
-        while not cond():  # type: ignore[operator]
+        while not cond():
             assert time.monotonic() < end, what
             time.sleep(0.005)
 
@@ -138,6 +139,7 @@ def pair() -> Iterator[PtyPair]:
         yield p
 
 
+@contextmanager
 def rig_on(pair: PtyPair, responder: Tiny | None = None) -> Iterator[Rig]:
     r = Rig(pair, responder or Tiny())
     try:
@@ -149,7 +151,8 @@ def rig_on(pair: PtyPair, responder: Tiny | None = None) -> Iterator[Rig]:
 
 @pytest.fixture
 def rig(pair: PtyPair) -> Iterator[Rig]:
-    yield from rig_on(pair)
+    with rig_on(pair) as r:
+        yield r
 
 
 # -- the marked stream -------------------------------------------------------------------------
@@ -235,18 +238,30 @@ def test_a_poll_cut_by_the_inter_byte_gap_is_dropped_and_its_tail_is_noise(rig: 
 
 
 def test_a_responder_that_raises_is_silence_and_the_line_goes_on(pair: PtyPair) -> None:
-    for r in rig_on(pair, Tiny(boom=True)):
+    with rig_on(pair, Tiny(boom=True)) as r:
         r.send(b"\xff\x00\x81\xff\x00\x81")
         assert r.quiet() == b""
-        r.until("failed", lambda: r.stats.failed == 2)  # noqa: B023
+        r.until("failed", lambda: r.stats.failed == 2)
         assert r.thread.is_alive()
 
 
+def test_a_length_out_of_range_drops_the_poll_and_the_line_goes_on(pair: PtyPair) -> None:
+    class NoLength(Tiny):
+        def poll_length(self, head: bytes) -> int | None:
+            return 0 if head[0] == 0x05 else super().poll_length(head)
+
+    with rig_on(pair, NoLength()) as r:
+        r.send(b"\xff\x00\x05\x11\xff\x00\x81")
+        assert r.recv(1) == b"\x00"
+        r.until("failed", lambda: (r.stats.failed, r.stats.noise) == (1, 1))
+        assert r.responder.polls == [b"\x81"]
+
+
 def test_a_slow_responder_is_late_and_measured(pair: PtyPair) -> None:
-    for r in rig_on(pair, Tiny(delay=0.03)):
+    with rig_on(pair, Tiny(delay=0.03)) as r:
         r.send(b"\xff\x00\x81")
         assert r.recv(1) == b"\x00"
-        r.until("late", lambda: r.stats.late == 1)  # noqa: B023
+        r.until("late", lambda: r.stats.late == 1)
         assert r.stats.max_time >= 0.03
         assert r.stats.summary()["max_ms"] >= 30
 
@@ -300,7 +315,7 @@ def test_the_host_opens_a_pty_by_path_and_drops_a_bad_crc(pair: PtyPair) -> None
             reply = super().answer(poll)
             return reply[:-1] + bytes([reply[-1] ^ 1]) if reply and len(reply) > 1 else reply
 
-    for r in rig_on(pair, BadCrc()):
+    with rig_on(pair, BadCrc()) as r:
         with SasHost(pair.host_path, crc=kermit, timeout=0.5) as host:
             assert host.pty
             assert host.long_poll(1, 0x11) is None
@@ -310,7 +325,7 @@ def test_the_host_opens_a_pty_by_path_and_drops_a_bad_crc(pair: PtyPair) -> None
 
 
 def test_the_host_drops_a_late_reply_before_its_next_poll(pair: PtyPair) -> None:
-    for _ in rig_on(pair, Tiny(delay=0.15)):
+    with rig_on(pair, Tiny(delay=0.15)):
         host = SasHost(pair.host_fd, crc=kermit, timeout=0.05)
         assert host.general_poll(1) is None  # the reply comes after the host gave up
         time.sleep(0.2)

@@ -14,7 +14,7 @@ import click
 from twin.errors import InputError
 
 if TYPE_CHECKING:
-    from twin.hardware.sas.line import FdWire
+    from twin.hardware.sas.line import FdWire, SasLine
     from twin.hardware.sas.pty import PtyPair
     from twin.machines.par import Game
 
@@ -119,23 +119,27 @@ def _serve(
     lock = threading.RLock()
     machine, hook = s.make_machine(accounts, address=address, game=game, lock=lock)
     patron = s.Patron(accounts, game, seed=seed, lock=lock, on_event=hook)
-    if pair is not None:
-        click.echo(f"pty: {pair.host_path}, address {address}")
-    else:
-        click.echo(f"port: {port} (19200 baud, space parity, PARMRK), address {address}")
-    sys.stdout.flush()
     # the line thread gets the interpreter back within 0.5 ms of a poll's arrival while the
     # patron plays (Python's default switch interval, 5 ms, is a quarter of the deadline)
     sys.setswitchinterval(0.0005)
     stop = threading.Event()
-    line, threads = s.serve(wire, machine, stop, patron=patron, rate=rate)
+    started: tuple[SasLine, list[threading.Thread]] | None = None
     try:
+        started = s.serve(wire, machine, stop, patron=patron, rate=rate)
+        # said once the machine answers: a host may poll as soon as it reads this line
+        if pair is not None:
+            click.echo(f"pty: {pair.host_path}, address {address}")
+        else:
+            click.echo(f"port: {port} (19200 baud, space parity, PARMRK), address {address}")
+        sys.stdout.flush()
         end = time.monotonic() + seconds if seconds else None
         while not stop.wait(0.1):
             if end is not None and time.monotonic() >= end:
                 break
     finally:
-        stats = s.finish(stop, threads, line)
-        click.echo(f"activities: {patron.activities}")
-        click.echo(stats.render(), nl=False)
-        sys.stdout.flush()
+        if started is not None:
+            line, threads = started
+            stats = s.finish(stop, threads, line)
+            click.echo(f"activities: {patron.activities}")
+            click.echo(stats.render(), nl=False)
+            sys.stdout.flush()
