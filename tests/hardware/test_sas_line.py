@@ -272,12 +272,16 @@ def test_reply_time_statistics(rig: Rig) -> None:
         assert rig.recv(1) == b"\x00"
     rig.until("replies", lambda: rig.stats.replies == 20)
     s = rig.stats.summary()
-    assert (s["polls"], s["replies"], s["late"], s["deadline_ms"]) == (20, 20, 0, 20.0)
-    assert 0 < s["median_ms"] <= s["p99_ms"] <= s["max_ms"] < REPLY_DEADLINE * 1000
+    times = list(rig.stats.times)
+    late = sum(t > REPLY_DEADLINE for t in times)  # 0 unless the machine is very busy
+    assert (s["polls"], s["replies"], s["late"], s["deadline_ms"]) == (20, 20, late, 20.0)
+    assert s["max_ms"] == round(max(times) * 1000, 3) and rig.stats.max_time == max(times)
+    assert 0 < s["median_ms"] <= s["p99_ms"] <= s["max_ms"]
+    assert s["median_ms"] < REPLY_DEADLINE * 1000
     lines = rig.stats.render().splitlines()
-    assert lines[0].startswith("polls: polls 20, replies 20, silent 0, late 0, noise 0,")
+    assert lines[0].startswith(f"polls: polls 20, replies 20, silent 0, late {late}, noise 0,")
     assert lines[1].startswith("reply time: median ")
-    assert lines[1].endswith("(deadline 20 ms, 0 late)")
+    assert lines[1].endswith(f"(deadline 20 ms, {late} late)")
 
 
 def test_percentile_is_nearest_rank() -> None:
