@@ -32,6 +32,7 @@ from twin.hardware.sas.line import (
     mark,
     open_serial,
     percentile,
+    write_all,
 )
 from twin.hardware.sas.pty import PtyPair, open_pty
 from twin.hardware.sas.serve import Patron, new_accounts, serve
@@ -295,6 +296,25 @@ def test_percentile_is_nearest_rank() -> None:
         "polls: polls 0, replies 0, silent 0, late 0, noise 0, cut_short 0, cut_bytes 0, "
         "failed 0, stray 0\nreply time: no replies\n"
     )
+
+
+def test_a_write_waits_while_a_non_blocking_port_is_full(pair: PtyPair) -> None:
+    """pyserial opens ports non-blocking: a reply larger than the kernel's buffer is written
+    whole once the other end reads, never half (or an error)."""
+    os.set_blocking(pair.machine_fd, False)
+    data = bytes(range(256)) * 256  # 64 KiB: more than a pty buffers
+    got = bytearray()
+
+    def drain() -> None:
+        time.sleep(0.1)
+        while len(got) < len(data):
+            got.extend(os.read(pair.host_fd, 65536))
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    write_all(pair.machine_fd, data)
+    reader.join(10)
+    assert bytes(got) == data
 
 
 # -- the host ----------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from twin.hardware.sas.line import (
     Unmarker,
     mark,
     percentile,
+    write_all,
 )
 
 
@@ -153,10 +154,7 @@ class SasHost:
                 self._serial.write(poll[1:])
                 self._serial.flush()
             return
-        out = memoryview(mark(poll, wakeup=True))
-        while out:
-            n = os.write(self.fd, out)
-            out = out[n:]
+        write_all(self.fd, mark(poll, wakeup=True))
 
     def _drain(self) -> None:
         """Drop what is waiting (a late reply to an earlier poll), counted in ``stale``."""

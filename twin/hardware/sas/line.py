@@ -186,10 +186,7 @@ class FdWire:
             return b""
 
     def write(self, data: bytes) -> None:
-        out = memoryview(mark(data) if self.marked_writes else data)
-        while out:
-            n = os.write(self.fd, out)
-            out = out[n:]
+        write_all(self.fd, mark(data) if self.marked_writes else data)
 
     def close(self) -> None:
         if self._closed:
@@ -199,6 +196,19 @@ class FdWire:
             self.owner.close()
         elif self._close_fd:
             os.close(self.fd)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd``, waiting while a non-blocking fd's buffer is full
+    (pyserial opens ports non-blocking)."""
+    out = memoryview(data)
+    while out:
+        try:
+            n = os.write(fd, out)
+        except BlockingIOError:
+            select.select([], [fd], [], 0.05)
+            continue
+        out = out[n:]
 
 
 def open_serial(port: str) -> FdWire:
