@@ -102,16 +102,15 @@ class Patron:
 def make_machine(
     accounts: SlotAccounts, *, address: int, game: Game, lock: threading.RLock
 ) -> tuple[Responder, EventHook | None]:
-    """The protocol core's gaming machine over ``accounts``, and what the patron tells it
-    after each activity (None: nothing).
+    """The protocol core's gaming machine over ``accounts`` running ``game``
+    (``SasGamingMachine.for_game``: its program is the game's signature), sharing ``lock``
+    with the patron, and what the patron tells it after each activity (its
+    ``on_activity``: a bill raises its bill accepted exception).
 
-    Wired to ``twin.hardware.sas.gaming.SasGamingMachine`` by name (the protocol core is
-    merged separately): the constructor here is the one expected, to be checked when both
-    are merged."""
+    Imported by name: the protocol core (``twin.hardware.sas.gaming``) is merged apart."""
     gaming: Any = importlib.import_module("twin.hardware.sas.gaming")
-    machine = gaming.SasGamingMachine(accounts, address=address, game=game, lock=lock)
-    hook = getattr(machine, "on_activity", None)
-    return machine, hook
+    machine = gaming.SasGamingMachine.for_game(accounts, game, address=address, lock=lock)
+    return machine, machine.on_activity
 
 
 def serve(
