@@ -26,6 +26,7 @@ from twin.cli.games import par, table
 from twin.cli.hardware import smib
 from twin.cli.ledgers import ledger, state
 from twin.cli.running import WRITTEN, run
+from twin.cli.sas import sas
 from twin.cli.studies import aml, compare, sweep
 from twin.errors import InputError
 
@@ -65,7 +66,7 @@ def cli() -> None:
 
 
 for _command in (
-    run, par, table, account, controls, scenarios, compare, aml, sweep, ledger, state, smib
+    run, par, table, account, controls, scenarios, compare, aml, sweep, ledger, state, smib, sas
 ):  # fmt: skip
     cli.add_command(_command)
 
