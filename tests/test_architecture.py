@@ -220,7 +220,7 @@ _READS_DEPARTMENTS: dict[str, set[str]] = {
 }
 EXTRA_LIBS: dict[str, set[str]] = {
     # the link checks payloads with code fastjsonschema compiles from the same schemas
-    "twin.hardware": {"paho", "jsonschema", "fastjsonschema"},
+    "twin.hardware": {"paho", "jsonschema", "fastjsonschema", "serial"},
     "twin.experiments": {"distributed", "dask", "matplotlib"},
 }
 #: layers above the assembly: they may call the run API (and nothing imports them but it)
