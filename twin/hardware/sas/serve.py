@@ -11,13 +11,12 @@ which the gaming machine is given too, so a poll reads the meters between activi
 
 from __future__ import annotations
 
-import importlib
 import threading
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
+from twin.hardware.sas.gaming import SasGamingMachine
 from twin.hardware.sas.line import LineStats, Responder, SasLine, Wire
 from twin.machines.accounting import SlotAccounts
 from twin.machines.engine import PerSpinEngine, PlayRequest, Stop
@@ -105,11 +104,8 @@ def make_machine(
     """The protocol core's gaming machine over ``accounts`` running ``game``
     (``SasGamingMachine.for_game``: its program is the game's signature), sharing ``lock``
     with the patron, and what the patron tells it after each activity (its
-    ``on_activity``: a bill raises its bill accepted exception).
-
-    Imported by name: the protocol core (``twin.hardware.sas.gaming``) is merged apart."""
-    gaming: Any = importlib.import_module("twin.hardware.sas.gaming")
-    machine = gaming.SasGamingMachine.for_game(accounts, game, address=address, lock=lock)
+    ``on_activity``: a bill raises its bill accepted exception)."""
+    machine = SasGamingMachine.for_game(accounts, game, address=address, lock=lock)
     return machine, machine.on_activity
 
 
