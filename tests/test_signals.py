@@ -189,3 +189,30 @@ def test_a_study_stopped_mid_way_is_one_line_and_an_incomplete_folder(
     assert stderr.count("\n") == 1 and stderr.startswith(f"twin: interrupted ({sig.name})")
     assert not out.exists()
     assert (work / "INCOMPLETE").is_file()
+
+
+def test_a_signal_during_a_finalizer_is_delivered_after_it_not_lost(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """An exception raised in a ``__del__`` is printed ("Exception ignored in ...", with a
+    traceback) and dropped: a signal that lands in one (seen in CI: tqdm's, as a run ended)
+    is delivered again just after it, and stops the process as any other."""
+    import os
+
+    from twin import signals
+
+    restore = signals.install()
+    try:
+
+        class Finalized:
+            def __del__(self) -> None:
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(0.05)  # the handler runs in here, inside the finalizer
+
+        with pytest.raises(signals.Interrupted) as stop:
+            Finalized()  # collected at once
+            time.sleep(2)  # the signal comes again, here
+        assert stop.value.name == "SIGTERM"
+        assert "Exception ignored" not in capfd.readouterr().err
+    finally:
+        restore()

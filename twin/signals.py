@@ -10,6 +10,7 @@ but that :func:`deferred` blocks run to their end before a signal is seen.
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -51,11 +52,32 @@ _depth = 0
 _pending: int | None = None
 
 
+#: how soon a signal that came during a finalizer is delivered again
+REDELIVER_SECONDS = 0.005
+
+
+def _in_finalizer(frame: FrameType | None) -> bool:
+    """Whether the main thread is inside an object's ``__del__``: an exception raised there is
+    printed ("Exception ignored in ...", with a traceback) and dropped, and the stop with it."""
+    while frame is not None:
+        if frame.f_code.co_name == "__del__":
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _handler(signum: int, frame: FrameType | None) -> None:
     global _pending
     if _depth:
         if _pending is None:
             _pending = signum
+        return
+    if _in_finalizer(frame):
+        # deliver it again just after the finalizer (a daemon timer: at the interpreter's
+        # exit, when nothing is left to stop, it is not waited for)
+        timer = threading.Timer(REDELIVER_SECONDS, os.kill, (os.getpid(), signum))
+        timer.daemon = True
+        timer.start()
         return
     raise Interrupted(signum)
 
