@@ -23,12 +23,12 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from twin.hardware.sas.line import (
-    BAUD,
     INTER_BYTE_GAP,
     KEEP_TIMES,
     Unmarker,
     mark,
     percentile,
+    sas_port,
     write_all,
 )
 
@@ -68,16 +68,7 @@ class SasHost:
                 self.fd = open_host_end(port)
                 self._own_fd = True
             else:
-                import serial
-
-                self._serial = serial.Serial(
-                    port,
-                    baudrate=BAUD,
-                    bytesize=serial.EIGHTBITS,
-                    parity=serial.PARITY_SPACE,
-                    stopbits=serial.STOPBITS_ONE,
-                    timeout=0,
-                )
+                self._serial = sas_port(port)
                 self.fd = self._serial.fileno()
         self._unmarker = Unmarker()
         self.polls = 0

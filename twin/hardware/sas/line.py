@@ -211,14 +211,13 @@ def write_all(fd: int, data: bytes) -> None:
         out = out[n:]
 
 
-def open_serial(port: str) -> FdWire:
-    """A real serial port as the machine's end: space parity with PARMRK marking (module
-    docstring). OSError/``serial.SerialException`` when it cannot be opened."""
-    import termios
+def sas_port(port: str) -> Any:
+    """``port`` opened as SAS wants it, for either end: 19,200 baud, 8 data bits, space
+    parity, 1 stop bit, non-blocking (a ``serial.Serial``; pyserial is imported only here,
+    when a real port is used)."""
+    import serial
 
-    import serial  # pyserial: only a real port needs it
-
-    ser = serial.Serial(
+    return serial.Serial(
         port,
         baudrate=BAUD,
         bytesize=serial.EIGHTBITS,
@@ -226,6 +225,14 @@ def open_serial(port: str) -> FdWire:
         stopbits=serial.STOPBITS_ONE,
         timeout=0,
     )
+
+
+def open_serial(port: str) -> FdWire:
+    """A real serial port as the machine's end: space parity with PARMRK marking (module
+    docstring). OSError/``serial.SerialException`` when it cannot be opened."""
+    import termios
+
+    ser = sas_port(port)
     try:
         set_parmrk(ser.fileno())
     except termios.error:
