@@ -333,12 +333,14 @@ def _connect_hardware(
     source = str(casino.scenario.source_path or "<scenario>")
     if casino.hardware is None:
         if url is not None:
-            raise InputError(source, "hardware", "[[hardware]] bindings for --hardware", "none")
+            raise InputError(
+                source, "hardware", "[[hardware]] or [[sas]] bindings for --hardware", "none"
+            )
         return None
     if url is None:
         raise InputError(
             source, "hardware", "--hardware mqtt://host:port for its SMIBs",
-            f"{len(casino.hardware.bindings)} machine(s) bound to SMIBs and no broker",
+            f"{len(casino.hardware.smibs)} machine(s) bound to SMIBs and no broker",
         )  # fmt: skip
     from twin.hardware.session import connect  # paho only for a run with hardware
 

@@ -46,7 +46,7 @@ from twin.slots import Slots
 from twin.slots.actions import RemoveMachine, ReturnMachine
 from twin.slots.floor import SlotFloor
 from twin.slots.model import SlotOptions
-from twin.slots.section import HardwareBinding
+from twin.slots.section import HardwareBinding, SasBinding
 from twin.staff import Roster
 from twin.staff.dispatch import Dispatcher
 from twin.streams import Streams
@@ -139,12 +139,17 @@ class Casino:
             bus.attach(self.compliance)
 
     def _bind_hardware(
-        self, specs: Mapping[str, MachineSpec], entries: tuple[HardwareBinding, ...]
+        self,
+        specs: Mapping[str, MachineSpec],
+        entries: tuple[HardwareBinding, ...],
+        served: Mapping[str, SlotMachine],
+        sas: tuple[SasBinding, ...],
     ) -> HardwareFloor:
-        """The machines of ``[[hardware]]`` bound to their SMIBs (issue 8)."""
+        """The machines of ``[[hardware]]`` bound to their SMIBs (issue 8), and the simulated
+        machines of ``[[sas]]`` on their SAS lines (issue 30)."""
         from twin.hardware.machine import HardwareFloor, bindings_from
 
-        self._hardware = HardwareFloor(self.world, specs, bindings_from(entries))
+        self._hardware = HardwareFloor(self.world, specs, bindings_from(entries), served, sas)
         return self._hardware
 
     def find(self, kind: type[T]) -> T | None:

@@ -45,6 +45,7 @@ from twin.slots.section import (
     Progressive,
     Promotion,
     Removal,
+    SasBinding,
 )
 from twin.staff.section import StaffConfig
 from twin.surveillance.section import SurveillanceConfig
@@ -62,6 +63,7 @@ class Scenario(ScenarioBase):
     promotions: tuple[Promotion, ...] = Field(default=(), strict=False)
     removals: tuple[Removal, ...] = Field(default=(), strict=False)
     hardware: tuple[HardwareBinding, ...] = Field(default=(), strict=False)  # issue 8
+    sas: tuple[SasBinding, ...] = Field(default=(), strict=False)  # issue 30
     # -- the rest of the casino (issues 10, 11): each section optional --
     entrance: EntranceConfig | None = None
     tables: TablesConfig | None = None

@@ -108,13 +108,14 @@ def test_twin_run_hardware_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> N
         (("run", str(bound)), f"{bound}: hardware: expected --hardware mqtt://host:port for its "
          "SMIBs, found '1 machine(s) bound to SMIBs and no broker'"),
         (("run", str(plain), "--hardware", "mqtt://127.0.0.1:1"), f"{plain}: hardware: expected "
-         "[[hardware]] bindings for --hardware, found 'none'"),
+         "[[hardware]] or [[sas]] bindings for --hardware, found 'none'"),
         (("run", str(bound), "--hardware", "http://x"), "--hardware: expected "
          "mqtt://[user:password@]host[:port], found 'http://x'"),
         (("run", str(wrong), "--hardware", "mqtt://127.0.0.1:1"), f"{wrong}: hardware[0].machine: "
          "expected the id of a machine on the floor (e.g. A-001), found 'A-009'"),
         (("run", str(bound), "--hardware", "mqtt://127.0.0.1:1", "--pace", "10"),
-         "command line: --pace: expected 1 (or nothing) with --hardware, found 10.0"),
+         "command line: --pace: expected 1 (or nothing) with --hardware and [[hardware]], found "
+         "10.0"),
     ]  # fmt: skip
     for args, message in cases:
         proc = _twin(*args, "--out", str(tmp_path / "o"))

@@ -65,8 +65,9 @@ from twin.errors import InputError
     "--hardware",
     "hardware_url",
     metavar="URL",
-    help="mqtt://[user:password@]host:port of the SMIBs the scenario's [[hardware]] binds "
-    "(the run is then paced x1; a status line per SMIB on stderr).",
+    help="mqtt://[user:password@]host:port of the SMIBs the scenario's [[hardware]] and "
+    "[[sas]] bind (the run is then paced x1, or at --pace with only [[sas]]; a status line "
+    "per SMIB on stderr).",
 )
 @click.option(
     "--hardware-ca",
@@ -138,9 +139,12 @@ def run(
     lines = progress is None and not tty
     if hardware_url is not None:  # issue 8: the status lines take the terminal, not a bar
         show = lines = False
-        if pace not in (None, 1.0):
-            raise InputError("command line", "--pace", "1 (or nothing) with --hardware", pace)
-        pace = 1.0
+        # the machines of [[sas]] are the twin's own: a run of only those may be paced
+        if getattr(sc, "hardware", ()) and pace not in (None, 1.0):
+            raise InputError(
+                "command line", "--pace", "1 (or nothing) with --hardware and [[hardware]]", pace
+            )
+        pace = 1.0 if pace is None else pace
     total_h = round(sc.duration_seconds / 3600, 2)
     with tqdm(
         total=total_h,

@@ -66,6 +66,31 @@ class Registered:
     machine: str
     serial: str
     program: str  # the certified programme signature
+    #: the SMIB reads the machine over SAS: it reports a ROM signature challenge
+    #: (``twin.hardware.sas.rom``), checked against the certified programme's image
+    rom: bool = False
+
+    def program_wrong(self, reported: str) -> str | None:
+        """What is wrong with the programme a birth reports (None: it is the certified one)."""
+        if not self.rom:
+            return (
+                None
+                if reported == self.program
+                else (f"programme {reported!r} (certified {self.program!r})")
+            )
+        from twin.hardware.sas.rom import PREFIX, expected_signature, parse_rom_program
+
+        got = parse_rom_program(reported)
+        if got is None:
+            return f"programme {reported!r} (expected a ROM signature {PREFIX}:SSSS:CCCC)"
+        seed, sig = got
+        want = expected_signature(self.program, seed)
+        if sig == want:
+            return None
+        return (
+            f"ROM signature {sig:#06x} for seed {seed:#06x} (the certified programme "
+            f"{self.program[:16]}... gives {want:#06x}: the machine runs another programme)"
+        )
 
 
 # -- commands from the link --------------------------------------------------------------------
@@ -392,8 +417,9 @@ class SmibBook:
         wrong = []
         if b.serial != reg.serial:
             wrong.append(f"serial {b.serial!r} (registered {reg.serial!r})")
-        if b.program != reg.program:
-            wrong.append(f"programme {b.program!r} (certified {reg.program!r})")
+        program = reg.program_wrong(b.program)
+        if program is not None:
+            wrong.append(program)
         if wrong:
             self.finding(
                 b.smib,

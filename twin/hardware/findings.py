@@ -81,6 +81,54 @@ CATALOG: tuple[HardwareFinding, ...] = (
         "from its PAR sheet's",
         T + "test_machines.py::test_drive_reports_that_the_commands_do_not_imply_are_found",
     ),
+    HardwareFinding(
+        "HW.sas_lost",
+        "breach",
+        "SAS loop: an exception the machine raised never reached the host: never read over "
+        "SAS (the SMIB did not poll it), or read over SAS and never reported over MQTT",
+        T + "test_sas_loop.py::test_an_exception_the_smib_forgets_is_lost_on_its_report",
+    ),
+    HardwareFinding(
+        "HW.sas_misreported",
+        "breach",
+        "SAS loop: the host got an exception the machine never raised, or with other data "
+        "(a bill's value, a hand pay's amount)",
+        T + "test_sas_loop.py::test_a_bill_reported_with_another_value_is_misreported",
+    ),
+    HardwareFinding(
+        "HW.sas_meters",
+        "breach",
+        "SAS loop: a meter the host holds was never the machine's at any moment (the SMIB "
+        "misread or misreported it)",
+        T + "test_sas_loop.py::test_a_misread_meter_is_found",
+    ),
+    HardwareFinding(
+        "HW.sas_late",
+        "warning",
+        "SAS loop: an exception reached the host later than the binding's max_delay_s after "
+        "the machine raised it (the SAS read's share and the MQTT report's share given)",
+        T + "test_sas_loop.py::test_a_late_report_is_late_with_its_shares",
+    ),
+    HardwareFinding(
+        "HW.sas_queue_overflow",
+        "breach",
+        "SAS loop: the machine's exception queue overflowed; exceptions were lost on the "
+        "machine's side before the SMIB read them",
+        T + "test_sas_loop.py::test_queue_overflow_loses_exceptions_on_the_machine_side",
+    ),
+    HardwareFinding(
+        "HW.sas_link_lost",
+        "warning",
+        "SAS loop: the SMIB reported its SAS line silent (the machine stopped answering)",
+        T + "test_sas_loop.py::test_a_silent_machine_is_reported_by_the_smib",
+    ),
+    HardwareFinding(
+        "HW.sas_line",
+        "warning",
+        "SAS loop: the machine's end of the line saw polls with a bad CRC (noise), or answered "
+        "more than 1 % of polls after the 20 ms deadline (a slow machine)",
+        T + "test_sas_loop.py::test_line_noise_and_a_slow_machine_are_line_findings",
+    ),
 )
 
 

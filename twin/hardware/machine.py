@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
@@ -42,8 +42,10 @@ from twin.hardware.book import (
     SmibBook,
 )
 from twin.hardware.findings import CATALOG
+from twin.hardware.loop import SasFeed, SasLoop, SasView
 from twin.hardware.records import SmibEvent, SmibMeters, SmibOnline
 from twin.inbox import Envelope
+from twin.machines.accounting import SlotAccounts
 from twin.machines.analysis import Analysis, analyse
 from twin.machines.events import (
     BillAccepted,
@@ -88,6 +90,23 @@ ANSWER_SECONDS = 5.0
 INTERROGATIONS = 3
 #: The hardware findings only a machine in drive mode can give.
 DRIVE_ONLY = frozenset({"HW.drive", "HW.par"})
+#: Findings of the SAS loop (``[[sas]]``), checked only when a machine is on a SAS line.
+SAS_ONLY = frozenset(
+    {"HW.sas_lost", "HW.sas_misreported", "HW.sas_meters", "HW.sas_late",
+     "HW.sas_queue_overflow", "HW.sas_link_lost", "HW.sas_line"}
+)  # fmt: skip
+
+
+class Served(Protocol):
+    """A simulated machine on a SAS line (``twin.machines.machine.SlotMachine``)."""
+
+    @property
+    def spec(self) -> MachineSpec: ...
+
+    @property
+    def accounts(self) -> SlotAccounts: ...
+
+
 #: |z| of the return over a drive run against the PAR sheet beyond which HW.par is reported.
 PAR_Z = 4.0
 
@@ -517,9 +536,18 @@ class HardwareMachine:
 
 
 class HardwareFloor:
-    """The casino's hardware: the SMIB book, one machine per binding, the link to send on."""
+    """The casino's hardware: the SMIB book, one machine per binding, the link to send on;
+    and the simulated machines on SAS lines (``[[sas]]``, issue 30), each with the view its
+    line answers from and the loop that checks what its SMIB reports (:mod:`twin.hardware.loop`)."""
 
-    def __init__(self, world: World, specs: Mapping[str, MachineSpec], bindings: list[Binding]):
+    def __init__(
+        self,
+        world: World,
+        specs: Mapping[str, MachineSpec],
+        bindings: list[Binding],
+        served: Mapping[str, Served] | None = None,
+        sas: Sequence[Any] = (),
+    ):
         self.world = world
         self.bindings = list(bindings)
         specs = {b.machine: _registered(specs[b.machine], b.serial) for b in bindings}
@@ -528,7 +556,6 @@ class HardwareFloor:
                                specs[b.machine].game.signature)
             for b in bindings
         }  # fmt: skip
-        self.registry = registry
         self.book = SmibBook(
             world.bus, registry, at=world.clock.iso, now=lambda: float(world.env.now)
         )
@@ -537,6 +564,26 @@ class HardwareFloor:
         }
         for smib, m in self.machines.items():
             self.book.watchers[smib] = m
+        #: the [[sas]] bindings (twin.slots.section.SasBinding) and their loops, by SMIB
+        self.sas = list(sas)
+        self.loops: dict[str, SasLoop] = {}
+        served = served or {}
+        for b in self.sas:
+            sm = served[b.machine]
+            spec = sm.spec
+            self.book.registry[b.smib] = Registered(
+                b.smib, b.machine, spec.serial, spec.game.signature, rom=True
+            )
+            view = SasView(
+                b.machine, b.smib, sm.accounts, spec.game, serial=spec.serial,
+                address=b.address, program=b.faults.tampered_program,
+                now=lambda: float(world.env.now),
+            )  # fmt: skip
+            self.loops[b.smib] = loop = SasLoop(world, view, b.max_delay_s)
+            self.book.watchers[b.smib] = loop
+        self.registry = self.book.registry
+        if self.loops:
+            world.bus.attach(SasFeed({x.machine: x.view for x in self.loops.values()}))
         #: the link (set by whoever connects it: ``twin.api.run(hardware=...)``)
         self.sender: Sender | None = None
         #: called as the run ends, before the last messages are delivered (the link's
@@ -545,13 +592,18 @@ class HardwareFloor:
 
     @property
     def smibs(self) -> list[str]:
-        return [b.smib for b in self.bindings]
+        return [b.smib for b in self.bindings] + [b.smib for b in self.sas]
 
     def finding_controls(self) -> tuple[str, ...]:
         """The hardware findings (``HW.*``, :mod:`twin.hardware.findings`) this floor checks:
-        the book's for every SMIB, and the drive checks when a machine is in drive mode."""
+        the book's for every SMIB, the drive checks when a machine is in drive mode, the
+        loop's when a machine is on a SAS line."""
         drive = any(b.mode == "drive" for b in self.bindings)
-        return tuple(f.id for f in CATALOG if drive or f.id not in DRIVE_ONLY)
+        return tuple(
+            f.id
+            for f in CATALOG
+            if (drive or f.id not in DRIVE_ONLY) and (self.loops or f.id not in SAS_ONLY)
+        )
 
     def on_floor(self) -> list[HardwareMachine]:
         """The machines simulated patrons may play (drive mode)."""
@@ -567,6 +619,14 @@ class HardwareFloor:
     def install(self) -> None:
         for m in self.machines.values():
             m.install()
+        for b in self.sas:  # the faults' tilt storms, at their simulated time
+            if b.faults.storm:
+                view = self.loops[b.smib].view
+                self.world.env.process(self._storm(view, b.faults.storm_at_s, b.faults.storm))
+
+    def _storm(self, view: SasView, at: float, count: int) -> Generator[simpy.Event, Any, None]:
+        yield self.world.env.timeout(at)
+        view.storm(count)
 
     def closing(self) -> None:
         if self.on_closing is not None:
@@ -575,6 +635,8 @@ class HardwareFloor:
     def finish(self) -> None:
         for m in self.machines.values():
             m.finish()
+        for loop in self.loops.values():
+            loop.finish()
 
     def ask_meters(self) -> None:
         """Ask every SMIB for its meters (a reading; the answer arrives through the inbox)."""

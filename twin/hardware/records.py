@@ -171,7 +171,29 @@ class SmibClosed(Record):
     lost: int  # events declared lost in the run
 
 
+@record("sas_line_closed", roles=("machine", "smib"))
+class SasLineClosed(Record):
+    """The end of a ``[[sas]]`` line (issue 30): what its machine's end saw (polls, replies,
+    late replies, polls with a bad CRC, reply times in microseconds) and what became of the
+    exceptions the machine raised (delivered: read by the SMIB; dropped: lost to a full
+    queue; reported: reached the host)."""
+
+    machine: str
+    smib: str
+    polls: int
+    replies: int
+    late: int
+    bad_crc: int
+    median_us: int
+    p99_us: int
+    raised: int
+    delivered: int
+    dropped: int
+    reported: int
+
+
 __all__ = [
+    "SasLineClosed",
     "SmibClosed",
     "SmibCommandResult",
     "SmibCountersReset",

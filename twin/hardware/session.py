@@ -16,11 +16,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
 
 from twin.hardware.link import Broker, LinkConfig, SmibLink, resume_points
 from twin.hardware.machine import HardwareFloor
 from twin.inbox import Inbox
+
+if TYPE_CHECKING:
+    from twin.hardware.sas.station import Station
 
 Lines = Callable[[list[str]], None]
 
@@ -58,6 +62,7 @@ class HardwareSession:
         twin: str = "twin",
         closing_seconds: float = 5.0,
         resume: dict[str, tuple[int, int]] | None = None,
+        birth_seconds: float = 30.0,
     ) -> None:
         self.floor = floor
         self.inbox = inbox
@@ -74,6 +79,8 @@ class HardwareSession:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._frozen = False
+        self.station: Station | None = None  # the [[sas]] lines (issue 30)
+        self.birth_seconds = birth_seconds
         floor.sender = self.link
         floor.on_closing = self.closing
 
@@ -91,6 +98,8 @@ class HardwareSession:
                     f"{self.endpoint.user!r} ({why})"
                 )
             time.sleep(0.02)
+        if self.floor.loops:
+            self._start_station()
         if self.on_lines is not None:
             self._thread = threading.Thread(target=self._report, name="smib-status", daemon=True)
             self._thread.start()
@@ -103,7 +112,40 @@ class HardwareSession:
         self._frozen = True
         return self
 
+    def _start_station(self) -> None:
+        """Serve the [[sas]] lines and wait (up to ``birth_seconds``) until each line's SMIB
+        is online: ConnectionError naming the one that is not (and what a reference SMIB that
+        exited said)."""
+        from twin.hardware.sas.station import Station
+
+        b = self.endpoint.broker
+        url = f"{'mqtts' if b.tls else 'mqtt'}://{b.host}:{b.port}"
+        try:
+            self.station = Station(
+                self.floor.loops, self.floor.sas, broker_url=url, ca=b.ca,
+                now=lambda: float(self.floor.world.env.now),
+            ).start()  # fmt: skip
+        except (OSError, ValueError) as exc:
+            self.link.stop()
+            raise ConnectionError(f"cannot serve the [[sas]] lines: {exc}") from exc
+        deadline = time.monotonic() + self.birth_seconds
+        waiting = [x.smib for x in self.floor.sas]
+        while waiting:
+            dead = self.station.dead_bridge()
+            if dead is not None or time.monotonic() > deadline:
+                self.station.stop()
+                self.link.stop()
+                raise ConnectionError(
+                    dead
+                    or f"SMIB(s) {', '.join(waiting)} not online after "
+                    f"{self.birth_seconds:g} s (is a SMIB polling each [[sas]] port?)"
+                )
+            waiting = [s for s in waiting if not self.link.session(s)["online"]]
+            time.sleep(0.05)
+
     def stop(self) -> None:
+        if self.station is not None:
+            self.station.stop()
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -115,6 +157,8 @@ class HardwareSession:
     def closing(self) -> None:
         """Ask every online SMIB for its meters and wait (up to ``closing_seconds``) for them:
         the run's last reading of each hardware machine."""
+        if self.station is not None:  # every exception the machines raised is read first
+            self.station.drain(self.closing_seconds)
         asked: dict[str, int] = {}
         for smib in self.floor.smibs:
             s = self.link.session(smib)
@@ -133,9 +177,13 @@ class HardwareSession:
         """One line per SMIB: online, last message, lag, reconciliation."""
         out = []
         now = time.monotonic()
-        for b in self.floor.bindings:
-            s = self.link.session(b.smib)
-            st = self.floor.book.stats[b.smib]
+        bound: list[tuple[str, str, str]] = [
+            (b.smib, b.machine, b.mode) for b in self.floor.bindings
+        ]
+        bound += [(b.smib, b.machine, "sas") for b in self.floor.sas]
+        for smib, machine, mode in bound:
+            s = self.link.session(smib)
+            st = self.floor.book.stats[smib]
             seen = s["last_seen"]
             age = "never" if seen is None else f"{now - seen:.1f} s ago"
             # what is not (yet) applied shows: held behind a gap, declared lost, refused
@@ -147,7 +195,7 @@ class HardwareSession:
                 f"series {st.series}" if st.series else "",
             ]
             out.append(
-                f"SMIB {b.smib} ({b.machine}, {b.mode}): "
+                f"SMIB {smib} ({machine}, {mode}): "
                 f"{'online' if s['online'] else 'OFFLINE'}, last message {age}, "
                 f"lag {st.lag * 1000:.0f} ms (max {st.max_lag * 1000:.0f} ms), "
                 f"events {st.events}, "

@@ -2,7 +2,7 @@
 conversions, removals, drops, meter readings and promotions.
 
 Its plan builds :class:`twin.slots.model.Slots` from ``[floor]``, ``[faults]``,
-``[[removals]]``, ``[[promotions]]`` and ``[[hardware]]``, with the
+``[[removals]]``, ``[[promotions]]``, ``[[hardware]]`` and ``[[sas]]``, with the
 options the assembly provides (:class:`twin.slots.model.SlotOptions`), and checks what those
 sections ask of the rest of the scenario (:func:`twin.slots.section.check`).
 """
@@ -33,7 +33,7 @@ def build(site: Site) -> Iterable[Department]:
 
 PLAN = Plan(
     "slots",
-    ("floor", "faults", "promotions", "removals", "hardware"),
+    ("floor", "faults", "promotions", "removals", "hardware", "sas"),
     build,
     needs=("staff",),
     always=True,

@@ -43,7 +43,7 @@ from twin.slots.params import (
     PROGRAM_VERIFICATION_HOURS,
 )
 from twin.slots.promotions import PromotionDesk
-from twin.slots.section import Bank, HardwareBinding, SlotScenario
+from twin.slots.section import Bank, HardwareBinding, SasBinding, SlotScenario
 from twin.staff import Dispatcher
 
 
@@ -57,8 +57,17 @@ class Hardware(Protocol):
     def ask_meters(self) -> None: ...
 
 
-#: Binds the machines of ``[[hardware]]`` (their specs by id) to their SMIBs.
-Binder = Callable[[Mapping[str, MachineSpec], tuple[HardwareBinding, ...]], Hardware]
+#: Binds the machines of ``[[hardware]]`` (their specs by id) to their SMIBs, and the
+#: simulated machines of ``[[sas]]`` (by id) to their SAS lines (issue 30).
+Binder = Callable[
+    [
+        Mapping[str, MachineSpec],
+        tuple[HardwareBinding, ...],
+        Mapping[str, SlotMachine],
+        tuple[SasBinding, ...],
+    ],
+    Hardware,
+]
 
 
 @dataclass(frozen=True)
@@ -141,11 +150,14 @@ class Slots:
                 )
         # -- hardware-backed machines (issue 8): bound machines leave the simulated list --------
         self.hardware: Hardware | None = None
-        if scenario.hardware and bind is not None:
+        if (scenario.hardware or scenario.sas) and bind is not None:
             bound = {h.machine for h in scenario.hardware}
             specs = {m.id: m.spec for m in self.machines if m.id in bound}
             self.machines = [m for m in self.machines if m.id not in bound]
-            self.hardware = bind(specs, scenario.hardware)
+            # a [[sas]] machine stays simulated: its line answers from its meters (issue 30)
+            on_line = {b.machine for b in scenario.sas}
+            served = {m.id: m for m in self.machines if m.id in on_line}
+            self.hardware = bind(specs, scenario.hardware, served, scenario.sas)
         on_floor: list[Machine] = [*self.machines]
         if self.hardware is not None:
             on_floor += self.hardware.on_floor()

@@ -1,5 +1,5 @@
 """The slot floor's scenario sections: ``[floor]`` (banks, progressives, policy), ``[faults]``,
-``[[removals]]``, ``[[promotions]]`` and ``[[hardware]]``.
+``[[removals]]``, ``[[promotions]]``, ``[[hardware]]`` and ``[[sas]]``.
 
 Validated with the same one-line, key-path errors as every scenario section
 (``twin.scenario.translate_validation_error``).
@@ -240,6 +240,61 @@ class HardwareBinding(_Model):
     serial: NonEmptyStr | None = None
 
 
+class SasFaults(_Model):
+    """``[sas.faults]``: what goes wrong on purpose on a ``[[sas]]`` line, on the machine's side
+    (times in simulated seconds from the start of the run; 0 disables)."""
+
+    #: the program image the machine on the line really runs (hex), instead of the approved
+    #: one: its ROM signature then differs from the register's (a tampered program)
+    tampered_program: (
+        Annotated[
+            str,
+            expect(
+                "a program image in hex (an even number of hex digits)",
+                lambda v: (
+                    len(v) >= 2
+                    and len(v) % 2 == 0
+                    and all(c in "0123456789abcdefABCDEF" for c in v)
+                ),
+            ),
+        ]
+        | None
+    ) = None
+    #: line noise: the probability that a byte on the line (either way) arrives damaged
+    noise: Annotated[float, Field(ge=0.0, le=0.5)] = 0.0
+    #: a slow machine: every reply leaves this late (the SAS deadline is 20 ms)
+    reply_delay_ms: Annotated[int, Field(ge=0, le=1000)] = 0
+    #: a silent machine: no reply to anything from ``silent_at_s`` for ``silent_for_s``
+    silent_at_s: NonNegativeFloat = 0.0
+    silent_for_s: NonNegativeFloat = 0.0
+    #: a burst of ``storm`` general tilts (0x20) raised at ``storm_at_s`` (more than the
+    #: exception queue holds overflows it)
+    storm_at_s: NonNegativeFloat = 0.0
+    storm: NonNegativeInt = 0
+    #: the reference SMIB is killed at ``smib_restart_at_s`` and started again
+    #: ``smib_down_s`` later (a SMIB restart mid-game)
+    smib_restart_at_s: NonNegativeFloat = 0.0
+    smib_down_s: NonNegativeFloat = 2.0
+
+
+class SasBinding(_Model):
+    """``[[sas]]``: simulated machine ``machine`` answers SAS as a gaming machine on a serial
+    line (``port``: a device such as ``/dev/ttyUSB0``, or ``"pty"`` for a new pseudo-terminal
+    pair) at ``address``; the SMIB on the other end reports it over MQTT as ``smib``. With
+    ``smib_kind = "reference"`` the twin starts its reference SMIB (``twin smib bridge``) on
+    the line; with ``"external"`` a SMIB of your own is wired to ``port``. The twin checks
+    the loop end to end: every exception the machine raised reached the host once, within
+    ``max_delay_s``, and the host's meters were the machine's."""
+
+    machine: Ident
+    smib: SmibId
+    port: NonEmptyStr = "pty"
+    address: Annotated[int, Field(ge=1, le=127)] = 1
+    smib_kind: Literal["reference", "external"] = "reference"
+    max_delay_s: PositiveFloat = 5.0
+    faults: SasFaults = SasFaults()
+
+
 class FaultsConfig(_Model):
     """Mean time between faults per machine in hours (0 disables); door checks per day."""
 
@@ -269,6 +324,8 @@ class SlotScenario(Protocol):
     def removals(self) -> tuple[Removal, ...]: ...
     @property
     def hardware(self) -> tuple[HardwareBinding, ...]: ...
+    @property
+    def sas(self) -> tuple[SasBinding, ...]: ...
     @property
     def inject(self) -> tuple[Inject, ...]: ...
     @property
@@ -319,9 +376,11 @@ def check(sc: SlotScenario) -> None:
                 "the id of a machine on the floor", key=f"removals[{i}].machine",
                 found=rem.machine,
             )  # fmt: skip
-        if rem.machine in {h.machine for h in sc.hardware}:
+        bound = {h.machine for h in sc.hardware} | {b.machine for b in sc.sas}
+        if rem.machine in bound:
             raise invalid(
-                "a simulated machine (a hardware-bound one is taken out on the bench)",
+                "a machine not bound to a SMIB (a hardware-bound one is taken out on the "
+                "bench; a machine on a SAS line stays on it)",
                 key=f"removals[{i}].machine", found=rem.machine,
             )  # fmt: skip
         if rem.sold and rem.return_hours is not None:
@@ -341,6 +400,7 @@ def check(sc: SlotScenario) -> None:
                     key=f"removals[{i}].{key}", found=hours,
                 )  # fmt: skip
     _check_hardware(sc.hardware, ids)
+    _check_sas(sc.sas, sc.hardware, ids)
 
     if ids:
         for role, jobs in ROLES_NEEDED.items():
@@ -385,3 +445,38 @@ def _check_hardware(hardware: tuple[HardwareBinding, ...], ids: set[str]) -> Non
                           found=hw.smib)  # fmt: skip
         machines.add(hw.machine)
         smibs.add(hw.smib)
+
+
+def _check_sas(
+    sas: tuple[SasBinding, ...], hardware: tuple[HardwareBinding, ...], ids: set[str]
+) -> None:
+    """Each ``[[sas]]`` names a simulated machine of the floor (not a ``[[hardware]]`` one),
+    once, a SMIB no other binding names, and a port of its own."""
+    taken = {h.machine for h in hardware}
+    smibs = {h.smib for h in hardware}
+    ports: set[str] = set()
+    for i, b in enumerate(sas):
+        if b.machine not in ids:
+            raise invalid(
+                f"the id of a machine on the floor (e.g. {sorted(ids)[0] if ids else 'A-001'})",
+                key=f"sas[{i}].machine", found=b.machine,
+            )  # fmt: skip
+        if b.machine in taken:
+            raise invalid(
+                "a simulated machine bound once (not in [[hardware]], not in another [[sas]])",
+                key=f"sas[{i}].machine", found=b.machine,
+            )  # fmt: skip
+        if b.smib in smibs:
+            raise invalid("a SMIB bound to one machine only", key=f"sas[{i}].smib",
+                          found=b.smib)  # fmt: skip
+        if b.port != "pty" and b.port in ports:
+            raise invalid("a serial port of its own (one machine per line)",
+                          key=f"sas[{i}].port", found=b.port)  # fmt: skip
+        if b.smib_kind == "external" and b.port == "pty":
+            raise invalid(
+                'a serial device for an external SMIB (a "pty" is only for the reference one)',
+                key=f"sas[{i}].port", found=b.port,
+            )  # fmt: skip
+        taken.add(b.machine)
+        smibs.add(b.smib)
+        ports.add(b.port)

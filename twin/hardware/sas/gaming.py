@@ -183,6 +183,9 @@ class SasGamingMachine:
         self.handpay: Handpay | None = None
         self.last_bill_cents: int | None = None
         self.internal_errors = 0  # replies dropped because answering raised (a bug)
+        self.bad_crc_polls = 0  # type S/M polls addressed here whose CRC was wrong (ignored)
+        #: called (under the lock) with each exception the host acknowledged (implied ACK)
+        self.on_delivered: Callable[[Pending], None] | None = None
         self.exceptions = ExceptionQueue(queue_capacity)
         self._rom_reply: bytes | None = None
         self._sent: _Sent | None = None
@@ -199,11 +202,13 @@ class SasGamingMachine:
         address: int,
         serial: str = "",
         game_id: str = "TW",
+        program: bytes | str | None = None,
         **kwargs: Any,
     ) -> SasGamingMachine:
         """A machine running ``game``: its program image is the game's signature (the SHA-256
-        the Board's register approves) and its paytable ID the game's id (first 6 ASCII
-        characters); ``game_id`` is SAS's 2-letter manufacturer code ("TW": the twin)."""
+        the Board's register approves; ``program``: another image, a tampered machine) and
+        its paytable ID the game's id (first 6 ASCII characters); ``game_id`` is SAS's
+        2-letter manufacturer code ("TW": the twin)."""
         paytable = "".join(c for c in game.id if c.isascii() and c.isprintable())[:6] or "?"
         return cls(
             accounts,
@@ -211,7 +216,7 @@ class SasGamingMachine:
             serial=serial,
             game_id=game_id,
             paytable_id=paytable,
-            program=game.signature,
+            program=game.signature if program is None else program,
             **kwargs,
         )
 
@@ -240,27 +245,30 @@ class SasGamingMachine:
                 return None
 
     # -- the twin's side -----------------------------------------------------------------
-    def raise_exception(self, code: int) -> None:
-        """The machine raises SAS exception ``code`` (priority or queued, see docs/sas.md).
+    def raise_exception(self, code: int) -> Pending | None:
+        """The machine raises SAS exception ``code`` (priority or queued, see docs/sas.md);
+        what a general poll will send for it (None: it joined the same priority exception,
+        still waiting).
 
         0x11 (slot door opened) and 0x17 (AC power applied) also count the slot door opened
         and power reset meters of long poll 1C.
         """
         with self._lock:
-            self.exceptions.raise_(code)
+            pending = self.exceptions.raise_(code)
             if code == SLOT_DOOR_OPENED:
                 self.slot_door_opened_count += 1
             elif code == AC_POWER_APPLIED:
                 self.power_reset_count += 1
+            return pending
 
-    def bill_accepted(self, cents: int) -> None:
+    def bill_accepted(self, cents: int) -> Pending | None:
         """A bill was stacked (after ``accounts.insert_bill``): long poll 48's last bill and
         its bill accepted exception (0x47..0x4E, 0x50, or 0x4F for another value)."""
         with self._lock:
             units, rest = divmod(cents, 100)
             _need(rest == 0 and units > 0, f"a bill is a whole number of units, got {cents}")
             self.last_bill_cents = cents
-            self.exceptions.raise_(BILL_ACCEPTED_EXCEPTIONS.get(units, BILL_ACCEPTED_OTHER))
+            return self.exceptions.raise_(BILL_ACCEPTED_EXCEPTIONS.get(units, BILL_ACCEPTED_OTHER))
 
     def on_activity(self, kind: str, data: Mapping[str, int]) -> None:
         """An activity of a player loop (``serve.Patron``'s ``on_event``): a bill accepted
@@ -353,6 +361,8 @@ class SasGamingMachine:
             return
         if sent.exception is not None:
             self.exceptions.remove(sent.exception)
+            if self.on_delivered is not None:
+                self.on_delivered(sent.exception)
         if sent.rom_reply:
             self._rom_reply = None
 
@@ -377,7 +387,10 @@ class SasGamingMachine:
             return with_crc(poll[:2] + self._type_r[command]())
         if command in FIXED_LENGTHS or command in VARIABLE:
             handler = self._type_s.get(command)
-            if handler is None or not crc_ok(poll):
+            if handler is None:
+                return None
+            if not crc_ok(poll):
+                self.bad_crc_polls += 1
                 return None
             return handler(poll)
         return None  # unsupported: ignored, never NACKed (SAS 6.02 section 4.4)

@@ -9,6 +9,7 @@ that carries the wakeup bit.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 #: The bit a general poll sets on the address byte (``0x80 | address``); on a reply, a NACK.
@@ -113,20 +114,29 @@ class ExceptionQueue:
         self._priority: list[int] = []
         self._serial = 0
         self.lost = 0  # queued exceptions lost to overflow, ever
+        #: called with each queued exception an overflow pushes out (before 0x70 is raised)
+        self.on_overflow: Callable[[Pending], None] | None = None
 
-    def raise_(self, code: int) -> None:
+    def raise_(self, code: int) -> Pending | None:
+        """Queue ``code``; what a general poll will send for it (None: a priority exception
+        already waiting, which this one joins)."""
         if not 0x01 <= code <= 0xFF:
             raise ValueError(f"SAS exception code must be 0x01..0xFF, got {code}")
         if code in PRIORITY_EXCEPTIONS:
-            if code not in self._priority:
-                self._priority.append(code)
-            return
+            if code in self._priority:
+                return None
+            self._priority.append(code)
+            return Pending(code, 0)
         if len(self._fifo) >= self.capacity:
-            self._fifo.popleft()
+            lost = self._fifo.popleft()
             self.lost += 1
+            if self.on_overflow is not None:
+                self.on_overflow(lost)
             self.raise_(BUFFER_OVERFLOW)
         self._serial += 1
-        self._fifo.append(Pending(code, self._serial))
+        pending = Pending(code, self._serial)
+        self._fifo.append(pending)
+        return pending
 
     def peek(self) -> Pending | None:
         if self._priority:
