@@ -12,8 +12,13 @@ from .broker import Broker
 from .rig import Rig
 
 #: SMIB users the broker knows; the twin registers the first three (X-999 is a valid MQTT
-#: user that the twin's registry does not know; R-001..R-012 are the reconnect storm's).
-SMIBS = ("S-001", "S-002", "S-003", "X-999", *(f"R-{i:03d}" for i in range(1, 13)))
+#: user that the twin's registry does not know; R-001..R-012 are the reconnect storm's;
+#: SAS-001..SAS-004 the SAS loop's).
+SMIBS = (
+    "S-001", "S-002", "S-003", "X-999",
+    *(f"R-{i:03d}" for i in range(1, 13)),
+    *(f"SAS-{i:03d}" for i in range(1, 5)),  # the SAS loop's SMIBs (test_sas_closed_loop.py)
+)  # fmt: skip
 
 
 @pytest.fixture(autouse=True)
