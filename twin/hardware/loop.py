@@ -45,6 +45,7 @@ from twin.compliance.findings import Finding, Severity
 from twin.hardware.book import NOT_CUMULATIVE, Birth, Event, Meters, Result
 from twin.hardware.records import SasLineClosed, SmibEvent, SmibMeters, SmibOnline
 from twin.hardware.sas.gaming import Handpay, SasGamingMachine
+from twin.hardware.sas.line import percentile
 from twin.hardware.sas.polls import (
     BILL_ACCEPTED_EXCEPTIONS,
     BILL_ACCEPTED_OTHER,
@@ -273,6 +274,7 @@ class SasLoop:
         self._late: list[tuple[int, str]] = []
         self._outages = 0
         self._last_seq = 0
+        self.to_host: list[float] = []  # seconds from raised to the book, per exception
 
     # -- watcher ------------------------------------------------------------------------------
 
@@ -338,6 +340,7 @@ class SasLoop:
             self._extra.append((rec.seq, f"{what}: {said}"))
         if e.received and raised.wall:
             total = e.received - raised.wall
+            self.to_host.append(time.monotonic() - raised.wall)
             if total > self.max_delay_s:
                 read = (raised.delivered or e.received) - raised.wall
                 self._late.append(
@@ -397,6 +400,8 @@ class SasLoop:
             delivered=sum(1 for r in raised if r.delivered is not None),
             dropped=sum(1 for r in raised if r.dropped),
             reported=sum(1 for r in raised if r.reported is not None),
+            to_host_p50_us=_us(percentile(self.to_host, 0.5)),
+            to_host_p99_us=_us(percentile(self.to_host, 0.99)),
         )
         self._lost(raised)
         dropped = [r for r in raised if r.dropped]
@@ -505,6 +510,10 @@ class SasLoop:
             message=message,
             evidence=evidence,
         )
+
+
+def _us(seconds: float | None) -> int:
+    return 0 if seconds is None else round(seconds * 1e6)
 
 
 def _codes(group: list[Raised]) -> str:

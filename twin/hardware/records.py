@@ -176,7 +176,8 @@ class SasLineClosed(Record):
     """The end of a ``[[sas]]`` line (issue 30): what its machine's end saw (polls, replies,
     late replies, polls with a bad CRC, reply times in microseconds) and what became of the
     exceptions the machine raised (delivered: read by the SMIB; dropped: lost to a full
-    queue; reported: reached the host)."""
+    queue; reported: reached the host), and how long an exception took from the machine to
+    the host's book (median, p99; microseconds, 0 without any)."""
 
     machine: str
     smib: str
@@ -190,6 +191,8 @@ class SasLineClosed(Record):
     delivered: int
     dropped: int
     reported: int
+    to_host_p50_us: int  # from the machine raising an exception to the host's book
+    to_host_p99_us: int
 
 
 __all__ = [
