@@ -164,6 +164,10 @@ class SmibBoard:
         """Every meter by name as the machine reads now (birth, meters)."""
         raise NotImplementedError
 
+    def _snapshot_values(self) -> dict[str, int]:
+        """The meters of a ``meters`` message (by default :meth:`_meter_values`)."""
+        return self._meter_values()
+
     def _set_play(self, enabled: bool) -> str | None:
         """Enable or disable play; None when done, else why not (``failed``)."""
         raise NotImplementedError
@@ -270,7 +274,7 @@ class SmibBoard:
             body: dict[str, Any] = {
                 "epoch": self.memory.epoch,
                 "digits": self.digits,
-                "meters": self._meter_values(),
+                "meters": self._snapshot_values(),
                 "as_of_eid": self.memory.eid,
             }
             if cmd_id is not None:
@@ -344,9 +348,12 @@ class SmibBoard:
         deltas: dict[str, int],
         data: dict[str, Any],
         machine: dict[str, int],
+        *,
+        send: bool = True,
     ) -> dict[str, Any]:
         """The next event (eid + 1): kept for replay and, with ``machine`` (what the memory
-        keeps of the machine after it), saved before it is sent."""
+        keeps of the machine after it), saved before it is sent (``send`` False: kept, not
+        sent; the caller sends it later)."""
         self.memory.eid += 1
         evt = {
             "eid": self.memory.eid,
@@ -363,7 +370,8 @@ class SmibBoard:
         self.memory.save()
         if self.truth is not None:
             self.truth.event(self.smib, self.memory.bd, evt)
-        self._publish("evt", dict(evt), lose=self.misbehave.drops_eid(self.memory.eid))
+        if send:
+            self._publish("evt", dict(evt), lose=self.misbehave.drops_eid(self.memory.eid))
         return evt
 
     # -- commands ---------------------------------------------------------------------------------
