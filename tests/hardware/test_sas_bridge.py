@@ -35,7 +35,7 @@ from twin.hardware.sas.crc import crc16
 from twin.hardware.sas.gaming import SasGamingMachine
 from twin.hardware.sas.line import SasLine
 from twin.hardware.sas.pty import PtyPair, open_pty
-from twin.hardware.sas.serve import new_accounts, serve
+from twin.hardware.sas.serve import Patron, new_accounts, serve
 from twin.machines.sas import ExceptionCode
 
 from .broker import TWIN_PASSWORD, TWIN_USER, Broker, smib_password, wait_until
@@ -120,6 +120,7 @@ class Watch:
 
     def __init__(self, broker: Broker) -> None:
         self.got: list[tuple[str, dict[str, Any]]] = []
+        self.invalid: list[str] = []  # messages their schema refuses
         self._lock = threading.Lock()
         c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="watch", protocol=mqtt.MQTTv311)
         c.username_pw_set(TWIN_USER, TWIN_PASSWORD)
@@ -135,8 +136,10 @@ class Watch:
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         doc = json.loads(msg.payload)
         leaf = msg.topic.rsplit("/", 1)[-1]
-        assert p.validate(leaf, doc) is None, (leaf, doc)
+        err = p.validate(leaf, doc)
         with self._lock:
+            if err is not None:
+                self.invalid.append(f"{leaf}: {err}")
             self.got.append((leaf, doc))
 
     def of(self, leaf: str) -> list[dict[str, Any]]:
@@ -185,6 +188,7 @@ def watch(broker: Broker) -> Iterator[Watch]:
         yield w
     finally:
         w.close()
+    assert w.invalid == []
 
 
 def bridge_for(broker: Broker, machine: Machine, **kwargs: Any) -> SasBridge:
@@ -409,6 +413,57 @@ def test_forgotten_codes_are_not_reported_and_misread_meters_are(
     assert watch.codes() == [0x12]
     assert bridge.stats()["forgotten"] == 1
     assert final["meters"]["total_coin_in"] == machine.readings()["total_coin_in"] + 7
+
+
+def test_a_queue_overflow_is_an_event_like_the_others(
+    broker: Broker, watch: Watch, machine: Machine
+) -> None:
+    bridge = bridge_for(broker, machine)
+    try:
+        watch.until("a birth", lambda: bool(watch.of("birth")))
+        with machine.lock:  # 25 exceptions at once: 5 are lost in the machine's queue of 20
+            for _ in range(25):
+                machine.sas.raise_exception(int(ExceptionCode.GENERAL_TILT))
+        watch.until("21 events", lambda: len(watch.events()) == 21)
+        time.sleep(0.1)
+    finally:
+        bridge.stop()
+    events = watch.events()
+    assert [e["code"] for e in events] == [0x70] + [0x20] * 20
+    assert [e["name"] for e in events[:2]] == ["exception_queue_overflow", "general_tilt"]
+
+
+def test_a_patron_playing_against_the_bridge(
+    broker: Broker, watch: Watch, machine: Machine
+) -> None:
+    """A patron acts 100 times a second (a real one: about once every 3 s); every bill is
+    one event with its value, nothing is lost: the deltas add up to the final meters."""
+    bills: list[int] = []
+
+    def on_event(kind: str, data: dict[str, int]) -> None:
+        machine.sas.on_activity(kind, data)
+        if kind == "bill_accepted":
+            bills.append(data["cents"])
+
+    patron = Patron(machine.accounts, machine.game, seed=7, lock=machine.lock, on_event=on_event)
+    bridge = bridge_for(broker, machine, meter_interval=0.02)
+    try:
+        watch.until("a birth", lambda: bool(watch.of("birth")))
+        birth = watch.of("birth")[0]
+        end = time.monotonic() + 1.5
+        while time.monotonic() < end:
+            patron.act()
+            time.sleep(0.01)
+        final = settle(watch, bridge, machine, "c-final")
+    finally:
+        bridge.stop()
+    events = watch.events()
+    assert [e["eid"] for e in events] == list(range(1, len(events) + 1))
+    assert len(bills) > 3
+    assert [e["data"]["cents"] for e in events if e["name"] == "bill_accepted"] == bills
+    assert {e["code"] for e in events} <= {*BILL_CODES.values(), 0x7F, 0xE2}
+    assert final["meters"] == machine.readings()
+    assert summed(birth["meters"], events) == cumulative(final["meters"])
 
 
 def _twin(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:

@@ -174,6 +174,7 @@ class SasBridge(SmibBoard):
         self._last_read = 0.0
         self._unsent: list[dict[str, Any]] = []  # made before the first birth: sent after it
         self._deferred: list[int] = []  # exceptions a general poll gave in place of the ROM
+        self._dirty = False  # the last poll got no good reply: flush before the next
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -238,7 +239,9 @@ class SasBridge(SmibBoard):
     def _set_play(self, enabled: bool) -> str | None:
         command = 0x02 if enabled else 0x01  # startup / shutdown
         with self._lock:
-            reply = self.host.long_poll(self.address, command, crc=True)
+            self._settle()
+            reply = self.host.long_poll(self.address, command, crc=True, expect=1)
+            self._dirty = reply is None
         if reply == bytes([self.address]):
             return None
         if reply is None:
@@ -271,20 +274,36 @@ class SasBridge(SmibBoard):
     # -- identity ------------------------------------------------------------------------------
 
     def _long(
-        self, command: int, data: bytes = b"", *, crc: bool | None = None, tries: int = 1
+        self, command: int, data: bytes = b"", *, expect: int | None = None, tries: int = 1
     ) -> bytes | None:
         """The machine's reply to long poll ``command`` (CRC checked, address and command
-        echoed), or None."""
+        echoed), or None. ``expect``: the reply's length when known (the read ends with its
+        last byte, not after an inter-byte gap of silence)."""
         for _ in range(tries):
-            reply = self.host.long_poll(self.address, command, data, crc=crc)
+            self._settle()
+            reply = self.host.long_poll(self.address, command, data, expect=expect)
             if reply is not None and len(reply) > 2 and reply[:2] == bytes([self.address, command]):
                 return reply
+            self._dirty = True
         return None
+
+    def _general_poll(self) -> int | None:
+        self._settle()
+        code = self.host.general_poll(self.address)
+        self._dirty = code is None
+        return code
+
+    def _settle(self) -> None:
+        """After a poll without a good reply, a late reply may still come: it is dropped
+        (the line quiet for ``reply_timeout``) so that it is not read as the next one's."""
+        if self._dirty:
+            self.host.flush(self.host.timeout)
+            self._dirty = False
 
     def _read_identity(self) -> None:
         where = f"SAS address {self.address} on {self.port}"
         r54 = self._long(0x54, tries=3)
-        r1f = self._long(0x1F, tries=3)
+        r1f = self._long(0x1F, expect=24, tries=3)
         r6f = self._long(0x6F, bytes([4, 0, 0, 0, 0]), tries=3)  # game 0, meter 0000
         if r54 is None or r1f is None or r6f is None:
             raise ConnectionError(f"{where}: no answer to long polls 54, 1F and 6F")
@@ -308,13 +327,17 @@ class SasBridge(SmibBoard):
             self.rom_seed if self.rom_seed is not None else int.from_bytes(os.urandom(2), "little")
         )
         a = self.address
-        reply = self.host.long_poll(a, 0x21, seed.to_bytes(2, "little"))
+        self._settle()
+        reply = self.host.long_poll(a, 0x21, seed.to_bytes(2, "little"), expect=6)
+        self._dirty = reply is None
         signature: int | None = None
         if reply is not None and len(reply) == 6 and reply[:2] == bytes([a, 0x21]):
             signature = int.from_bytes(reply[2:4], "little")
         elif reply == bytes([a]):  # ACK: the signature comes on a general poll (SAS 6.02)
             for _ in range(3):
-                got = self.host.send(bytes([GENERAL_POLL_BIT | a]))
+                self._settle()
+                got = self.host.send(bytes([GENERAL_POLL_BIT | a]), expect=6)
+                self._dirty = got is None
                 if got is not None and len(got) == 6 and got[:2] == bytes([a, 0x21]):
                     if self.host.crc16(got[:4]) == int.from_bytes(got[4:], "little"):
                         signature = int.from_bytes(got[2:4], "little")
@@ -322,7 +345,7 @@ class SasBridge(SmibBoard):
                 if got is not None and len(got) == 1 and got[0] != NO_ACTIVITY:
                     self._deferred.append(got[0])  # an exception first: handled by the loop
                     break
-            self.host.long_poll(a, 0x1A)  # a different poll: the implied ACK of that reply
+            self._long(0x1A, expect=8)  # a different poll: that reply's implied ACK
         if signature is None:
             log.warning("SMIB %s: no ROM signature from the machine", self.smib)
             program = f"{ROM_PROGRAM}:{seed:04x}:none"
@@ -338,7 +361,8 @@ class SasBridge(SmibBoard):
         for i in range(0, len(self._codes), MAX_6F_METERS):
             chunk = self._codes[i : i + MAX_6F_METERS]
             body = bytes(2) + b"".join(code.to_bytes(2, "little") for code in chunk)
-            reply = self._long(0x6F, bytes([len(body)]) + body)
+            expect = 3 + 2 + len(chunk) * (3 + self.digits // 2) + 2  # every meter has a value
+            reply = self._long(0x6F, bytes([len(body)]) + body, expect=expect)
             if reply is None or len(reply) != 3 + reply[2] + 2:
                 return None
             at, end = 5, 3 + reply[2]  # after address, 6F, length and the game number
@@ -403,10 +427,7 @@ class SasBridge(SmibBoard):
             )
             if after is not None and "current_credits" in after:
                 data["credits"] = after["current_credits"]
-        name = NAMES.get(code)
-        if name is None:
-            known = code in ExceptionCode._value2member_map_
-            name = ExceptionCode(code).name.lower() if known else f"exception_{code:02x}"
+        name = NAMES.get(code) or _exception_name(code)
         self.events += 1
         kept = dict(before if after is None else after)
         return self._emit(code, name, deltas, data, kept, send=send)
@@ -419,7 +440,7 @@ class SasBridge(SmibBoard):
         before = self.memory.machine
         if after is None or not self._moved(before, after):
             return
-        code = self.host.general_poll(self.address)
+        code = self._general_poll()
         if code is not None and code != NO_ACTIVITY:
             self._exception(code)
         else:
@@ -429,7 +450,7 @@ class SasBridge(SmibBoard):
         """Follow-ups of exception ``code``, a stable read, one event (unless forgotten)."""
         data: dict[str, Any] = {}
         if code in BILL_CODES:
-            r = self._long(0x48)  # last bill: country, denomination code, count of that bill
+            r = self._long(0x48, expect=10)  # last bill: country, denomination, count of it
             bill = _bcd(r[3:4]) if r is not None and len(r) == 10 else None
             # the code names the bill's value (0x4F: another value, which 48 gives): 48 says
             # only the last bill, which is a later one when two were stacked between polls
@@ -438,7 +459,7 @@ class SasBridge(SmibBoard):
                 cents = units * 100
                 data = {"cents": cents, "credits": cents // self.identity.denom_cents}
         elif code == HANDPAY_PENDING:
-            r = self._long(0x1B)  # group, level, amount (5 BCD), partial pay, reset id, ...
+            r = self._long(0x1B, expect=24)  # group, level, amount (5 BCD), partial, reset id
             if r is not None and len(r) == 24:
                 data = {
                     "credits": _bcd(r[4:9]) or 0,
@@ -468,7 +489,7 @@ class SasBridge(SmibBoard):
         """One general poll and what its answer asks for."""
         while self._deferred:
             self._exception(self._deferred.pop(0))
-        code = self.host.general_poll(self.address)
+        code = self._general_poll()
         if code is None:
             self._silent += 1
             if self._silent == self.silence_limit and not self._link_lost:
@@ -479,10 +500,22 @@ class SasBridge(SmibBoard):
         if self._link_lost:
             self._link_lost = False
             self._make(LINK_RESTORED, None, data={"silent_polls": silent})
+        if silent:
+            # the answer may be a late one to an earlier poll: dropped with what follows it;
+            # an exception comes again on the next general poll (the same poll: implied NACK)
+            self._dirty = True
+            return
         if code != NO_ACTIVITY:
             self._exception(code)
         elif time.monotonic() - self._last_read >= self.meter_interval:
             self._sync()
+
+
+def _exception_name(code: int) -> str:
+    try:
+        return ExceptionCode(code).name.lower()
+    except ValueError:
+        return f"exception_{code:02x}"
 
 
 def _bcd(data: bytes) -> int | None:
