@@ -503,6 +503,32 @@ def test_cli_bridges_a_machine_until_terminated(
     watch.until("offline", lambda: any(s["state"] == "offline" for s in watch.of("status")))
 
 
+def test_cli_wrong_password_exits_1_after_reading_the_machine(
+    broker: Broker, machine: Machine
+) -> None:
+    url = broker.url.replace("mqtt://", f"mqtt://{SMIB}:wrong@")
+    proc = _twin("smib", "bridge", "--sas", machine.pair.host_path, "--broker", url,
+                 "--smib", SMIB, "--seconds", "1")  # fmt: skip
+    out, err = proc.communicate(timeout=60)
+    assert (proc.returncode, err) == (
+        1, f"twin: error: SMIB {SMIB}: cannot connect to the broker (Not authorized)\n"
+    )  # fmt: skip
+    assert out.startswith(f"SMIB {SMIB}: polls ")
+
+
+def test_cli_runs_for_seconds(broker: Broker, machine: Machine) -> None:
+    url = broker.url.replace("mqtt://", f"mqtt://{SMIB}:{smib_password(SMIB)}@")
+    proc = _twin("smib", "bridge", "--sas", machine.pair.host_path, "--broker", url,
+                 "--smib", SMIB, "--seconds", "0.5")  # fmt: skip
+    out, err = proc.communicate(timeout=60)
+    assert (proc.returncode, err) == (0, "")
+    first, last = out.splitlines()
+    assert first.startswith(f"SMIB {SMIB}: SAS address 1 on {machine.pair.host_path}: serial "
+                            "LAB-7, program sas-rom-crc16:")  # fmt: skip
+    assert first.endswith(f"denomination 25 cents, paytable {machine.game.id[:6]}")
+    assert last.startswith(f"SMIB {SMIB}: polls ") and last.endswith(", events 0")
+
+
 def test_cli_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
     base = ("smib", "bridge", "--smib", SMIB)
     cases = {

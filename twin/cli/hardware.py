@@ -275,6 +275,12 @@ def smib_bridge(
                 why = bridge.refused[0] if bridge.refused else "no answer"
                 raise ConnectionError(f"SMIB {smib_id}: cannot connect to the broker ({why})")
             time.sleep(0.05)
+        i = bridge.identity
+        click.echo(
+            f"SMIB {smib_id}: SAS address {address} on {port}: serial {i.serial}, "
+            f"program {i.program}, denomination {i.denom_cents} cents, paytable {i.paytable}"
+        )
+        sys.stdout.flush()  # said once connected: a watcher may wait for this line
         end = time.monotonic() + seconds if seconds else None
         while end is None or time.monotonic() < end:
             time.sleep(0.05)
