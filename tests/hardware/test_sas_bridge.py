@@ -516,6 +516,18 @@ def test_cli_wrong_password_exits_1_after_reading_the_machine(
     assert out.startswith(f"SMIB {SMIB}: polls ")
 
 
+def test_cli_a_machine_that_does_not_answer_exits_1(broker: Broker) -> None:
+    with open_pty() as pair:  # nobody serves the machine's end
+        proc = _twin("smib", "bridge", "--sas", pair.host_path, "--broker", broker.url,
+                     "--smib", SMIB, "--address", "3")  # fmt: skip
+        out, err = proc.communicate(timeout=60)
+    assert (proc.returncode, err) == (
+        1, f"twin: error: SAS address 3 on {pair.host_path}: no answer to long polls 54, 1F "
+        "and 6F\n",
+    )  # fmt: skip
+    assert out == f"SMIB {SMIB}: polls 9, silences 9, bad CRC 0, events 0\n"
+
+
 def test_cli_runs_for_seconds(broker: Broker, machine: Machine) -> None:
     url = broker.url.replace("mqtt://", f"mqtt://{SMIB}:{smib_password(SMIB)}@")
     proc = _twin("smib", "bridge", "--sas", machine.pair.host_path, "--broker", url,
