@@ -88,6 +88,7 @@ SHORT_HELP = {
     "ledger export": "Export a ledger's records as JSON Lines or CSV.",
     "ledger retention": "Until when a run's ledger must be kept.",
     "smib emulate": "Emulate SMIBs in front of the machine model.",
+    "smib bridge": "Be the SMIB of a SAS gaming machine (SAS to MQTT).",
 }
 
 

@@ -167,3 +167,131 @@ def smib_compare(ledger_path: Path, truth_path: Path, as_json: bool) -> None:
     else:
         click.echo(result.render(), nl=False)
     sys.exit(0 if result.ok else 1)
+
+
+@smib.command("bridge")
+@click.option(
+    "--sas",
+    "port",
+    required=True,
+    help="The SAS line: a serial port (e.g. /dev/ttyUSB0) or a pty's path (/dev/pts/N, as "
+    "`twin sas serve --pty` prints).",
+)
+@click.option(
+    "--broker",
+    "broker_url",
+    required=True,
+    help="mqtt[s]://[user[:password]@]host[:port]; the password may instead come from "
+    "TWIN_MQTT_PASSWORD.",
+)
+@click.option("--smib", "smib_id", required=True, help="SMIB id (= MQTT user and client id).")
+@click.option(
+    "--address",
+    type=click.IntRange(1, 127),
+    default=1,
+    show_default=True,
+    help="The machine's SAS address.",
+)
+@click.option(
+    "--state",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Keep the session number, event ids, events and last meters here (survives "
+    "restarts; a restart reports what the meters did meanwhile).",
+)
+@click.option(
+    "--interval",
+    type=click.FloatRange(min=0.001),
+    default=0.04,
+    show_default=True,
+    help="Seconds between general polls.",
+)
+@click.option(
+    "--meter-interval",
+    type=click.FloatRange(min=0.001),
+    default=0.25,
+    show_default=True,
+    help="Seconds between meter reads while the machine reports no exception.",
+)
+@click.option(
+    "--ca",
+    type=click.Path(exists=True, dir_okay=False),
+    help="With mqtts://: the certificate of the authority that signed the broker's.",
+)
+@click.option(
+    "--seconds",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    help="Run this long, then stop cleanly (0: until SIGINT or SIGTERM).",
+)
+def smib_bridge(
+    port: str,
+    broker_url: str,
+    smib_id: str,
+    address: int,
+    state: Path | None,
+    interval: float,
+    meter_interval: float,
+    ca: str | None,
+    seconds: float,
+) -> None:
+    """Be the SMIB of a SAS gaming machine: poll it on a serial line and speak the MQTT
+    contract of docs/smib-protocol.md ("The reference SMIB"). On exit print one line: polls,
+    silences, bad CRC, events."""
+    import os
+    import time
+    from urllib.parse import unquote, urlparse
+
+    from twin.hardware.board import Memory
+    from twin.hardware.link import Broker
+    from twin.hardware.sas.bridge import SasBridge
+
+    try:
+        broker = Broker.parse(broker_url, ca)
+    except ValueError:
+        raise InputError(
+            "--broker", "", "mqtt://host[:port] or mqtts://host[:port]", broker_url
+        ) from None
+    url = urlparse(broker_url)
+    password = unquote(url.password) if url.password else os.environ.get("TWIN_MQTT_PASSWORD", "")
+    try:
+        memory = Memory.load(state) if state is not None else Memory()
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(
+            str(state), "", "a bridge state file (JSON: bd, eid, epoch, events, machine)", exc
+        ) from None
+    try:
+        bridge = SasBridge(
+            smib_id, broker, password, port, address=address, memory=memory,
+            interval=interval, meter_interval=meter_interval,
+        )  # fmt: skip
+    except OSError as exc:  # pyserial's SerialException too
+        found = os.strerror(exc.errno) if isinstance(exc.errno, int) else str(exc)
+        raise InputError(port, "", "a SAS port that can be opened", found) from None
+    try:
+        bridge.start()
+        deadline = time.monotonic() + 15
+        while not bridge.client.is_connected():
+            if bridge.refused or time.monotonic() > deadline:
+                why = bridge.refused[0] if bridge.refused else "no answer"
+                raise ConnectionError(f"SMIB {smib_id}: cannot connect to the broker ({why})")
+            time.sleep(0.05)
+        i = bridge.identity
+        click.echo(
+            f"SMIB {smib_id}: SAS address {address} on {port}: serial {i.serial}, "
+            f"program {i.program}, denomination {i.denom_cents} cents, paytable {i.paytable}"
+        )
+        sys.stdout.flush()  # said once connected: a watcher may wait for this line
+        end = time.monotonic() + seconds if seconds else None
+        while end is None or time.monotonic() < end:
+            time.sleep(0.05)
+    except ConnectionError as exc:
+        click.echo(f"twin: error: {exc}", err=True)
+        sys.exit(1)
+    finally:
+        bridge.stop()
+        s = bridge.stats()
+        click.echo(
+            f"SMIB {smib_id}: polls {s['polls']}, silences {s['silences']}, "
+            f"bad CRC {s['bad_crc']}, events {s['events']}"
+        )
+        sys.stdout.flush()

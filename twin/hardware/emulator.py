@@ -14,33 +14,25 @@ misbehave on purpose (:mod:`twin.hardware.misbehaviour`): drop, duplicate, hold 
 messages, reset its meters, die (the broker publishes its will), hold few events, handle
 commands late, come back from a backup, forge an event. Its truth log
 (:mod:`twin.hardware.truth`) says what it created. A bench of them: :mod:`twin.hardware.bench`.
+
+Its MQTT side (memory, connection, messages, commands) is :class:`twin.hardware.board.SmibBoard`,
+shared with the SAS bridge; this module adds the machine, its activities and bench commands.
 """
 
 from __future__ import annotations
 
-import contextlib
-import copy
-import json
 import logging
-import os
-import socket
-import threading
-import time
-from collections import Counter
-from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion
 
 from twin.hardware import protocol as p
-from twin.hardware.link import Broker, close_socket
-from twin.hardware.misbehaviour import LateQueue
+from twin.hardware.board import Identity as Identity  # re-exported
+from twin.hardware.board import Memory as Memory  # re-exported
+from twin.hardware.board import SmibBoard
+from twin.hardware.link import Broker
 from twin.hardware.misbehaviour import Misbehaviour as Misbehaviour  # re-exported
-from twin.hardware.netloop import NetLoop
 from twin.hardware.truth import TruthLog
 from twin.machines.accounting import SlotAccounts
 from twin.machines.engine import (
@@ -70,66 +62,7 @@ BILLS_CENTS = (500, 1000, 2000, 5000)
 _METER_NAMES = {code: code.name.lower() for code in MeterCode}
 
 
-@dataclass
-class Memory:
-    """What a SMIB keeps across reboots (non-volatile): session, event ids, epoch, events."""
-
-    bd: int = 0
-    eid: int = 0
-    epoch: int = 0
-    events: list[dict[str, Any]] = field(default_factory=list)
-    path: Path | None = None
-    #: the machine's own non-volatile meters (raw), bill counts and hopper level: a SMIB
-    #: restart does not clear the machine
-    machine: dict[str, int] = field(default_factory=dict)
-    #: results of the money commands executed (by cmd_id): a command sent again after a
-    #: restart is answered ``duplicate``, never executed twice
-    done: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    def backup(self) -> Memory:
-        """A copy of the non-volatile state as it stands (a backup of the board; no path)."""
-        return copy.deepcopy(replace(self, path=None))
-
-    @classmethod
-    def load(cls, path: Path) -> Memory:
-        if not path.exists():
-            return cls(path=path)
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        return cls(
-            doc["bd"],
-            doc["eid"],
-            doc["epoch"],
-            doc["events"],
-            path,
-            doc["machine"],
-            doc.get("done", {}),
-        )
-
-    def save(self) -> None:
-        if self.path is None:
-            return
-        tmp = self.path.with_suffix(".tmp")
-        doc = {
-            "bd": self.bd,
-            "eid": self.eid,
-            "epoch": self.epoch,
-            "events": self.events,
-            "machine": self.machine,
-            "done": self.done,
-        }
-        tmp.write_text(json.dumps(doc), encoding="utf-8")
-        os.replace(tmp, self.path)
-
-
-@dataclass(frozen=True)
-class Identity:
-    serial: str
-    program: str
-    denom_cents: int
-    paytable: str
-
-
-class SmibEmulator:
+class SmibEmulator(SmibBoard):
     """One emulated SMIB and its machine; thread-safe (activities from any thread)."""
 
     def __init__(
@@ -150,22 +83,17 @@ class SmibEmulator:
         keepalive: int = 2,
         truth: TruthLog | Path | None = None,
     ) -> None:
-        self.smib = smib
-        self.broker = broker
+        super().__init__(
+            smib, broker, password, memory=memory, keep_events=keep_events,
+            misbehave=misbehave, keepalive=keepalive, truth=truth, seed=seed,
+        )  # fmt: skip
         self.game = game
-        self._password = password
         self._seed = seed
-        self._own_truth = isinstance(truth, Path)
-        self.truth = TruthLog(truth) if isinstance(truth, Path) else truth
         self.identity = Identity(
             serial or f"SN-{smib}", program or game.signature, denom_cents, game.id
         )
         self.digits = digits
-        self.memory = memory if memory is not None else Memory()
-        self.misbehave = misbehave if misbehave is not None else Misbehaviour()
-        self.keep_events = self.misbehave.keep or keep_events
         self.rng = np.random.default_rng(seed)
-        self._mis_rng = np.random.default_rng([seed, 1])
         self.engine = PerSpinEngine(game)
         # without free spins the feature stream is never drawn, so the batched engine on a
         # tape of the generator plays exactly the per-spin engine's games (the engines'
@@ -175,31 +103,6 @@ class SmibEmulator:
         self.machine = self._new_machine()
         self._restore(self.memory.machine)
         self.enabled = True
-        self.seq = 0
-        self.sent: Counter[str] = Counter()
-        self.dropped: Counter[str] = Counter()
-        self.too_large: Counter[str] = Counter()  # payloads over the size limit, never sent
-        self.births = 0
-        self.refused: list[str] = []
-        self.dead = False
-        self.results: dict[str, dict[str, Any]] = dict(self.memory.done)
-        self._held: list[tuple[str, bytes]] = []
-        self._lock = threading.RLock()
-        self._late = LateQueue(f"smib-{smib}-late", self._handle)  # commands for cmd_delay
-        c = mqtt.Client(
-            CallbackAPIVersion.VERSION2, client_id=smib, clean_session=True, protocol=mqtt.MQTTv311
-        )
-        c.username_pw_set(smib, password)
-        c.reconnect_delay_set(1, 2)
-        c.max_queued_messages_set(100_000)
-        broker.secure(c)
-        c.on_pre_connect = self._on_pre_connect
-        c.on_connect_fail = self._on_connect_fail
-        c.on_connect = self._on_connect
-        c.on_message = self._on_message
-        self.client = c
-        self._keepalive = keepalive
-        self._net: NetLoop | None = None
 
     def _new_machine(self) -> SlotAccounts:
         return SlotAccounts(
@@ -228,51 +131,6 @@ class SmibEmulator:
         self.memory.save()
 
     # -- connection --------------------------------------------------------------------------
-
-    def start(self, net: NetLoop | None = None) -> None:
-        """Connect: with a network thread of its own (paho's ``loop_start``), or served by
-        ``net`` with other emulators (a bench)."""
-        self.client.connect_async(self.broker.host, self.broker.port, keepalive=self._keepalive)
-        self._net = net
-        if net is None:
-            self.client.loop_start()
-        else:
-            net.add(self.client)
-
-    def stop(self) -> None:
-        """A clean shutdown: ``offline`` on the status topic, then DISCONNECT (not after
-        :meth:`die`: a dead board says nothing)."""
-        self._late.close()
-        if self._own_truth and self.truth is not None:
-            self.truth.close()
-        if self.dead:
-            return
-        with self._lock:
-            info = self.client.publish(
-                p.up_topic(self.smib, "status"), self._status("offline"), 1, True
-            )
-        if self.client.is_connected():
-            info.wait_for_publish(timeout=5)
-        if self._net is not None:
-            self._net.disconnect(self.client)
-            return
-        self.client.disconnect()
-        self.client.loop_stop()
-        close_socket(self.client)
-
-    def die(self) -> None:
-        """Power cut: the network thread stops and the socket closes with no DISCONNECT."""
-        self.dead = True
-        self._late.close()
-        if self._net is not None:
-            self._net.kill(self.client)
-            return
-        self.client.loop_stop()
-        sock = self.client.socket()
-        if isinstance(sock, socket.socket):
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-        close_socket(self.client)
 
     def restored(self, memory: Memory) -> SmibEmulator:
         """The same board (id, credentials, machine, switches, truth log) on ``memory``, not
@@ -304,30 +162,6 @@ class SmibEmulator:
                 self.truth.restore(self.smib, from_eid, memory.eid, memory.bd + 1)
         return self.restored(memory)
 
-    def _status(self, state: str) -> bytes:
-        return p.encode({"v": p.VERSION, "smib": self.smib, "bd": self.memory.bd, "state": state})
-
-    def _on_pre_connect(self, client: mqtt.Client, userdata: Any) -> None:
-        with self._lock:
-            self.memory.bd += 1
-            self.memory.save()
-            client.will_set(p.up_topic(self.smib, "status"), self._status("lost"), 1, True)
-
-    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
-        self.refused.append("connection failed")
-
-    def _on_connect(
-        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
-    ) -> None:
-        if reason.is_failure:
-            log.info("SMIB %s: connection refused: %s", self.smib, reason)
-            self.refused.append(str(reason))
-            return
-        client.subscribe(p.down_topic(self.smib), qos=1)
-        with self._lock:
-            self.birth()
-            client.publish(p.up_topic(self.smib, "status"), self._status("online"), 1, True)
-
     # -- what it sends ---------------------------------------------------------------------------
 
     def _meter_values(self) -> dict[str, int]:
@@ -338,125 +172,14 @@ class SmibEmulator:
         out.update({f"bills_{c}": n for c, n in self.machine.bills.items()})
         return out
 
-    def birth(self, cmd_id: str | None = None) -> None:
-        """seq 0 of a session: identity, every meter, epoch and the last event id (and, in
-        answer to a ``rebirth``, that command's ``cmd_id``)."""
-        with self._lock:
-            self.seq = 0
-            self.births += 1
-            body: dict[str, Any] = {
-                "identity": {
-                    "serial": self.identity.serial,
-                    "program": self.identity.program,
-                    "denom_cents": self.identity.denom_cents,
-                    "paytable": self.identity.paytable,
-                },
-                "epoch": self.memory.epoch,
-                "digits": self.digits,
-                "meters": self._meter_values(),
-                "last_eid": self.memory.eid,
-            }
-            if cmd_id is not None:
-                body["cmd_id"] = cmd_id
-            if self.truth is not None:
-                self.truth.birth(self.smib, self.memory.bd, self.memory.eid)
-            self._publish("birth", body)
-
-    def send_meters(self, cmd_id: str | None = None) -> None:
-        with self._lock:
-            body: dict[str, Any] = {
-                "epoch": self.memory.epoch,
-                "digits": self.digits,
-                "meters": self._meter_values(),
-                "as_of_eid": self.memory.eid,
-            }
-            if cmd_id is not None:
-                body["cmd_id"] = cmd_id
-            self._publish("meters", body)
-
-    def _stamp(self, body: dict[str, Any]) -> dict[str, Any]:
-        """(v, smib, bd, seq, ts) and ``body``; the next seq."""
-        out = {
-            "v": p.VERSION,
-            "smib": self.smib,
-            "bd": self.memory.bd,
-            "seq": self.seq,
-            "ts": datetime.now(UTC).isoformat(timespec="microseconds"),
-            **body,
-        }
-        self.seq += 1
-        return out
-
-    def _publish(
-        self, leaf: str, body: dict[str, Any], *, raw: bool = False, lose: bool = False
-    ) -> None:
-        """Stamp (v, smib, bd, seq, ts) and send, through the misbehaviour switches
-        (``lose``: lost on the wire whatever they say); never a payload over the protocol's
-        size limit (``protocol.MAX_BYTES``: a broker's cap would cut the SMIB off)."""
-        if not raw:
-            body = self._stamp(body)
-        payload = p.encode(body)
-        if len(payload) > p.MAX_BYTES.get(leaf, len(payload)):
-            log.error("SMIB %s: a %d-byte %s not sent (too large)", self.smib, len(payload), leaf)
-            self.too_large[leaf] += 1
-            return
-        self.send_bytes(p.up_topic(self.smib, leaf), payload, leaf=leaf, lose=lose)
-
-    def send_bytes(
-        self, topic: str, payload: bytes, *, leaf: str = "", qos: int = 1, lose: bool = False
-    ) -> None:
-        """Publish raw bytes on any topic (tests use it for malformed messages)."""
-        m = self.misbehave
-        copies, hold = (0, False) if lose else m.fate(leaf, self._mis_rng)
-        if copies == 0:
-            self.dropped[leaf] += 1
-            return
-        if hold:
-            self._held.extend([(topic, payload)] * copies)
-            return
-        out = [(topic, payload)] * copies + self._held
-        self._held = []
-        if m.delay:
-            wait = float(self._mis_rng.uniform(0, m.delay))
-            timer = threading.Timer(wait, self._send_all, (out,))
-            timer.daemon = True
-            timer.start()
-        else:
-            self._send_all(out)
-
-    def _send_all(self, messages: list[tuple[str, bytes]]) -> None:
-        for topic, payload in messages:
-            self.client.publish(topic, payload, qos=1)
-            self.sent[topic.rsplit("/", 1)[-1]] += 1
-
-    def flush_held(self) -> None:
-        with self._lock:
-            out, self._held = self._held, []
-            self._send_all(out)
-
     def _event(
         self, code: int, name: str, before: dict[str, int], data: dict[str, Any] | None = None
     ) -> dict[str, Any]:
         after = self._raw()
         deltas = {k: v - before.get(k, 0) for k, v in after.items() if v != before.get(k, 0)}
         deltas = {k: v for k, v in deltas.items() if v > 0}
-        self.memory.eid += 1
-        evt = {
-            "eid": self.memory.eid,
-            "code": code,
-            "name": name,
-            "epoch": self.memory.epoch,
-            "deltas": deltas,
-            "data": data or {},
-        }
-        self.memory.events.append(evt)
-        if len(self.memory.events) > self.keep_events:
-            del self.memory.events[: len(self.memory.events) - self.keep_events]
-        self._keep(after)
-        if self.truth is not None:
-            self.truth.event(self.smib, self.memory.bd, evt)
-        self._publish("evt", dict(evt), lose=self.misbehave.drops_eid(self.memory.eid))
-        return evt
+        kept = {**after, "hopper_level": self.machine.hopper_level}
+        return self._emit(code, name, deltas, data or {}, kept)
 
     def phantom(self, nbytes: int) -> dict[str, Any]:
         """A forged, schema-valid ``slot_door_opened`` event under the next eid, its payload
@@ -643,84 +366,9 @@ class SmibEmulator:
 
     # -- commands ---------------------------------------------------------------------------------
 
-    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
-        with self._lock:
-            if self.misbehave.drop_next["cmd"] > 0:  # a command lost on its way in
-                self.misbehave.drop_next["cmd"] -= 1
-                self.dropped["cmd"] += 1
-                return
-        if self.misbehave.cmd_delay > 0:  # a slow board: handled later, in order
-            self._late.put(bytes(msg.payload), self.misbehave.cmd_delay, self._net)
-            return
-        self._handle(bytes(msg.payload))
-
-    def _handle(self, payload: bytes) -> None:
-        if self.dead:  # a command due after the power went: nobody handles it
-            return
-        try:
-            self.command(payload)
-        except Exception:
-            log.exception("SMIB %s: command failed", self.smib)
-
-    def command(self, payload: bytes) -> None:
-        try:
-            doc = json.loads(payload.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            self._result("?", "rejected", f"not JSON: {exc}")
-            return
-        err = p.validate("cmd", doc)
-        if err is not None:
-            cmd_id = doc.get("cmd_id") if isinstance(doc, dict) else None
-            self._result(cmd_id if isinstance(cmd_id, str) and cmd_id else "?", "rejected", err)
-            return
-        cmd_id = doc["cmd_id"]
-        with self._lock:
-            if cmd_id in self.results:
-                first = self.results[cmd_id]
-                self._result(cmd_id, "duplicate", f"already {first['result']}", first.get("data"))
-                return
-            if doc["expires"] < time.time():
-                self._result(cmd_id, "expired", "received after it expired", remember=True)
-                return
-            getattr(self, f"_cmd_{doc['cmd']}")(cmd_id, doc.get("args", {}))
-
-    def _result(
-        self,
-        cmd_id: str,
-        result: str,
-        reason: str = "",
-        data: dict[str, Any] | None = None,
-        *,
-        remember: bool = True,
-    ) -> None:
-        with self._lock:
-            body: dict[str, Any] = {"cmd_id": cmd_id, "result": result}
-            if reason:
-                body["reason"] = reason[:200]
-            if data:
-                body["data"] = data
-            if remember and cmd_id != "?" and result != "duplicate":
-                self.results[cmd_id] = body
-            self._publish("cmdres", body)
-
-    def _cmd_rebirth(self, cmd_id: str, args: dict[str, int]) -> None:
-        self._result(cmd_id, "completed")
-        self.birth(cmd_id=cmd_id)
-
-    def _cmd_read_meters(self, cmd_id: str, args: dict[str, int]) -> None:
-        self.send_meters(cmd_id)
-        self._result(cmd_id, "completed")
-
-    def _cmd_ping(self, cmd_id: str, args: dict[str, int]) -> None:
-        self._result(cmd_id, "completed")
-
-    def _cmd_enable(self, cmd_id: str, args: dict[str, int]) -> None:
-        self.enabled = True
-        self._result(cmd_id, "completed")
-
-    def _cmd_disable(self, cmd_id: str, args: dict[str, int]) -> None:
-        self.enabled = False
-        self._result(cmd_id, "completed")
+    def _set_play(self, enabled: bool) -> str | None:
+        self.enabled = enabled
+        return None
 
     # -- bench commands: the machine of a test bench acts (drive mode, procedure suites) -------
 
@@ -775,23 +423,3 @@ class SmibEmulator:
 
     def _cmd_fill_hopper(self, cmd_id: str, args: dict[str, Any]) -> None:
         self._bench(cmd_id, self.fill_hopper(args["coins"], tag=self._tag(cmd_id, args)), "")
-
-    def _cmd_replay_events(self, cmd_id: str, args: dict[str, int]) -> None:
-        start = args["from_eid"]
-        end = args.get("to_eid", self.memory.eid)
-        events = self.memory.events
-        first_held = events[0]["eid"] if events else self.memory.eid + 1
-        sent = 0
-        for evt in events:
-            if start <= evt["eid"] <= end:
-                self._publish("evt", {**evt, "replay": True})
-                sent += 1
-        if start < first_held:
-            self._result(
-                cmd_id,
-                "failed",
-                f"events before {first_held} are no longer held",
-                {"first_held": first_held, "replayed": sent},
-            )
-        else:
-            self._result(cmd_id, "completed", data={"replayed": sent})

@@ -147,6 +147,15 @@ class SasHost:
             return
         write_all(self.fd, mark(poll, wakeup=True))
 
+    def flush(self, quiet: float) -> int:
+        """Drop what arrives until the line has been quiet for ``quiet`` seconds (late
+        replies to polls that timed out); how many bytes were dropped (counted in ``stale``)."""
+        dropped = 0
+        while chunk := self._raw_read(quiet):
+            dropped += len(self._decode(chunk))
+        self.stale += dropped
+        return dropped
+
     def _drain(self) -> None:
         """Drop what is waiting (a late reply to an earlier poll), counted in ``stale``."""
         while chunk := self._raw_read(0.0):
