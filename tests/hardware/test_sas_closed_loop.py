@@ -64,9 +64,7 @@ def test_an_hour_on_four_machines_reconciles_end_to_end(broker: Broker) -> None:
 
 
 def _faulty(tmp_path: Path, faults: str) -> Path:
-    return sas_scenario(
-        tmp_path, seconds=900, quick_patrons=True, arrivals=120, faults=faults
-    )
+    return sas_scenario(tmp_path, seconds=900, quick_patrons=True, arrivals=120, faults=faults)
 
 
 @pytest.mark.parametrize(
@@ -75,7 +73,7 @@ def _faulty(tmp_path: Path, faults: str) -> Path:
         ("", {}),
         ("noise = 0.05", {"HW.sas_line": 1}),
         ("reply_delay_ms = 30", {"HW.sas_line": 1}),
-        ("silent_at_s = 300.0\nsilent_for_s = 240.0", {"HW.sas_link_lost": 1}),
+        ("silent_at_s = 300.0\nsilent_for_s = 180.0", {"HW.sas_link_lost": 1}),
         ("storm_at_s = 450.0\nstorm = 30", {"HW.sas_queue_overflow": 1}),
         ("smib_restart_at_s = 400.0\nsmib_down_s = 2.0", {}),
         ('tampered_program = "0badc0de"', {"HW.identity": 1}),

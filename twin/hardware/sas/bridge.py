@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -60,6 +59,9 @@ from twin.hardware.sas.polls import (
     GENERAL_POLL_BIT,
     NO_ACTIVITY,
 )
+from twin.hardware.sas.rom import PREFIX as ROM_PREFIX
+from twin.hardware.sas.rom import parse_rom_program as parse_rom_program  # re-exported
+from twin.hardware.sas.rom import rom_program
 from twin.machines.sas import BILL_METER_CODES, ExceptionCode, MeterCode
 
 log = logging.getLogger("twin.hardware.sas.bridge")
@@ -95,21 +97,6 @@ MAX_6F_METERS = 12
 DENOM_CENTS = {code: cents for cents, code in DENOMINATION_CODES.items()}
 BILL_UNITS = {code: units for units, code in BILL_DENOMINATION_CODES.items()}
 BILL_EXCEPTION_UNITS = {code: units for units, code in BILL_ACCEPTED_EXCEPTIONS.items()}
-
-ROM_PROGRAM = "sas-rom-crc16"
-_ROM = re.compile(rf"^{ROM_PROGRAM}:([0-9a-f]{{4}}):([0-9a-f]{{4}})$")
-
-
-def rom_program(seed: int, signature: int) -> str:
-    """``identity.program`` of a machine whose ROM signature with ``seed`` is ``signature``:
-    the host checks it against the approved program (``crc16(program_image, seed)``)."""
-    return f"{ROM_PROGRAM}:{seed:04x}:{signature:04x}"
-
-
-def parse_rom_program(text: str) -> tuple[int, int] | None:
-    """(seed, signature) of a :func:`rom_program` text; None for any other program text."""
-    m = _ROM.match(text)
-    return None if m is None else (int(m.group(1), 16), int(m.group(2), 16))
 
 
 @dataclass(frozen=True)
@@ -348,7 +335,7 @@ class SasBridge(SmibBoard):
             self._long(0x1A, expect=8)  # a different poll: that reply's implied ACK
         if signature is None:
             log.warning("SMIB %s: no ROM signature from the machine", self.smib)
-            program = f"{ROM_PROGRAM}:{seed:04x}:none"
+            program = f"{ROM_PREFIX}:{seed:04x}:none"
         else:
             program = rom_program(seed, signature)
         self.identity = replace(self.identity, program=program)
