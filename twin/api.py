@@ -342,10 +342,15 @@ def _connect_hardware(
             source, "hardware", "--hardware mqtt://host:port for its SMIBs",
             f"{len(casino.hardware.smibs)} machine(s) bound to SMIBs and no broker",
         )  # fmt: skip
+    from twin.hardware.sas.station import check
     from twin.hardware.session import connect  # paho only for a run with hardware
 
+    check(casino.hardware.sas, source)  # issue 30: what the SAS lines need, before t = 0
     try:
-        return connect(casino.hardware, casino.inbox, url, ca=ca, on_lines=on_lines, resume=resume)
+        return connect(
+            casino.hardware, casino.inbox, url, ca=ca, on_lines=on_lines, resume=resume,
+            source=source,
+        )  # fmt: skip
     except ValueError as exc:
         raise InputError("--hardware", "", "mqtt://[user:password@]host[:port]", url) from exc
 

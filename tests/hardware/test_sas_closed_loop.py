@@ -5,6 +5,12 @@ meter; each fault on the machine's side gives exactly its finding."""
 
 from __future__ import annotations
 
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -99,3 +105,95 @@ def test_each_fault_gives_exactly_its_finding(
     if "smib_restart" in faults:
         births = [r for r in sink.records if isinstance(r, SmibOnline)]
         assert len({r.bd for r in births}) == 2  # the board came back in a new session
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+
+def _twin(*args: str, env: dict[str, str] | None = None, **kw: object) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "twin", *args], cwd=REPO, text=True, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, env={**os.environ, **(env or {})}, **kw,  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+def test_twin_run_with_sas_lines_from_the_command_line(tmp_path: Path, broker: Broker) -> None:
+    """`twin run` paced x300 on a 15-minute floor: the status lines name the SAS SMIB, the
+    run's findings have no HW finding, and the reference SMIB is gone afterwards."""
+    path = _faulty(tmp_path, "")
+    out = tmp_path / "out"
+    proc = _twin("run", str(path), "--hardware", _url(broker), "--pace", "300", "--out", str(out))
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 0, stderr[-2000:]
+    assert "SMIB SAS-001 (A-001, sas): online" in stderr
+    findings = json.loads((out / "findings.json").read_text())
+    assert [f for f in findings if f["control"].startswith("HW.")] == []
+    assert _children(proc.pid) == []
+
+
+def test_an_interrupted_sas_run_leaves_no_smib_running(tmp_path: Path, broker: Broker) -> None:
+    path = _faulty(tmp_path, "")
+    proc = _twin("run", str(path), "--hardware", _url(broker), "--out", str(tmp_path / "o"))
+    deadline = time.monotonic() + 60
+    bridges: list[int] = []
+    while not bridges and time.monotonic() < deadline:  # the reference SMIB is started
+        bridges = [
+            c for c in _children(proc.pid) if b"bridge" in Path(f"/proc/{c}/cmdline").read_bytes()
+        ]
+        time.sleep(0.1)
+    assert bridges
+    time.sleep(3)  # online, the run paced x1
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr[-2000:]
+    assert "interrupted" in stderr
+    assert not any(Path(f"/proc/{b}").exists() for b in bridges)
+    assert (tmp_path / "o.incomplete").is_dir() and not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    ("edit", "env", "message"),
+    [
+        (
+            "",
+            {"TWIN_SMIB_PASSWORD": ""},
+            "environment: TWIN_SMIB_PASSWORD: expected the reference "
+            "SMIBs' MQTT password ('{id}' in it is replaced by each SMIB's id), found 'nothing'",
+        ),
+        (
+            'port = "/dev/ttyNOPE0"\nsmib_kind = "external"',
+            {},
+            "sas[0].port: expected a serial device that exists, found '/dev/ttyNOPE0'",
+        ),
+        (
+            'port = "/dev/ttyNOPE0"',
+            {},
+            "sas[0].smib_port: expected the reference SMIB's end of "
+            "the cable (smib_port) with a serial device, found 'nothing'",
+        ),
+    ],
+    ids=["no-password", "no-device", "reference-on-a-device"],
+)
+def test_sas_bad_input_is_one_line_and_exit_2(
+    tmp_path: Path, broker: Broker, edit: str, env: dict[str, str], message: str
+) -> None:
+    path = _faulty(tmp_path, "")
+    path.write_text(path.read_text().replace("max_delay_s = 5.0\n", f"max_delay_s = 5.0\n{edit}\n"))
+    proc = _twin("run", str(path), "--hardware", _url(broker), "--out", str(tmp_path / "o"),
+                 env=env)  # fmt: skip
+    _, stderr = proc.communicate(timeout=60)
+    where = "" if message.startswith("environment") else f"{path}: "
+    assert (proc.returncode, stderr.strip()) == (2, f"twin: error: {where}{message}")
+    assert not (tmp_path / "o").exists()

@@ -63,7 +63,9 @@ class HardwareSession:
         closing_seconds: float = 5.0,
         resume: dict[str, tuple[int, int]] | None = None,
         birth_seconds: float = 30.0,
+        source: str = "<scenario>",
     ) -> None:
+        self.source = source  # the scenario file, for errors naming a [[sas]] entry
         self.floor = floor
         self.inbox = inbox
         self.endpoint = endpoint
@@ -123,11 +125,11 @@ class HardwareSession:
         try:
             self.station = Station(
                 self.floor.loops, self.floor.sas, broker_url=url, ca=b.ca,
-                now=lambda: float(self.floor.world.env.now),
+                now=lambda: float(self.floor.world.env.now), source=self.source,
             ).start()  # fmt: skip
-        except (OSError, ValueError) as exc:
+        except BaseException:
             self.link.stop()
-            raise ConnectionError(f"cannot serve the [[sas]] lines: {exc}") from exc
+            raise
         deadline = time.monotonic() + self.birth_seconds
         waiting = [x.smib for x in self.floor.sas]
         while waiting:
@@ -220,12 +222,15 @@ def connect(
     on_lines: Lines | None = None,
     every: float = 1.0,
     resume: dict[str, tuple[int, int]] | None = None,
+    source: str = "<scenario>",
 ) -> HardwareSession:
     """Start the link of ``floor`` to the broker at ``url`` (see :class:`Endpoint`);
-    ``resume``: :func:`resume_from` an earlier run of the twin."""
+    ``resume``: :func:`resume_from` an earlier run of the twin; ``source``: the scenario
+    file (errors about its ``[[sas]]`` entries name it)."""
     return HardwareSession(
-        floor, inbox, Endpoint.parse(url, ca), on_lines=on_lines, every=every, resume=resume
-    ).start()
+        floor, inbox, Endpoint.parse(url, ca), on_lines=on_lines, every=every, resume=resume,
+        source=source,
+    ).start()  # fmt: skip
 
 
 def resume_from(path: str | Path) -> dict[str, tuple[int, int]]:

@@ -291,6 +291,9 @@ class SasBinding(_Model):
     port: NonEmptyStr = "pty"
     address: Annotated[int, Field(ge=1, le=127)] = 1
     smib_kind: Literal["reference", "external"] = "reference"
+    #: the reference SMIB's end of the cable when ``port`` is a device (two serial adapters
+    #: wired null-modem); a "pty" has its two ends already
+    smib_port: NonEmptyStr | None = None
     max_delay_s: PositiveFloat = 5.0
     faults: SasFaults = SasFaults()
 
@@ -472,6 +475,11 @@ def _check_sas(
         if b.port != "pty" and b.port in ports:
             raise invalid("a serial port of its own (one machine per line)",
                           key=f"sas[{i}].port", found=b.port)  # fmt: skip
+        if b.smib_kind == "reference" and b.port != "pty" and b.smib_port is None:
+            raise invalid(
+                "the reference SMIB's end of the cable (smib_port) with a serial device",
+                key=f"sas[{i}].smib_port", found="nothing",
+            )  # fmt: skip
         if b.smib_kind == "external" and b.port == "pty":
             raise invalid(
                 'a serial device for an external SMIB (a "pty" is only for the reference one)',

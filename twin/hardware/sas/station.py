@@ -26,12 +26,28 @@ from typing import Any
 
 import numpy as np
 
+from twin.errors import InputError
 from twin.hardware.loop import SasLoop
 from twin.hardware.sas.line import FdWire, SasLine, open_serial
 from twin.hardware.sas.pty import PtyPair, open_pty
 
 #: The environment variable holding the reference SMIBs' MQTT password ('{id}': the SMIB id).
 PASSWORD_ENV = "TWIN_SMIB_PASSWORD"
+
+
+def check(bindings: list[Any], source: str) -> None:
+    """What a run with ``[[sas]]`` needs before t = 0 (InputError naming it): the reference
+    SMIBs' password, and serial devices that exist."""
+    if any(b.smib_kind == "reference" for b in bindings) and not os.environ.get(PASSWORD_ENV):
+        raise InputError(
+            "environment", PASSWORD_ENV,
+            "the reference SMIBs' MQTT password ('{id}' in it is replaced by each SMIB's id)",
+            "nothing",
+        )  # fmt: skip
+    for i, b in enumerate(bindings):
+        for key, port in (("port", b.port), ("smib_port", b.smib_port)):
+            if port not in (None, "pty") and not os.path.exists(port):
+                raise InputError(source, f"sas[{i}].{key}", "a serial device that exists", port)
 
 
 class FaultyMachine:
@@ -99,7 +115,9 @@ class Station:
         ca: str | None,
         now: Callable[[], float],
         python: str = sys.executable,
+        source: str = "<scenario>",
     ) -> None:
+        self.source = source
         self.loops = dict(loops)
         self.bindings = bindings
         self.broker_url = broker_url
@@ -112,18 +130,18 @@ class Station:
         self._watch: threading.Thread | None = None
 
     def start(self) -> Station:
-        """Open every port, serve it, and start the reference SMIBs. OSError (a port that
-        cannot be opened) and ValueError (no password for a reference SMIB) before anything
-        is left running."""
-        for b in self.bindings:
-            if b.smib_kind == "reference" and not os.environ.get(PASSWORD_ENV):
-                raise ValueError(
-                    f"[[sas]] {b.machine}: the reference SMIB {b.smib} needs its MQTT password "
-                    f"in {PASSWORD_ENV} ('{{id}}' in it is replaced by the SMIB's id)"
-                )
+        """Open every port, serve it, and start the reference SMIBs; InputError naming the
+        ``[[sas]]`` entry whose port cannot be opened (nothing is left running)."""
+        check(self.bindings, self.source)
         try:
             for n, b in enumerate(self.bindings):
-                self.lines[b.smib] = self._serve(b, n)
+                try:
+                    self.lines[b.smib] = self._serve(b, n)
+                except OSError as exc:
+                    raise InputError(
+                        self.source, f"sas[{n}].port", "a serial port the twin can open",
+                        f"{b.port} ({exc.strerror or exc})",
+                    ) from None  # fmt: skip
             for ln in self.lines.values():
                 if ln.binding.smib_kind == "reference":
                     self._start_bridge(ln)
@@ -142,7 +160,7 @@ class Station:
             pty = open_pty()
             wire, host_port = pty.machine_wire(), pty.host_path
         else:
-            wire, host_port = open_serial(b.port), b.port
+            wire, host_port = open_serial(b.port), b.smib_port or b.port
         faulty = FaultyMachine(loop.view.machine, b.faults, self.now, seed=n)
         line = SasLine(wire, faulty)
         loop.line_stats = line.stats.summary
@@ -239,4 +257,4 @@ class Station:
             self.workdir.rmdir()
 
 
-__all__ = ["PASSWORD_ENV", "FaultyMachine", "Station"]
+__all__ = ["PASSWORD_ENV", "FaultyMachine", "Station", "check"]
