@@ -146,12 +146,12 @@ class HardwareSession:
             time.sleep(0.05)
 
     def stop(self) -> None:
-        if self.station is not None:
-            self.station.stop()
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
         self.link.stop()
+        if self.station is not None:  # after the link: their goodbyes are nobody's business
+            self.station.stop()
         if self._frozen:  # what was frozen is collectable again
             self._frozen = False
             gc.unfreeze()
