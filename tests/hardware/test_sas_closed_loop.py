@@ -18,6 +18,7 @@ import pytest
 
 from twin import api
 from twin.drivers import PacedDriver
+from twin.hardware.machine import SAS_ONLY
 from twin.hardware.records import SasLineClosed, SmibEvent, SmibOnline
 from twin.records import MemorySink
 
@@ -140,6 +141,8 @@ def test_twin_run_with_sas_lines_from_the_command_line(tmp_path: Path, broker: B
     assert "SMIB SAS-001 (A-001, sas): online" in stderr
     findings = json.loads((out / "findings.json").read_text())
     assert [f for f in findings if f["control"].startswith("HW.")] == []
+    by_control = json.loads((out / "summary.json").read_text())["compliance"]["by_control"]
+    assert {c: by_control[c] for c in SAS_ONLY} == dict.fromkeys(SAS_ONLY, 0)  # checked, none
     assert _children(proc.pid) == []
 
 
