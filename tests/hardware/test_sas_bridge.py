@@ -484,7 +484,7 @@ def test_cli_bridges_a_machine_until_terminated(
     proc = _twin(
         "smib", "bridge", "--sas", machine.pair.host_path, "--broker", broker.url,
         "--smib", SMIB, "--state", str(state), "--interval", "0.01",
-        env={"TWIN_MQTT_PASSWORD": smib_password(SMIB)},
+        env={"TWIN_SMIB_PASSWORD": "pw-{id}"},
     )  # fmt: skip
     try:
         watch.until("a birth", lambda: bool(watch.of("birth")), timeout=20)

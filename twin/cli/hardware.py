@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from twin.cli.options import broker_ca, sas_address, smib_password
 from twin.errors import InputError
 
 
@@ -37,18 +38,8 @@ MISBEHAVE_HELP = (
     "--id", "smib_id", required=True, help="SMIB id (= MQTT user); with --count, a prefix."
 )
 @click.option("--broker", "broker_url", required=True, help="mqtt://host[:port] or mqtts://...")
-@click.option(
-    "--ca",
-    type=click.Path(exists=True, dir_okay=False),
-    help="With mqtts://: the certificate of the authority that signed the broker's.",
-)
-@click.option(
-    "--password",
-    envvar="TWIN_SMIB_PASSWORD",
-    default="",
-    show_envvar=True,
-    help="MQTT password; '{id}' in it is replaced by each SMIB's id.",
-)
+@broker_ca
+@smib_password
 @click.option("--game", type=click.Path(dir_okay=False, path_type=Path), help="PAR sheet file.")
 @click.option("--misbehave", default="", help=MISBEHAVE_HELP)
 @click.option("--count", type=click.IntRange(min=1), default=1, help="How many SMIBs (a bench).")
@@ -181,17 +172,10 @@ def smib_compare(ledger_path: Path, truth_path: Path, as_json: bool) -> None:
     "--broker",
     "broker_url",
     required=True,
-    help="mqtt[s]://[user[:password]@]host[:port]; the password may instead come from "
-    "TWIN_MQTT_PASSWORD.",
+    help="mqtt[s]://[user[:password]@]host[:port]; the password may instead come from --password.",
 )
 @click.option("--smib", "smib_id", required=True, help="SMIB id (= MQTT user and client id).")
-@click.option(
-    "--address",
-    type=click.IntRange(1, 127),
-    default=1,
-    show_default=True,
-    help="The machine's SAS address.",
-)
+@sas_address
 @click.option(
     "--state",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -212,11 +196,8 @@ def smib_compare(ledger_path: Path, truth_path: Path, as_json: bool) -> None:
     show_default=True,
     help="Seconds between meter reads while the machine reports no exception.",
 )
-@click.option(
-    "--ca",
-    type=click.Path(exists=True, dir_okay=False),
-    help="With mqtts://: the certificate of the authority that signed the broker's.",
-)
+@broker_ca
+@smib_password
 @click.option(
     "--seconds",
     type=click.FloatRange(min=0),
@@ -232,6 +213,7 @@ def smib_bridge(
     interval: float,
     meter_interval: float,
     ca: str | None,
+    password: str,
     seconds: float,
 ) -> None:
     """Be the SMIB of a SAS gaming machine: poll it on a serial line and speak the MQTT
@@ -252,7 +234,7 @@ def smib_bridge(
             "--broker", "", "mqtt://host[:port] or mqtts://host[:port]", broker_url
         ) from None
     url = urlparse(broker_url)
-    password = unquote(url.password) if url.password else os.environ.get("TWIN_MQTT_PASSWORD", "")
+    password = unquote(url.password) if url.password else password.replace("{id}", smib_id)
     try:
         memory = Memory.load(state) if state is not None else Memory()
     except (OSError, ValueError, KeyError, TypeError) as exc:

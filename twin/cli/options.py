@@ -1,4 +1,5 @@
-"""Options several commands share: the run length and a study's confidence and workers."""
+"""Options several commands share: the run length, a study's confidence and workers, a SAS
+address, a broker's certificate authority and a SMIB's password."""
 
 from __future__ import annotations
 
@@ -49,3 +50,35 @@ def study_options(what: str, workers: str) -> Callable[[F], F]:
         )(f)  # fmt: skip
 
     return wrap
+
+
+def sas_address(f: F) -> F:
+    """``--address``: a machine's SAS address (``twin sas serve``, ``twin smib bridge``)."""
+    return click.option(
+        "--address",
+        type=click.IntRange(1, 127),
+        default=1,
+        show_default=True,
+        help="The machine's SAS address.",
+    )(f)
+
+
+def broker_ca(f: F) -> F:
+    """``--ca``: the certificate of a TLS broker's authority (the SMIB commands)."""
+    return click.option(
+        "--ca",
+        type=click.Path(exists=True, dir_okay=False),
+        help="With mqtts://: the certificate of the authority that signed the broker's.",
+    )(f)
+
+
+def smib_password(f: F) -> F:
+    """``--password``: a SMIB's MQTT password (``TWIN_SMIB_PASSWORD``; ``{id}`` in it is
+    replaced by the SMIB's id)."""
+    return click.option(
+        "--password",
+        envvar="TWIN_SMIB_PASSWORD",
+        default="",
+        show_envvar=True,
+        help="MQTT password; '{id}' in it is replaced by each SMIB's id.",
+    )(f)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from twin.cli.options import sas_address
 from twin.errors import InputError
 
 if TYPE_CHECKING:
@@ -35,13 +36,7 @@ def sas() -> None:
     is_flag=True,
     help="Serve on a new pseudo-terminal pair and print the host's end (a path).",
 )
-@click.option(
-    "--address",
-    type=click.IntRange(1, 127),
-    default=1,
-    show_default=True,
-    help="The machine's SAS address.",
-)
+@sas_address
 @click.option("--game", type=click.Path(dir_okay=False, path_type=Path), help="PAR sheet file.")
 @click.option(
     "--seed",

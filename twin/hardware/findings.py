@@ -8,6 +8,10 @@ machine disagree. Each names its severity and the test that proves it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from twin.world import World
 
 T = "tests/hardware/"
 
@@ -132,4 +136,27 @@ CATALOG: tuple[HardwareFinding, ...] = (
 )
 
 
-__all__ = ["CATALOG", "HardwareFinding"]
+def emit(
+    world: World,
+    subjects: tuple[str, ...],
+    control: str,
+    message: str,
+    evidence: tuple[int, ...],
+    *,
+    warning: bool = False,
+) -> None:
+    """A hardware finding about ``subjects`` (a machine and its SMIB), now."""
+    from twin.compliance.findings import Finding, Severity
+
+    world.bus.emit(
+        Finding,
+        subjects=subjects,
+        control=control,
+        severity=str(Severity.WARNING if warning else Severity.BREACH),
+        at=world.clock.iso(world.env.now),
+        message=message,
+        evidence=evidence,
+    )
+
+
+__all__ = ["CATALOG", "HardwareFinding", "emit"]

@@ -41,8 +41,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from twin.compliance.findings import Finding, Severity
 from twin.hardware.book import NOT_CUMULATIVE, Birth, Event, Meters, Result
+from twin.hardware.findings import emit
 from twin.hardware.records import SasLineClosed, SmibEvent, SmibMeters, SmibOnline
 from twin.hardware.sas.gaming import Handpay, SasGamingMachine
 from twin.hardware.sas.line import percentile
@@ -501,15 +501,7 @@ class SasLoop:
     def _finding(
         self, control: str, message: str, evidence: tuple[int, ...], *, warning: bool = False
     ) -> None:
-        self.world.bus.emit(
-            Finding,
-            subjects=(self.machine, self.smib),
-            control=control,
-            severity=str(Severity.WARNING if warning else Severity.BREACH),
-            at=self.world.clock.iso(self.world.env.now),
-            message=message,
-            evidence=evidence,
-        )
+        emit(self.world, (self.machine, self.smib), control, message, evidence, warning=warning)
 
 
 def _us(seconds: float | None) -> int:

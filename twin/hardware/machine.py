@@ -31,7 +31,6 @@ from typing import Any, Literal, Protocol
 
 import simpy
 
-from twin.compliance.findings import Finding, Severity
 from twin.hardware.book import (
     Birth,
     Event,
@@ -41,7 +40,7 @@ from twin.hardware.book import (
     Result,
     SmibBook,
 )
-from twin.hardware.findings import CATALOG
+from twin.hardware.findings import CATALOG, emit
 from twin.hardware.loop import SasFeed, SasLoop, SasView
 from twin.hardware.records import SmibEvent, SmibMeters, SmibOnline
 from twin.inbox import Envelope
@@ -524,15 +523,7 @@ class HardwareMachine:
     def _finding(
         self, control: str, message: str, evidence: tuple[int, ...], *, warning: bool = False
     ) -> None:
-        self.world.bus.emit(
-            Finding,
-            subjects=(self.id, self.smib),
-            control=control,
-            severity=str(Severity.WARNING if warning else Severity.BREACH),
-            at=self.world.clock.iso(self.env.now),
-            message=message,
-            evidence=evidence,
-        )
+        emit(self.world, (self.id, self.smib), control, message, evidence, warning=warning)
 
 
 class HardwareFloor:

@@ -173,8 +173,7 @@ class Station:
 
     def _start_bridge(self, ln: _Line) -> None:
         b = ln.binding
-        env = dict(os.environ)
-        env["TWIN_MQTT_PASSWORD"] = os.environ[PASSWORD_ENV].replace("{id}", b.smib)
+        env = dict(os.environ)  # its password: TWIN_SMIB_PASSWORD, as `twin smib bridge` reads it
         args = [
             self.python, "-m", "twin", "smib", "bridge", "--sas", ln.host_port,
             "--broker", self.broker_url, "--smib", b.smib, "--address", str(b.address),
