@@ -21,9 +21,9 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from twin.hardware import protocol as p
 from twin.hardware.board import Memory
-from twin.hardware.book import NOT_CUMULATIVE
 from twin.hardware.client import Broker as Endpoint
 from twin.hardware.client import close_socket
+from twin.hardware.protocol import NOT_CUMULATIVE
 from twin.hardware.sas.bridge import (
     METERS,
     BridgeFaults,

@@ -31,6 +31,7 @@ import simpy
 
 from twin.clock import Clock
 from twin.compliance.findings import Finding, Severity
+from twin.hardware.protocol import NOT_CUMULATIVE
 from twin.hardware.records import (
     SmibClosed,
     SmibCommandResult,
@@ -51,11 +52,6 @@ from twin.records import RecordBus, Sink
 
 #: SAS exception 0x70: the machine's exception queue overflowed (events were lost in it).
 QUEUE_OVERFLOW = 0x70
-
-#: Meters that are not cumulative: left out of reconciliation.
-NOT_CUMULATIVE = frozenset(
-    {"current_credits", "games_since_power_reset", "games_since_door_closed"}
-)
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,8 +41,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from twin.hardware.book import NOT_CUMULATIVE, Birth, Event, Meters, Result
+from twin.hardware.book import Birth, Event, Meters, Result
 from twin.hardware.findings import emit
+from twin.hardware.protocol import NOT_CUMULATIVE
 from twin.hardware.records import SasLineClosed, SmibEvent, SmibMeters, SmibOnline
 from twin.hardware.sas.gaming import Handpay, SasGamingMachine
 from twin.hardware.sas.line import percentile

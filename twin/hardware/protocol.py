@@ -191,12 +191,20 @@ def event_digest(doc: Mapping[str, Any]) -> str:
     return hashlib.sha256(_ENCODE(content).encode()).hexdigest()[:16]
 
 
+#: Meters that are not cumulative (they go down): left out of reconciliation and of the SAS
+#: loop's comparisons.
+NOT_CUMULATIVE = frozenset(
+    {"current_credits", "games_since_power_reset", "games_since_door_closed"}
+)
+
+
 __all__ = [
     "BENCH_COMMANDS",
     "COMMANDS",
     "EVENT_CONTENT",
     "MAX_BYTES",
     "MONEY_COMMANDS",
+    "NOT_CUMULATIVE",
     "ROOT",
     "UP",
     "UP_FILTER",

@@ -45,10 +45,10 @@ from pathlib import Path
 from typing import Any
 
 from twin.hardware.board import Identity, Memory, SmibBoard
-from twin.hardware.book import NOT_CUMULATIVE
 from twin.hardware.client import Broker
 from twin.hardware.misbehaviour import Misbehaviour
 from twin.hardware.netloop import NetLoop
+from twin.hardware.protocol import NOT_CUMULATIVE
 from twin.hardware.sas.bcd import BcdError, from_bcd
 from twin.hardware.sas.host import SasHost
 from twin.hardware.sas.polls import (
