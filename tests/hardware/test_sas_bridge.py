@@ -557,3 +557,36 @@ def test_cli_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
         proc = _twin(*base, *args)
         _out, err = proc.communicate(timeout=60)
         assert (proc.returncode, err) == (2, message)
+
+
+def test_an_exception_read_just_before_a_power_cut_is_reported_after_it(
+    broker: Broker, watch: Watch, machine: Machine, tmp_path: Path
+) -> None:
+    """The bridge reads a bill's exception and loses power before its event is made. The
+    machine counts it delivered as soon as the next poll comes (the restarted bridge's first
+    identity poll is that implied ACK), so only the state file can still make it: it does,
+    once."""
+    state = tmp_path / "bridge.json"
+    bridge = bridge_for(broker, machine, memory=Memory.load(state))
+    watch.until("a birth", lambda: bool(watch.of("birth")))
+    read = threading.Event()
+
+    def power_cut(code: int) -> None:  # the cut falls between the read and the event
+        bridge._stop.set()
+        read.set()
+
+    bridge._exception = power_cut  # type: ignore[method-assign]
+    machine.bill(1000)
+    assert read.wait(10)
+    bridge.die()
+    assert json.loads(state.read_text())["pending"] == [0x49]
+    assert watch.events() == []
+    bridge = bridge_for(broker, machine, memory=Memory.load(state))
+    try:
+        watch.until("the bill after the restart", lambda: watch.codes() == [0x49], timeout=10)
+        time.sleep(0.3)  # and nothing more: the machine does not send it again
+        assert watch.codes() == [0x49]
+        assert watch.events()[0]["data"]["cents"] == 1000
+    finally:
+        bridge.stop()
+    assert json.loads(state.read_text())["pending"] == []

@@ -59,6 +59,9 @@ class Memory:
     #: results of the money commands executed (by cmd_id): a command sent again after a
     #: restart is answered ``duplicate``, never executed twice
     done: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: SAS exceptions read from the machine (so gone from its queue) whose event is not made
+    #: yet: a SMIB that restarts makes them first (the reference SMIB, issue 30)
+    pending: list[int] = field(default_factory=list)
 
     def backup(self) -> Memory:
         """A copy of the non-volatile state as it stands (a backup of the board; no path)."""
@@ -77,6 +80,7 @@ class Memory:
             path,
             doc["machine"],
             doc.get("done", {}),
+            doc.get("pending", []),
         )
 
     def save(self) -> None:
@@ -90,6 +94,7 @@ class Memory:
             "events": self.events,
             "machine": self.machine,
             "done": self.done,
+            "pending": self.pending,
         }
         tmp.write_text(json.dumps(doc), encoding="utf-8")
         os.replace(tmp, self.path)

@@ -172,12 +172,16 @@ class SasBridge(SmibBoard):
         make the catch-up event if its meters moved while the bridge was down, connect. The
         SAS loop starts with the first birth."""
         with self._lock:
+            # exceptions read before a restart and never made into events: made first
+            self._deferred = list(self.memory.pending)
             self._read_identity()
             after = self._stable()
             if after is None:
                 raise ConnectionError(f"SAS address {self.address}: no meters on {self.port}")
             before = self.memory.machine
-            if before and self._moved(before, after):
+            if self._deferred:
+                pass  # the exception read before the restart takes the increments
+            elif before and self._moved(before, after):
                 self._unsent.append(self._make(self._movement_code(before, after), after, False))
             else:
                 self.memory.machine = after
@@ -278,7 +282,15 @@ class SasBridge(SmibBoard):
         self._settle()
         code = self.host.general_poll(self.address)
         self._dirty = code is None
+        if code is not None and code != NO_ACTIVITY:
+            self._pend(code)
         return code
+
+    def _pend(self, code: int) -> None:
+        """An exception read: kept in the state file before any other poll acknowledges it,
+        so that a SMIB that dies before its event is made makes it when it comes back."""
+        self.memory.pending.append(code)
+        self.memory.save()
 
     def _settle(self) -> None:
         """After a poll without a good reply, a late reply may still come: it is dropped
@@ -330,6 +342,7 @@ class SasBridge(SmibBoard):
                         signature = int.from_bytes(got[2:4], "little")
                     break
                 if got is not None and len(got) == 1 and got[0] != NO_ACTIVITY:
+                    self._pend(got[0])
                     self._deferred.append(got[0])  # an exception first: handled by the loop
                     break
             self._long(0x1A, expect=8)  # a different poll: that reply's implied ACK
@@ -455,7 +468,10 @@ class SasBridge(SmibBoard):
                 }
         after = self._stable()  # a different poll: the exception's implied ACK
         self._last_read = time.monotonic()
+        if code in self.memory.pending:  # saved with its event (or now, when forgotten)
+            self.memory.pending.remove(code)
         if code in self.faults.forget_codes:
+            self.memory.save()
             self.forgotten += 1
             return
         self._make(code, after, data=data)
