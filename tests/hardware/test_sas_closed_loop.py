@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -139,6 +140,8 @@ def test_twin_run_with_sas_lines_from_the_command_line(tmp_path: Path, broker: B
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 0, stderr[-2000:]
     assert "SMIB SAS-001 (A-001, sas): online" in stderr
+    last = [ln for ln in stderr.splitlines() if ln.startswith("twin: SMIB SAS-001")][-1]
+    assert re.search(r"SAS exceptions raised (\d+), read \1, at the host \1$", last), last
     findings = json.loads((out / "findings.json").read_text())
     assert [f for f in findings if f["control"].startswith("HW.")] == []
     by_control = json.loads((out / "summary.json").read_text())["compliance"]["by_control"]

@@ -203,8 +203,23 @@ class HardwareSession:
                 f"events {st.events}, "
                 + "".join(f"{g}, " for g in gaps if g)
                 + f"reconciliation {st.reconciliation}"
+                + self._loop(smib)
             )
         return out
+
+    def _loop(self, smib: str) -> str:
+        """A [[sas]] line's exceptions: raised by the machine, read by the SMIB over SAS,
+        reported to the host (and lost to a full queue, when any were)."""
+        loop = self.floor.loops.get(smib)
+        if loop is None:
+            return ""
+        raised = loop.view.snapshot()
+        read = sum(1 for r in raised if r.delivered is not None)
+        host = sum(1 for r in raised if r.reported is not None)
+        dropped = sum(1 for r in raised if r.dropped)
+        return f", SAS exceptions raised {len(raised)}, read {read}, at the host {host}" + (
+            f", dropped {dropped}" if dropped else ""
+        )
 
     def _report(self) -> None:
         assert self.on_lines is not None
