@@ -469,7 +469,7 @@ def test_shipped_scenarios_games_and_tables_run_by_name_from_any_folder(tmp_path
     assert (typo.returncode, typo.stderr) == (
         2,
         "twin: error: singapor: expected a scenario file or the name of a shipped one (aml, "
-        "default, large, singapore, small, staffing, study, tiny), found 'neither'\n",
+        "default, large, sas, singapore, small, staffing, study, tiny), found 'neither'\n",
     )
     (tmp_path / "tiny").write_text("")  # a path that exists wins over a shipped name
     assert twin("run", "tiny", cwd=tmp_path).returncode == 2
