@@ -4,6 +4,7 @@ subprocess, with ``--junitxml``; the report names each procedure's controls and 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -11,21 +12,29 @@ from pathlib import Path
 
 from twin.casino import Casino
 from twin.departments import load_scenario
+from twin.hardware.mosquitto import smib_password
+from twin.hardware.sas.station import PASSWORD_ENV
 
 from .broker import TWIN_PASSWORD, TWIN_USER, Broker
 
 REPO = Path(__file__).resolve().parents[2]
 SUITES = REPO / "scenarios" / "suites"
 PROCEDURES = ("bill_in_play_and_cash_out", "hopper_fill", "hand_pay", "door_opening", "power_loss")
+#: The SAS loop's controls (a machine on a SAS line, issue 30).
+SAS_CONTROLS = {
+    "HW.sas_lost", "HW.sas_misreported", "HW.sas_meters", "HW.sas_late",
+    "HW.sas_queue_overflow", "HW.sas_link_lost", "HW.sas_line",
+}  # fmt: skip
 
 
-def _pytest(*args: str) -> subprocess.CompletedProcess[str]:
+def _pytest(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pytest", str(SUITES), "-p", "no:cacheprovider", *args],
         capture_output=True,
         text=True,
         timeout=600,
         cwd=REPO,
+        env=None if env is None else {**os.environ, **env},
     )
 
 
@@ -112,3 +121,44 @@ def test_suite_usage_errors_name_the_option() -> None:
     assert proc.returncode in (2, 4)  # a usage error, before any procedure runs
     assert "--hardware: expected at least one --smib ID, found none" in proc.stdout + proc.stderr
     assert "passed" not in proc.stdout
+
+
+def test_suite_on_a_sas_line_with_the_reference_smib(tmp_path: Path) -> None:
+    """``--sas-port pty``: the bench's machine stays simulated and answers SAS on a pseudo-
+    terminal; the twin starts the reference SMIB on the other end (its password from
+    TWIN_SMIB_PASSWORD, the suite's own Mosquitto's), the machine does each bench command
+    and the SMIB reports it: every procedure passes, names the machine's controls and the
+    SAS loop's, and finds nothing."""
+    xml = tmp_path / "sas.xml"
+    proc = _pytest(f"--junitxml={xml}", "--sas-port", "pty",
+                   env={PASSWORD_ENV: smib_password("{id}")})  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    cases = _cases(xml)
+    assert set(cases) == {f"test_{p}[SAS-001]" for p in PROCEDURES}
+    for name, (failed, controls, findings) in cases.items():
+        assert (failed, findings) == (False, []), name
+        assert {"HW.identity", "MT98.S1.4b", "MT98.S1.4a"} <= controls, name
+        sas = {c for c in controls if c.startswith("HW.sas_")}
+        if "hopper_fill" in name:  # no SAS exception for a fill: the SMIB reported no event
+            assert sas == SAS_CONTROLS - {"HW.sas_misreported", "HW.sas_late",
+                                          "HW.sas_link_lost"}  # fmt: skip
+        else:
+            assert sas == SAS_CONTROLS, name
+    assert "MT98.S1.7a" in cases["test_hopper_fill[SAS-001]"][1]
+    assert "MT98.S1.8" in cases["test_hand_pay[SAS-001]"][1]
+    assert "5 passed" in proc.stdout.splitlines()[-1]
+
+
+def test_suite_sas_port_usage_errors_name_the_option() -> None:
+    """A serial device has a SMIB of one's own on it: the broker it reports to is needed."""
+    proc = _pytest("--sas-port", "/dev/ttyUSB-nope")
+    assert proc.returncode == 4  # pytest's usage error, before any procedure runs
+    assert (
+        "ERROR: --sas-port: a serial device ('/dev/ttyUSB-nope') has a SMIB of your own on it: "
+        "expected --hardware URL (the broker it reports to) too, found none (or use "
+        "--sas-port pty)"
+    ) in proc.stderr
+    assert "passed" not in proc.stdout
+    proc = _pytest("--sas-port", "pty", "--misbehave", "SAS-001=skew=1")
+    assert proc.returncode == 4
+    assert "--misbehave: expected no --misbehave with --sas-port" in proc.stderr
