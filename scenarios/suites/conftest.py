@@ -31,6 +31,7 @@ the test, a warning does not.
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -68,6 +69,13 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(
             f"--sas-port: a serial device ({port!r}) has a SMIB of your own on it: expected "
             "--hardware URL (the broker it reports to) too, found none (or use --sas-port pty)"
+        )
+    from twin.hardware.sas.station import PASSWORD_ENV
+
+    if port == "pty" and config.getoption("--hardware") and not os.environ.get(PASSWORD_ENV):
+        raise pytest.UsageError(
+            f"--sas-port: the reference SMIB on a pty logs in to the --hardware broker with "
+            f"{PASSWORD_ENV} ('{{id}}': its id): expected it set, found none"
         )
     for option in ("--serial", "--misbehave"):
         if config.getoption(option):

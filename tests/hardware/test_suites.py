@@ -34,7 +34,7 @@ def _pytest(*args: str, env: dict[str, str] | None = None) -> subprocess.Complet
         text=True,
         timeout=600,
         cwd=REPO,
-        env=None if env is None else {**os.environ, **env},
+        env=env,
     )
 
 
@@ -131,7 +131,7 @@ def test_suite_on_a_sas_line_with_the_reference_smib(tmp_path: Path) -> None:
     SAS loop's, and finds nothing."""
     xml = tmp_path / "sas.xml"
     proc = _pytest(f"--junitxml={xml}", "--sas-port", "pty",
-                   env={PASSWORD_ENV: smib_password("{id}")})  # fmt: skip
+                   env={**os.environ, PASSWORD_ENV: smib_password("{id}")})  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:]
     cases = _cases(xml)
     assert set(cases) == {f"test_{p}[SAS-001]" for p in PROCEDURES}
@@ -162,3 +162,12 @@ def test_suite_sas_port_usage_errors_name_the_option() -> None:
     proc = _pytest("--sas-port", "pty", "--misbehave", "SAS-001=skew=1")
     assert proc.returncode == 4
     assert "--misbehave: expected no --misbehave with --sas-port" in proc.stderr
+    # the reference SMIB on another broker: its password must be given
+    without = {k: v for k, v in os.environ.items() if k != PASSWORD_ENV}
+    proc = _pytest("--sas-port", "pty", "--hardware", "mqtt://127.0.0.1:1", "--smib", "SAS-001",
+                   env=without)  # fmt: skip
+    assert proc.returncode == 4
+    assert (
+        "ERROR: --sas-port: the reference SMIB on a pty logs in to the --hardware broker with "
+        "TWIN_SMIB_PASSWORD ('{id}': its id): expected it set, found none"
+    ) in proc.stderr

@@ -205,7 +205,9 @@ class ProcedureBench:
             if ok():
                 return
             if time.monotonic() > deadline:
-                raise TimeoutError(f"SMIB {self.smib}: no {what} within {timeout or 0:g} s")
+                raise TimeoutError(
+                    f"SMIB {self.smib}: no {what} within {timeout or self.answer_seconds:g} s"
+                )
             time.sleep(0.01)
 
     # -- staff on duty (bench commands carry who does the work, as a card-in would) ------------
