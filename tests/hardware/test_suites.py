@@ -10,9 +10,12 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
+
 from twin.casino import Casino
 from twin.departments import load_scenario
 from twin.hardware.mosquitto import smib_password
+from twin.hardware.procedures import MachineActed, ProcedureBench
 from twin.hardware.sas.station import PASSWORD_ENV
 
 from .broker import TWIN_PASSWORD, TWIN_USER, Broker
@@ -171,3 +174,51 @@ def test_suite_sas_port_usage_errors_name_the_option() -> None:
         "ERROR: --sas-port: the reference SMIB on a pty logs in to the --hardware broker with "
         "TWIN_SMIB_PASSWORD ('{id}': its id): expected it set, found none"
     ) in proc.stderr
+
+
+def test_a_sas_bench_machine_acts_refuses_and_its_smib_reports_each_exception(
+    broker: Broker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In process, on the test broker: ``do`` makes the simulated machine act (a door open
+    refuses play; a bill it does not take is refused; a power loss is repaired by a
+    technician with the slot door open; no credits, no cash out) and returns once the
+    reference SMIB has reported every exception the machine raised."""
+    monkeypatch.setenv(PASSWORD_ENV, smib_password("{id}"))
+    url = f"mqtt://{TWIN_USER}:{TWIN_PASSWORD}@{broker.host}:{broker.port}"
+    bench = ProcedureBench(SUITES / "bench.toml", url, "SAS-001", sas_port="pty").start()
+    try:
+        assert bench.loop is not None and bench.machine == "A-001"
+        tech = bench.on_duty("technician")
+        done = [
+            bench.do("open_door", door="slot", staff=tech),
+            bench.do("play", games=2, bet_units=1),
+            bench.do("credit_in", cents=700),
+            bench.do("credit_in", cents=500),
+            bench.do("close_door", door="slot", staff=tech),
+            bench.do("play", games=2, bet_units=1),
+            bench.do("power_loss", staff=tech),
+            bench.do("cash_out"),
+            bench.do("cash_out"),
+        ]
+        assert done == [
+            MachineActed("open_door", "completed"),
+            MachineActed("play", "rejected", "cannot play (door:slot)"),
+            MachineActed("credit_in", "rejected", "bill 700 not accepted"),
+            MachineActed("credit_in", "completed"),
+            MachineActed("close_door", "completed"),
+            MachineActed("play", "completed"),
+            MachineActed("power_loss", "completed"),
+            MachineActed("cash_out", "completed"),
+            MachineActed("cash_out", "rejected", "no credits"),
+        ]
+        raised = bench.loop.view.snapshot()
+        # slot door open, a $5 bill, door closed; AC power lost, the technician's door
+        # opened, power applied, door closed; the cash out
+        assert [r.code for r in raised] == [0x11, 0x48, 0x12, 0x18, 0x11, 0x17, 0x12, 0x66]
+        assert all(r.reported is not None for r in raised)
+        assert bench.loop.meters_agree()
+        result = bench.finish()
+    finally:
+        bench.session.stop()
+    assert result.findings == ()
+    assert {"MT98.S1.4b", "HW.sas_lost", "HW.sas_meters"} <= set(result.controls)
