@@ -66,6 +66,7 @@ def test_suite_against_three_emulated_smibs_one_misbehaving_junit_shows_findings
     for name, (failed, controls, findings) in cases.items():
         # every procedure names the controls it exercised: the link's and the regulation's
         assert {"HW.reconcile", "HW.identity", "MT98.S1.4b"} <= controls, name
+        assert not {c for c in controls if c.startswith("HW.sas_")}, name  # no SAS line
         if "S-003" not in name:
             assert (failed, findings) == (False, []), name
     # the misbehaving machine counts one credit of coin-in per stretch that no game wagered:

@@ -364,7 +364,8 @@ class ProcedureBench:
         if engine is not None:
             out |= {c.spec.id for c in engine.checkers if kinds & set(c.spec.reads)}
         session = kinds | {r.kind for r in self.sink.records[: self._from]}
-        out |= {c for c, reads in _HW_READS.items() if session & set(reads)}
+        checked = set(self.hw.finding_controls())  # the SAS loop's only on a SAS line
+        out |= {c for c, reads in _HW_READS.items() if c in checked and session & set(reads)}
         return tuple(sorted(out))
 
     def findings(self, records: list[Record]) -> list[Mapping[str, Any]]:
