@@ -15,11 +15,23 @@ the test, a warning does not.
   ``--smib`` (default S-001, S-002, S-003) are started for the session;
   ``--misbehave ID=SWITCHES`` makes one misbehave (``twin smib emulate --misbehave``
   switches, e.g. ``S-003=skew=1``).
+* ``--sas-port PORT``: the bench's machine on a SAS line (issue 30): it stays simulated and
+  answers SAS on ``PORT`` as a gaming machine, and the SMIB at the other end reports it over
+  MQTT; each bench command makes the simulated machine act, and the procedure waits until
+  the SMIB has reported it (every exception, the meters). ``PORT`` is ``pty`` (a pseudo-
+  terminal pair, with the twin's reference SMIB, ``twin smib bridge``, started on it: its
+  MQTT password is ``TWIN_SMIB_PASSWORD``, '{id}' replaced by the SMIB id) or a serial
+  device with a SMIB of your own wired to it (then ``--hardware URL`` is required). ``--smib
+  ID`` names the SMIB (default SAS-001). With ``pty`` and no ``--hardware``, a Mosquitto is
+  started for the session (no emulators) and the reference SMIB uses its passwords.
+  ``--serial`` and ``--misbehave`` are not for a SAS line (the simulated machine reports its
+  own serial; no emulator runs).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -30,6 +42,7 @@ from twin.hardware.procedures import ProcedureBench, ProcedureResult
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_SMIBS = ("S-001", "S-002", "S-003")
+DEFAULT_SAS_SMIBS = ("SAS-001",)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -40,7 +53,36 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="registered serial of the machine behind SMIB ID")  # fmt: skip
     g.addoption("--misbehave", action="append", default=[], metavar="ID=SWITCHES",
                 help="without --hardware: switches of emulated SMIB ID")  # fmt: skip
+    g.addoption("--sas-port", metavar="PORT",
+                help="the bench machine on a SAS line: 'pty' or a serial device")  # fmt: skip
     g.addoption("--bench-scenario", default=str(HERE / "bench.toml"), metavar="FILE")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Options that do not go together are a usage error before anything runs."""
+    port: str | None = config.getoption("--sas-port", None)
+    if port is None:
+        return
+    if not port:
+        raise pytest.UsageError("--sas-port: expected 'pty' or a serial device, found ''")
+    if port != "pty" and not config.getoption("--hardware"):
+        raise pytest.UsageError(
+            f"--sas-port: a serial device ({port!r}) has a SMIB of your own on it: expected "
+            "--hardware URL (the broker it reports to) too, found none (or use --sas-port pty)"
+        )
+    from twin.hardware.sas.station import PASSWORD_ENV
+
+    if port == "pty" and config.getoption("--hardware") and not os.environ.get(PASSWORD_ENV):
+        raise pytest.UsageError(
+            f"--sas-port: the reference SMIB on a pty logs in to the --hardware broker with "
+            f"{PASSWORD_ENV} ('{{id}}': its id): expected it set, found none"
+        )
+    for option in ("--serial", "--misbehave"):
+        if config.getoption(option):
+            raise pytest.UsageError(
+                f"{option}: expected no {option} with --sas-port (the machine on a SAS line is "
+                f"simulated), found {' '.join(config.getoption(option))}"
+            )
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -65,7 +107,9 @@ def _smibs(config: pytest.Config) -> list[str]:
     given: list[str] = config.getoption("--smib")
     if config.getoption("--hardware") and not given:
         raise pytest.UsageError("--hardware: expected at least one --smib ID, found none")
-    return given or list(DEFAULT_SMIBS)
+    if given:
+        return given
+    return list(DEFAULT_SAS_SMIBS if config.getoption("--sas-port") else DEFAULT_SMIBS)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -86,6 +130,9 @@ def bench_url(pytestconfig: pytest.Config) -> Iterator[str]:
     from twin.machines.par import load_game
 
     smibs = _smibs(pytestconfig)
+    if pytestconfig.getoption("--sas-port"):
+        yield from _own_broker(smibs)
+        return
     switches = _pairs(pytestconfig.getoption("--misbehave"), "--misbehave")
     scenario = Path(pytestconfig.getoption("--bench-scenario"))
     with tempfile.TemporaryDirectory(prefix="twin-bench-") as folder:
@@ -113,6 +160,25 @@ def bench_url(pytestconfig: pytest.Config) -> Iterator[str]:
             broker.kill()
 
 
+def _own_broker(smibs: list[str]) -> Iterator[str]:
+    """A Mosquitto for SMIBs on SAS lines (no emulators): the reference SMIBs the twin starts
+    log in with its passwords."""
+    from twin.hardware.mosquitto import TWIN_PASSWORD, TWIN_USER, Mosquitto, smib_password
+    from twin.hardware.sas.station import PASSWORD_ENV
+
+    with (
+        tempfile.TemporaryDirectory(prefix="twin-bench-") as folder,
+        pytest.MonkeyPatch.context() as mp,
+    ):
+        broker = Mosquitto(Path(folder), tuple(smibs))
+        broker.start()
+        mp.setenv(PASSWORD_ENV, smib_password("{id}"))
+        try:
+            yield f"mqtt://{TWIN_USER}:{TWIN_PASSWORD}@{broker.host}:{broker.port}"
+        finally:
+            broker.kill()
+
+
 def _registered(scenario: Path, smib: str) -> tuple[str, Path]:
     """The serial and game of the bench machine (what an emulated board reports)."""
     from twin.casino import Casino
@@ -129,7 +195,8 @@ def bench(smib: str, bench_url: str, pytestconfig: pytest.Config) -> Iterator[Pr
     """The bench scenario connected to SMIB ``smib``, its machine online."""
     serials = _pairs(pytestconfig.getoption("--serial"), "--serial")
     b = ProcedureBench(Path(pytestconfig.getoption("--bench-scenario")), bench_url, smib,
-                       serial=serials.get(smib))  # fmt: skip
+                       serial=serials.get(smib),
+                       sas_port=pytestconfig.getoption("--sas-port"))  # fmt: skip
     b.start()
     try:
         yield b

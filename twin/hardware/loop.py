@@ -277,6 +277,21 @@ class SasLoop:
         self._last_seq = 0
         self.to_host: list[float] = []  # seconds from raised to the book, per exception
 
+    # -- queries (the simulation thread: a test bench waits on them) ---------------------------
+
+    def unreported(self) -> int:
+        """Exceptions the machine raised that the host must see and has not (yet) seen."""
+        with self.view.lock:
+            return sum(1 for r in self.view.raised if r.expected and r.reported is None)
+
+    def meters_agree(self) -> bool:
+        """Whether the host's meters are the machine's latest (every meter both hold)."""
+        host, versions = self._host, self.view.versions
+        if host is None or not versions:
+            return False
+        last = versions[-1]
+        return all(last[k] == x for k, x in host.items() if k in last)
+
     # -- watcher ------------------------------------------------------------------------------
 
     def on_birth(self, b: Birth, rec: SmibOnline) -> None:

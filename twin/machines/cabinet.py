@@ -367,8 +367,11 @@ class Cabinet:
         return job, attendant, got.get("inspector", "")
 
     # -- cash out and hopper -----------------------------------------------------------------
-    def cash_out(self, patron: str) -> Generator[simpy.events.Event, Any, int]:
-        """Credits paid by the hopper up to the hopper-pay limit, the rest by hand."""
+    def cash_out(
+        self, patron: str, limit: int | None = None
+    ) -> Generator[simpy.events.Event, Any, int]:
+        """Credits paid by the hopper up to the hopper-pay limit (``limit`` credits instead,
+        when given: a test bench's), the rest by hand."""
         credits = self.accounts.credits
         if credits == 0:
             return 0
@@ -377,7 +380,7 @@ class Cabinet:
             # the credits as a hand pay, but no slip, no hand pay and no cash-out is recorded
             self.accounts.pay_by_hand(credits)
             return credits
-        by_hopper = min(credits, self.spec.hopper_pay_limit_credits)
+        by_hopper = min(credits, self.spec.hopper_pay_limit_credits if limit is None else limit)
         by_hand = credits - by_hopper
         paid = yield from self._pay_coins(by_hopper)
         # still owed by the hopper: what it could not pay because it ran dry (a meter wound
@@ -446,8 +449,9 @@ class Cabinet:
         # may have taken some while the coins dropped)
         return self.accounts.pay_from_hopper(min(coins, self.accounts.credits))
 
-    def fill_hopper(self, reason: str, patron: str = "") -> Proc:
-        """A hopper fill: an attendant brings the standard fill, an inspector certifies it."""
+    def fill_hopper(self, reason: str, patron: str = "", coins: int | None = None) -> Proc:
+        """A hopper fill: an attendant brings the standard fill (``coins``, when given: a
+        test bench's), an inspector certifies it."""
         env = self.env
         requested = env.now
         crew = self.crew
@@ -457,7 +461,8 @@ class Cabinet:
         )
         yield env.timeout(self._minutes(crew.timing.walk) + self._minutes(crew.timing.hopper_fill))
         coins = min(
-            self.spec.hopper_standard_fill, self.spec.hopper_capacity - self.accounts.hopper_level
+            self.spec.hopper_standard_fill if coins is None else coins,
+            self.spec.hopper_capacity - self.accounts.hopper_level,
         )
         self.accounts.fill_hopper(coins)
         self.emit(

@@ -2,8 +2,8 @@
 
 ``SlotMachine`` owns a ``SlotAccounts`` (meters, hopper, credits, doors) and drives it with
 play from a ``BatchedEngine`` or the ``PerSpinEngine`` reference. Processes are generator
-methods named after activities: ``play_session``, ``cash_out``, ``pay_by_hand``,
-``fill_hopper``, ``run_disruptions``, ``repair``.
+methods named after activities: ``play_session`` (``play``, then ``cash_out``), ``cash_out``,
+``pay_by_hand``, ``fill_hopper``, ``run_disruptions``, ``repair``.
 
 Interruptions (a tilt, a door opened) stop play at the next game boundary: games started
 before the interruption count, the rest of the stretch is given back to the tape. Disruptions
@@ -93,6 +93,28 @@ class SlotMachine(Cabinet):
 
         Returns the credits paid to the patron (cash-out and any hand-paid win).
         """
+        jackpots = yield from self.play(
+            patron, bet_units=bet_units, pace=pace, until=until,
+            floor_credits=floor_credits, goal_credits=goal_credits,
+        )  # fmt: skip
+        cashed = yield from self.cash_out(patron)
+        return jackpots + cashed
+
+    def play(
+        self,
+        patron: str,
+        *,
+        bet_units: int,
+        pace: float,
+        until: float,
+        floor_credits: int = 0,
+        goal_credits: int = 2**62,
+    ) -> Generator[simpy.events.Event, Any, int]:
+        """Play until the time is up or the patron stops (a jackpot is paid by hand first);
+        no cash out (a session's is :meth:`play_session`'s; a test bench asks for its own).
+
+        Returns the credits of the jackpots paid by hand.
+        """
         env = self.env
         bet_units = max(1, min(bet_units, self.spec.max_bet_units))
         if self.forced_bet_units is not None:  # injected: a machine that overrides the bet
@@ -124,8 +146,7 @@ class SlotMachine(Cabinet):
                 break
             if not interrupted:
                 break
-        cashed = yield from self.cash_out(patron)
-        return jackpots + cashed
+        return jackpots
 
     def _play_batched(
         self, req: PlayRequest, pace: float
