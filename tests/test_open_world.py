@@ -385,11 +385,29 @@ def test_an_operator_staffs_a_job_through_the_inbox() -> None:
 
 
 @pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.toml")), ids=lambda p: p.stem)
-def test_every_shipped_scenario_runs(path: Path) -> None:
-    """Scenario files are executable documentation: each one validates and runs."""
-    result = api.run(path, hours=0.25, chain=False)
+def test_every_shipped_scenario_runs(
+    path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Scenario files are executable documentation: each one validates and runs (one whose
+    machines are on SAS lines on a Mosquitto of its own, paced x600, its SMIBs the twin's
+    reference ones)."""
+    sc = load_scenario(path)
+    if not sc.sas:
+        result = api.run(path, hours=0.25, chain=False)
+    else:
+        from twin.hardware.mosquitto import TWIN_PASSWORD, TWIN_USER, Mosquitto
+
+        monkeypatch.setenv("TWIN_SMIB_PASSWORD", "pw-{id}")  # the broker's SMIB passwords
+        broker = Mosquitto(tmp_path, tuple(b.smib for b in sc.sas))
+        broker.start()
+        try:
+            url = f"mqtt://{TWIN_USER}:{TWIN_PASSWORD}@{broker.host}:{broker.port}"
+            result = api.run(path, hours=0.25, chain=False, hardware=url, driver=PacedDriver(600))
+        finally:
+            broker.kill()
+        assert [f for f in result.findings if f["control"].startswith("HW.")] == []
     assert result.sim_seconds == 900.0 and result.kpis.visitors >= 0
-    assert len(result.machines) == load_scenario(path).machine_count
+    assert len(result.machines) == sc.machine_count
 
 
 def test_a_bad_injection_from_outside_is_refused_not_raised() -> None:
