@@ -570,12 +570,15 @@ def test_an_exception_read_just_before_a_power_cut_is_reported_after_it(
     bridge = bridge_for(broker, machine, memory=Memory.load(state))
     watch.until("a birth", lambda: bool(watch.of("birth")))
     read = threading.Event()
+    keep = bridge._pend
 
-    def power_cut(code: int) -> None:  # the cut falls between the read and the event
+    def power_cut(code: int) -> None:  # the cut falls once it is kept, before its follow-up
+        keep(code)
         bridge._stop.set()
         read.set()
+        raise RuntimeError("power cut")  # nothing more of this cycle runs
 
-    bridge._exception = power_cut  # type: ignore[method-assign]
+    bridge._pend = power_cut  # type: ignore[method-assign]
     machine.bill(1000)
     assert read.wait(10)
     bridge.die()
@@ -590,3 +593,20 @@ def test_an_exception_read_just_before_a_power_cut_is_reported_after_it(
     finally:
         bridge.stop()
     assert json.loads(state.read_text())["pending"] == []
+
+
+def test_a_queue_of_exceptions_is_drained_without_waiting_between_them(
+    broker: Broker, watch: Watch, machine: Machine
+) -> None:
+    """After an exception the next general poll goes at once: eight bills queued while the
+    poll interval is a second are all read well before eight intervals have passed."""
+    bridge = bridge_for(broker, machine, interval=1.0, meter_interval=5.0)
+    try:
+        watch.until("a birth", lambda: bool(watch.of("birth")))
+        for _ in range(8):
+            machine.bill(500)
+        t0 = time.monotonic()
+        watch.until("eight bills", lambda: watch.codes() == [0x48] * 8, timeout=6.5)
+        assert time.monotonic() - t0 < 4.0  # 8 intervals would be 8 s (one poll each)
+    finally:
+        bridge.stop()

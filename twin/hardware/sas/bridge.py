@@ -282,8 +282,6 @@ class SasBridge(SmibBoard):
         self._settle()
         code = self.host.general_poll(self.address)
         self._dirty = code is None
-        if code is not None and code != NO_ACTIVITY:
-            self._pend(code)
         return code
 
     def _pend(self, code: int) -> None:
@@ -446,8 +444,11 @@ class SasBridge(SmibBoard):
         else:
             self._make(self._movement_code(before, after), after)
 
-    def _exception(self, code: int) -> None:
-        """Follow-ups of exception ``code``, a stable read, one event (unless forgotten)."""
+    def _exception(self, code: int, *, pended: bool = False) -> None:
+        """Follow-ups of exception ``code``, a stable read, one event (unless forgotten).
+        The exception is kept in the state file first (unless it already is: ``pended``)."""
+        if not pended:
+            self._pend(code)
         data: dict[str, Any] = {}
         if code in BILL_CODES:
             r = self._long(0x48, expect=10)  # last bill: country, denomination, count of it
@@ -479,26 +480,29 @@ class SasBridge(SmibBoard):
     # -- the SAS loop --------------------------------------------------------------------------
 
     def _run(self) -> None:
-        while not self._stop.wait(self.interval):
+        busy = False
+        while not self._stop.wait(0 if busy else self.interval):
+            busy = False
             try:
                 with self._lock:
                     if self._stop.is_set() or self.dead:
                         return
-                    self._cycle()
+                    busy = self._cycle()
             except Exception:  # the loop outlives a bug in one cycle (it is logged)
                 log.exception("SMIB %s: SAS cycle failed", self.smib)
 
-    def _cycle(self) -> None:
-        """One general poll and what its answer asks for."""
+    def _cycle(self) -> bool:
+        """One general poll and what its answer asks for; True when it was an exception (the
+        next general poll goes at once: the machine's queue is drained as fast as it can)."""
         while self._deferred:
-            self._exception(self._deferred.pop(0))
+            self._exception(self._deferred.pop(0), pended=True)
         code = self._general_poll()
         if code is None:
             self._silent += 1
             if self._silent == self.silence_limit and not self._link_lost:
                 self._link_lost = True
                 self._make(LINK_LOST, None, data={"silent_polls": self._silent})
-            return
+            return False
         silent, self._silent = self._silent, 0
         if self._link_lost:
             self._link_lost = False
@@ -507,11 +511,13 @@ class SasBridge(SmibBoard):
             # the answer may be a late one to an earlier poll: dropped with what follows it;
             # an exception comes again on the next general poll (the same poll: implied NACK)
             self._dirty = True
-            return
+            return False
         if code != NO_ACTIVITY:
             self._exception(code)
-        elif time.monotonic() - self._last_read >= self.meter_interval:
+            return True
+        if time.monotonic() - self._last_read >= self.meter_interval:
             self._sync()
+        return False
 
 
 def _exception_name(code: int) -> str:
