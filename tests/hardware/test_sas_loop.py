@@ -203,3 +203,22 @@ def test_line_noise_and_a_slow_machine_are_line_findings(
         assert closed.bad_crc == faulty.damaged_polls > 0
     else:
         assert closed.late == closed.replies == 40
+
+
+def test_a_burst_the_queue_cannot_take_is_held_not_lost(tmp_path: Path) -> None:
+    """The simulation feeds a whole bankroll of bills in one instant; the twin's machine
+    holds what its 20-deep queue cannot take and raises it as the SMIB reads: 25 bills and a
+    cash out, all read in order, none dropped (the storm fault is what overflows it)."""
+    run = LoopRun(_floor(tmp_path))
+    run.run(until=60)
+    for _ in range(25):
+        run.view.raise_code(0x4B, {"cents": 5000})
+    run.view.raise_code(CASH_OUT)
+    assert run.view.machine.exceptions.waiting() == [0x4B] * 20
+    assert run.view.waiting() == 26
+    assert run.smib.poll_all() == 26
+    burst = run.view.raised[-26:]
+    assert [r.code for r in burst] == [0x4B] * 25 + [CASH_OUT]
+    assert all(r.reported is not None and not r.dropped for r in burst)
+    run.run(until=600)
+    assert run.hw_findings() == []

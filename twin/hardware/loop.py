@@ -51,6 +51,7 @@ from twin.hardware.sas.polls import (
     BILL_ACCEPTED_EXCEPTIONS,
     BILL_ACCEPTED_OTHER,
     BUFFER_OVERFLOW,
+    PRIORITY_EXCEPTIONS,
     Pending,
 )
 from twin.machines.accounting import SlotAccounts
@@ -80,6 +81,17 @@ CUMULATIVE = tuple(c.name.lower() for c in MeterCode if c.name.lower() not in NO
 LATE_SHARE = 0.01
 #: How many lost or misreported exceptions a finding lists.
 LIST_MOST = 10
+
+
+@dataclass(frozen=True, slots=True)
+class _Held:
+    """An exception waiting for room in the machine's queue (:meth:`SasView._stack`)."""
+
+    code: int
+    data: dict[str, int]
+    evidence: int
+    sim_t: float
+    wall: float
 
 
 @dataclass
@@ -151,6 +163,9 @@ class SasView:
         self.versions: list[dict[str, int]] = []
         self.overflow_events: list[int] = []  # evidence of the overflows
         self._lock_win: int | None = None
+        #: bills accepted whose exceptions wait for room in the queue (cents, evidence, sim
+        #: time, wall time): see :meth:`_stack`
+        self._escrow: list[_Held] = []
         self._evidence = 0
         self.sync()
 
@@ -174,9 +189,8 @@ class SasView:
         self._evidence = rec.seq
         if isinstance(rec, BillAccepted):
             with self.lock:
-                pending = self.machine.bill_accepted(rec.bill_cents)
                 code = BILL_ACCEPTED_EXCEPTIONS.get(rec.bill_cents // 100, BILL_ACCEPTED_OTHER)
-                self._log(code, pending, {"cents": rec.bill_cents})
+                self.raise_code(code, {"cents": rec.bill_cents})
         elif isinstance(rec, CashedOut):
             self.raise_code(CASH_OUT)
         elif isinstance(rec, MachineLocked):
@@ -199,21 +213,55 @@ class SasView:
             self.machine.handpay = hp if hp.credits > 0 else None
             self.raise_code(HANDPAY_PENDING, {"credits": hp.credits})
 
-    def raise_code(self, code: int, data: dict[str, int] | None = None) -> Raised:
+    def raise_code(self, code: int, data: dict[str, int] | None = None) -> None:
+        """Raise ``code`` (a bill's with ``data["cents"]``), or hold it while the queue is full
+        (:meth:`_stack`); a priority exception is never held."""
         with self.lock:
-            return self._log(code, self.machine.raise_exception(code), data or {})
+            held = _Held(code, dict(data or {}), self._evidence, self._now(), self._clock())
+            if code in PRIORITY_EXCEPTIONS:
+                self._raise(held)
+                return
+            self._escrow.append(held)
+            self._stack()
+
+    def _raise(self, h: _Held) -> None:
+        if "cents" in h.data:
+            pending = self.machine.bill_accepted(h.data["cents"])
+        else:
+            pending = self.machine.raise_exception(h.code)
+        self._log(h.code, pending, h.data, (h.evidence, h.sim_t, h.wall))
 
     def storm(self, count: int) -> None:
-        """``count`` general tilts at once (a fault: more than the queue holds overflows it)."""
-        for _ in range(count):
-            self.raise_code(int(ExceptionCode.GENERAL_TILT))
+        """``count`` general tilts at once, straight into the queue (a fault: more than the
+        queue holds overflows it)."""
+        with self.lock:
+            for _ in range(count):
+                code = int(ExceptionCode.GENERAL_TILT)
+                self._log(code, self.machine.raise_exception(code), {})
 
-    def _log(self, code: int, pending: Pending | None, data: dict[str, int]) -> Raised:
-        r = Raised(
-            len(self.raised) + 1, code, self._now(), self._clock(), self._evidence, data, pending
-        )
+    def _log(
+        self,
+        code: int,
+        pending: Pending | None,
+        data: dict[str, int],
+        when: tuple[int, float, float] | None = None,
+    ) -> Raised:
+        evidence, sim_t, wall = when or (self._evidence, self._now(), self._clock())
+        r = Raised(len(self.raised) + 1, code, sim_t, wall, evidence, data, pending)
         self.raised.append(r)
         return r
+
+    def _stack(self) -> None:
+        """Held exceptions go into the queue, in order, while it has room. The simulation
+        does in one instant what takes a real machine seconds (a patron's whole bankroll of
+        bills, then the cash out), so the twin's machine holds what its queue cannot take
+        rather than lose it to its own compression of time; the meters already count it (the
+        increments reach the host with the first event). A SMIB that does not poll shows as
+        exceptions that reach the host late (HW.sas_late) or never (HW.sas_lost), not as an
+        overflow; the ``storm`` fault overflows the queue on purpose."""
+        queue = self.machine.exceptions
+        while self._escrow and len(queue.waiting()) < queue.capacity:
+            self._raise(self._escrow.pop(0))
 
     # -- the line's side (under the lock) -----------------------------------------------------
 
@@ -231,6 +279,7 @@ class SasView:
             r.delivered = self._clock()
         if p.code == HANDPAY_RESET and self.machine.handpay is not None:
             self.machine.handpay = None  # 1B reports the hand pay until its reset is read
+        self._stack()
 
     def _overflowed(self, p: Pending) -> None:
         r = self._find(p)
@@ -239,13 +288,19 @@ class SasView:
         self.overflow_events.append(self._evidence)
 
     def snapshot(self) -> list[Raised]:
+        """Every exception raised, and those still held (never in the queue: never read), as
+        they stand."""
         with self.lock:
-            return [Raised(**vars(r)) for r in self.raised]
+            held = [
+                Raised(0, h.code, h.sim_t, h.wall, h.evidence, h.data, Pending(h.code, -1))
+                for h in self._escrow
+            ]
+            return [Raised(**vars(r)) for r in self.raised] + held
 
     def waiting(self) -> int:
-        """Exceptions still in the machine's queue (not yet read by the SMIB)."""
+        """Exceptions still in the machine's queue or held for it (not yet read)."""
         with self.lock:
-            return len(self.machine.exceptions.waiting())
+            return len(self.machine.exceptions.waiting()) + len(self._escrow)
 
 
 @dataclass
