@@ -14,7 +14,6 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
-from paho.mqtt.enums import CallbackAPIVersion
 
 from twin.hardware import protocol as p
 from twin.hardware.bench import run_bench
@@ -23,7 +22,7 @@ from twin.hardware.link import Broker as Endpoint
 from twin.hardware.link import close_socket
 from twin.hardware.truth import read_truth
 
-from .broker import TWIN_PASSWORD, TWIN_USER, Broker, smib_password, wait_until
+from .broker import Broker, smib_password, up_watcher, wait_until
 from .rig import game
 
 
@@ -33,16 +32,7 @@ class Watch:
     def __init__(self, broker: Broker) -> None:
         self.got: list[tuple[str, dict[str, Any], int]] = []
         self._lock = threading.Lock()
-        c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="watch", protocol=mqtt.MQTTv311)
-        c.username_pw_set(TWIN_USER, TWIN_PASSWORD)
-        subscribed = threading.Event()
-        c.on_connect = lambda cl, *a: cl.subscribe(p.UP_FILTER, qos=1)
-        c.on_subscribe = lambda *a: subscribed.set()
-        c.on_message = self._on_message
-        c.connect(broker.host, broker.port)
-        c.loop_start()
-        self.client = c
-        assert subscribed.wait(10), "the watcher could not subscribe"
+        self.client = up_watcher(broker, self._on_message)
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         with self._lock:

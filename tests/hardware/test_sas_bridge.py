@@ -17,7 +17,6 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
-from paho.mqtt.enums import CallbackAPIVersion
 
 from twin.hardware import protocol as p
 from twin.hardware.board import Memory
@@ -38,7 +37,7 @@ from twin.hardware.sas.pty import PtyPair, open_pty
 from twin.hardware.sas.serve import Patron, new_accounts, serve
 from twin.machines.sas import ExceptionCode
 
-from .broker import TWIN_PASSWORD, TWIN_USER, Broker, smib_password, wait_until
+from .broker import Broker, smib_password, up_watcher, wait_until
 from .rig import game
 
 SMIB = "S-001"
@@ -122,16 +121,7 @@ class Watch:
         self.got: list[tuple[str, dict[str, Any]]] = []
         self.invalid: list[str] = []  # messages their schema refuses
         self._lock = threading.Lock()
-        c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="watch", protocol=mqtt.MQTTv311)
-        c.username_pw_set(TWIN_USER, TWIN_PASSWORD)
-        subscribed = threading.Event()
-        c.on_connect = lambda cl, *a: cl.subscribe(p.UP_FILTER, qos=1)
-        c.on_subscribe = lambda *a: subscribed.set()
-        c.on_message = self._on_message
-        c.connect(broker.host, broker.port)
-        c.loop_start()
-        self.client = c
-        assert subscribed.wait(10), "the watcher could not subscribe"
+        self.client = up_watcher(broker, self._on_message)
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         doc = json.loads(msg.payload)
