@@ -81,6 +81,11 @@ CUMULATIVE = tuple(c.name.lower() for c in MeterCode if c.name.lower() not in NO
 LATE_SHARE = 0.01
 #: How many lost or misreported exceptions a finding lists.
 LIST_MOST = 10
+#: The machine's meter states kept for the host's to match: the states before the host's
+#: last match are dropped once there are this many; a host this far behind is compared
+#: with the latest only.
+TRIM_STATES = 256
+KEEP_STATES = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +171,7 @@ class SasView:
         #: bills accepted whose exceptions wait for room in the queue (cents, evidence, sim
         #: time, wall time): see :meth:`_stack`
         self._escrow: list[_Held] = []
+        self._open: dict[Pending, Raised] = {}  # in the queue, by what a poll would send
         self._evidence = 0
         self.sync()
 
@@ -249,6 +255,8 @@ class SasView:
         evidence, sim_t, wall = when or (self._evidence, self._now(), self._clock())
         r = Raised(len(self.raised) + 1, code, sim_t, wall, evidence, data, pending)
         self.raised.append(r)
+        if pending is not None:
+            self._open[pending] = r
         return r
 
     def _stack(self) -> None:
@@ -266,15 +274,14 @@ class SasView:
     # -- the line's side (under the lock) -----------------------------------------------------
 
     def _find(self, p: Pending) -> Raised | None:
-        for r in self.raised:
-            if r.pending == p and r.delivered is None and not r.dropped:
-                return r
-        return None
+        """The exception in the queue as ``p`` (it leaves: delivered or dropped)."""
+        return self._open.pop(p, None)
 
     def _delivered(self, p: Pending) -> None:
         r = self._find(p)
         if r is None and p.code == BUFFER_OVERFLOW:
             r = self._log(BUFFER_OVERFLOW, p, {})  # raised by the queue itself
+            self._open.pop(p, None)
         if r is not None:
             r.delivered = self._clock()
         if p.code == HANDPAY_RESET and self.machine.handpay is not None:
@@ -296,6 +303,17 @@ class SasView:
                 for h in self._escrow
             ]
             return [Raised(**vars(r)) for r in self.raised] + held
+
+    def counts(self) -> tuple[int, int, int, int]:
+        """(raised, read by the SMIB, dropped by the queue, at the host), as they stand."""
+        with self.lock:
+            log = self.raised
+            return (
+                len(log) + len(self._escrow),
+                sum(1 for r in log if r.delivered is not None),
+                sum(1 for r in log if r.dropped),
+                sum(1 for r in log if r.reported is not None),
+            )
 
     def waiting(self) -> int:
         """Exceptions still in the machine's queue or held for it (not yet read)."""
@@ -331,6 +349,7 @@ class SasLoop:
         self._outages = 0
         self._last_seq = 0
         self.to_host: list[float] = []  # seconds from raised to the book, per exception
+        self._cursor: dict[int, int] = {}  # code -> where its next report's match may be
 
     # -- queries (the simulation thread: a test bench waits on them) ---------------------------
 
@@ -383,14 +402,15 @@ class SasLoop:
     def _match(self, e: Event, rec: SmibEvent) -> None:
         data: dict[str, Any] = json.loads(e.data) if e.data else {}
         with self.view.lock:
-            r = next(
-                (
-                    x
-                    for x in self.view.raised
-                    if x.code == e.code and x.reported is None and x.expected
-                ),
-                None,
-            )
+            # the earliest exception of this code still to reach the host: a cursor per code
+            # skips what is settled, so a long run does not scan its whole history each time
+            log, i = self.view.raised, self._cursor.get(e.code, 0)
+            while i < len(log) and (
+                log[i].code != e.code or log[i].reported is not None or not log[i].expected
+            ):
+                i += 1
+            self._cursor[e.code] = i
+            r = log[i] if i < len(log) else None
             if r is not None:
                 r.reported = rec.seq
                 raised = Raised(**vars(r))
@@ -436,10 +456,15 @@ class SasLoop:
             return
         self._checked += 1
         versions = self.view.versions
+        # the states the host may still be in: from its last match, at most KEEP_STATES back
+        self._version = max(self._version, len(versions) - KEEP_STATES)
         for v in range(self._version, len(versions)):
             state = versions[v]
             if all(state.get(k) == x for k, x in host.items() if k in state):
                 self._version = v
+                if v > TRIM_STATES:  # the states before it cannot match again
+                    del versions[:v]
+                    self._version = 0
                 return
         latest = versions[-1] if versions else {}
         for k, x in host.items():

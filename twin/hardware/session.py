@@ -213,11 +213,8 @@ class HardwareSession:
         loop = self.floor.loops.get(smib)
         if loop is None:
             return ""
-        raised = loop.view.snapshot()
-        read = sum(1 for r in raised if r.delivered is not None)
-        host = sum(1 for r in raised if r.reported is not None)
-        dropped = sum(1 for r in raised if r.dropped)
-        return f", SAS exceptions raised {len(raised)}, read {read}, at the host {host}" + (
+        raised, read, dropped, host = loop.view.counts()
+        return f", SAS exceptions raised {raised}, read {read}, at the host {host}" + (
             f", dropped {dropped}" if dropped else ""
         )
 
