@@ -509,23 +509,19 @@ class SasLoop:
                 f"them ({_codes(dropped)}); the SMIB did not poll fast enough",
                 tuple(dict.fromkeys(r.evidence for r in dropped[:LIST_MOST])),
             )
-        if self._extra:
-            self._finding(
-                "HW.sas_misreported",
-                f"SMIB {self.smib} reported {len(self._extra)} exception(s) of machine "
-                f"{self.machine} other than the machine raised them: "
-                + "; ".join(w for _, w in self._extra[:LIST_MOST]),
-                tuple(s for s, _ in self._extra[:LIST_MOST]),
-            )
-        if self._late:
-            self._finding(
-                "HW.sas_late",
-                f"{len(self._late)} exception(s) of machine {self.machine} reached the host "
-                f"more than {self.max_delay_s:g} s after they were raised: "
-                + "; ".join(w for _, w in self._late[:LIST_MOST]),
-                tuple(s for s, _ in self._late[:LIST_MOST]),
-                warning=True,
-            )
+        self._listed(
+            "HW.sas_misreported",
+            f"SMIB {self.smib} reported {len(self._extra)} exception(s) of machine "
+            f"{self.machine} other than the machine raised them",
+            self._extra,
+        )
+        self._listed(
+            "HW.sas_late",
+            f"{len(self._late)} exception(s) of machine {self.machine} reached the host "
+            f"more than {self.max_delay_s:g} s after they were raised",
+            self._late,
+            warning=True,
+        )
         self._final_meters()
         for name, t in sorted(self._bad.items()):
             self._finding(
@@ -536,6 +532,19 @@ class SasLoop:
                 tuple(t.evidence),
             )
         self._line(stats, closed.seq)
+
+    def _listed(
+        self, control: str, lead: str, items: list[tuple[int, str]], *, warning: bool = False
+    ) -> None:
+        """One finding for ``items`` (evidence seq, what), the first LIST_MOST of them listed."""
+        if items:
+            shown = items[:LIST_MOST]
+            self._finding(
+                control,
+                f"{lead}: " + "; ".join(w for _, w in shown),
+                tuple(q for q, _ in shown),
+                warning=warning,
+            )
 
     def _lost(self, raised: list[Raised]) -> None:
         unread = [r for r in raised if r.expected and r.reported is None and r.delivered is None]
