@@ -8,13 +8,11 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-import simpy
-
 from twin.clock import Clock
 from twin.compliance.context import CheckContext
 from twin.compliance.ruleset import load_ruleset
 from twin.machines.facts import FloorFacts
-from twin.records import Record, RecordBus
+from twin.records import Record
 
 
 class Fed:
@@ -25,10 +23,8 @@ class Fed:
         self, make: Callable[[CheckContext], Any], overrides: dict[str, Any] | None = None
     ):
         ruleset = load_ruleset("malta-1998", overrides)
-        self.env = simpy.Environment()
         self.clock = Clock(datetime(2026, 3, 2, 10, 0), "Europe/Malta")
-        self.ctx = CheckContext(RecordBus(lambda: self.env.now), ruleset, self.clock, self.env,
-                                FloorFacts())  # fmt: skip
+        self.ctx = CheckContext(ruleset, self.clock, FloorFacts())
         self.found: list[tuple[tuple[str, ...], str, tuple[int, ...]]] = []
         self.ctx.report = lambda control, entities, message, evidence, warning=False: (  # type: ignore[method-assign]
             self.found.append((entities, message, tuple(sorted(set(evidence)))))
@@ -40,14 +36,12 @@ class Fed:
         return self.clock.seconds(when)
 
     def feed(self, cls: type[Record], at: float, **fields: Any) -> Record:
-        if at > self.env.now:
-            self.env.run(until=at)
+        self.ctx.run_timers(at)  # what fell due before the record
         self.seq += 1
         rec = cls(seq=self.seq, t=at, **fields)
         self.checker.on_record(rec)
         return rec
 
     def end(self, at: float) -> None:
-        if at > self.env.now:
-            self.env.run(until=at)
+        self.ctx.run_timers(at)
         self.checker.finish()

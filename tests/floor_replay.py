@@ -113,5 +113,5 @@ def replay_casino(
                 )
         m.read_meters()
     assert casino.compliance is not None
-    casino.compliance.finish()
+    casino.bus.finish_producers(casino.env.now)
     return casino

@@ -310,14 +310,13 @@ class Rig:
             opening_hours=OpeningHours(time(10, 0), time(4, 0)),
         )
         self.engine = ComplianceEngine(
-            self.bus,
             load_ruleset("malta-1998", overrides),
             clock,
-            self.env,
             FloorFacts(),
             controls=controls,
         )
         self.bus.attach(self.engine)
+        self.bus.attach_producer(self.engine)
         self.emit(CasinoLicensed, casino="home", home=True)
         if officer:  # the AML function: a Reporting Officer appointed and notified
             _officer(self)
@@ -397,7 +396,7 @@ class Rig:
 
     def findings(self, tail_hours: float = 48.0) -> list[tuple[str, tuple[int, ...]]]:
         self.env.run(until=self.env.now + tail_hours * 3600.0)
-        self.engine.finish()
+        self.bus.finish_producers(self.env.now)
         return [(f.control, f.evidence) for f in self.engine.findings if isinstance(f, Finding)]
 
 

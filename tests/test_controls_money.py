@@ -99,10 +99,11 @@ class Desk:
         self.bus = RecordBus(lambda: self.env.now, [self.sink])
         sc = load_scenario(FLOOR)
         self.engine = ComplianceEngine(
-            self.bus, load_ruleset("malta-1998", {}), sc.clock(), self.env, FloorFacts(),
+            load_ruleset("malta-1998", {}), sc.clock(), FloorFacts(),
             controls=controls,
         )  # fmt: skip
         self.bus.attach(self.engine)
+        self.bus.attach_producer(self.engine)
         for member, role, employer in (
             ("ATT-1", "attendant", "licensee"),
             ("TEC-1", "technician", "licensee"),
@@ -124,7 +125,7 @@ class Desk:
         return self.bus.emit(cls, **fields)
 
     def messages(self) -> list[str]:
-        return [f.message for f in self.engine.findings]
+        return [f.message for f in self.engine.findings_so_far()]
 
 
 def hand_paid(**kw: Any) -> dict[str, Any]:
@@ -235,7 +236,7 @@ def test_a_drop_short_of_what_went_in_is_found() -> None:
         "the drop_bucket of B-001 held 30 coins when ATT-1 emptied it; 40 went in since it "
         "was last emptied: 10 coins were removed with no record"
     ]
-    assert desk.engine.findings[0].evidence == (coins.seq, taken.seq)
+    assert desk.engine.findings_so_far()[0].evidence == (coins.seq, taken.seq)
     assert bill.seq  # the stacker held its one bill: no finding
     desk.emit(MoneyRemoved, container="drop_bucket", coins=0, cents=0, **drop)
     assert len(desk.messages()) == 1  # emptied: nothing went in since
@@ -260,7 +261,7 @@ def test_money_book_balances_credits_in_play_and_cash_out() -> None:
         "machine B-001 paid out 1 credits (25 cents) that no game paid and no money put in "
         "explains: money left the machine that was not a prize"
     ]
-    assert desk.engine.findings[0].evidence == (bill.seq, paid.seq, out.seq)
+    assert desk.engine.findings_so_far()[0].evidence == (bill.seq, paid.seq, out.seq)
 
 
 def test_hopper_coins_missing_at_a_reading_are_found() -> None:
@@ -276,8 +277,8 @@ def test_hopper_coins_missing_at_a_reading_are_found() -> None:
         "40 coins are missing from B-001's hopper with no record of their removal; the machine "
         "was opened by TEC-1"
     ]
-    assert desk.engine.findings[0].evidence == (opened.seq, reading.seq)
-    assert desk.engine.findings[0].subjects == ("B-001", "TEC-1")
+    assert desk.engine.findings_so_far()[0].evidence == (opened.seq, reading.seq)
+    assert desk.engine.findings_so_far()[0].subjects == ("B-001", "TEC-1")
 
 
 def test_a_reading_before_a_delayed_cash_out_is_no_finding() -> None:

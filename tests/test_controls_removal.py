@@ -216,10 +216,11 @@ class _Engine:
         self.clock = Clock(datetime(2026, 3, 2, 10, 0), "Europe/Malta")
         self.bus = RecordBus(lambda: self.env.now)
         self.engine = ComplianceEngine(
-            self.bus, load_ruleset("malta-1998"), self.clock, self.env, FloorFacts(),
+            load_ruleset("malta-1998"), self.clock, FloorFacts(),
             controls=controls,
         )  # fmt: skip
         self.bus.attach(self.engine)
+        self.bus.attach_producer(self.engine)
 
     def at(self, t: float, cls: type[Record], **fields: Any) -> None:
         if t > self.env.now:
@@ -227,7 +228,7 @@ class _Engine:
         self.bus.emit(cls, machine="B-001", **fields)
 
     def findings(self) -> list[Finding]:
-        self.engine.finish()
+        self.bus.finish_producers(self.env.now)
         return list(self.engine.findings)
 
 

@@ -248,10 +248,11 @@ class _Engine:
         self.bus = RecordBus(lambda: self.env.now)
         self.sink = MemorySink()
         self.engine = ComplianceEngine(
-            self.bus, load_ruleset("malta-1998"), self.clock, self.env, FloorFacts(),
+            load_ruleset("malta-1998"), self.clock, FloorFacts(),
             controls=controls,
         )  # fmt: skip
         self.bus.attach(self.engine)
+        self.bus.attach_producer(self.engine)
         self.bus.attach(self.sink)
 
     def t(self, when: tuple[int, ...]) -> float:
@@ -265,7 +266,7 @@ class _Engine:
 
     def findings(self, until: tuple[int, ...]) -> list[Finding]:
         self.env.run(until=self.t(until))
-        self.engine.finish()
+        self.bus.finish_producers(self.env.now)
         return list(self.engine.findings)
 
 

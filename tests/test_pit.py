@@ -301,9 +301,9 @@ def judge(controls: list[str], emits: list[Emit]) -> list[Finding]:
     bus = RecordBus(lambda: env.now)
     clock = Clock(datetime(2026, 3, 2, 10, 0), "Europe/Malta",
                   opening_hours=OpeningHours(time(10, 0), time(4, 0)))  # fmt: skip
-    eng = ComplianceEngine(bus, load_ruleset("malta-1998"), clock, env, FloorFacts(),
-                           controls=controls)  # fmt: skip
+    eng = ComplianceEngine(load_ruleset("malta-1998"), clock, FloorFacts(), controls=controls)
     bus.attach(eng)
+    bus.attach_producer(eng)
     bus.emit(ShiftStarted, role="inspector", shift="day", member="INS-1", name="I",
              employer="board")  # fmt: skip
     bus.emit(ShiftStarted, role="dealer", shift="day", member="DLR-1", name="D",
@@ -313,7 +313,7 @@ def judge(controls: list[str], emits: list[Emit]) -> list[Finding]:
             env.run(until=t)
         bus.emit(cls, **fields)
     env.run(until=env.now + 48 * 3600.0)
-    eng.finish()
+    bus.finish_producers(env.now)
     return eng.findings
 
 

@@ -204,22 +204,18 @@ def test_the_checkers_read_through_the_declarations(tmp_path: Path) -> None:
     the threshold through its declaration) instead of judging nothing."""
     from datetime import datetime
 
-    import simpy
-
     from twin.clock import Clock
     from twin.compliance.checks.aml import MoneyTrail
     from twin.compliance.context import CheckContext
     from twin.machines.facts import FloorFacts
-    from twin.records import RecordBus
 
     rs = _renamed(tmp_path, "aml_id_threshold_cents", "aml_threshold_cents")
-    bus = RecordBus(lambda: 0.0)  # the context reports findings on it
     clock = Clock(datetime(2026, 1, 1), "Europe/Malta")
-    ctx = CheckContext(bus, rs, clock, simpy.Environment(), FloorFacts())
+    ctx = CheckContext(rs, clock, FloorFacts())
     with pytest.raises(InputError, match=r"params\.aml_id_threshold_cents: expected"):
         MoneyTrail(ctx)
     assert ctx.rule(HAND_PAY_SECOND_INSPECTOR_ABOVE) == 0  # 0 in the 1998 text: one inspector
-    malta = CheckContext(bus, load_ruleset("malta-1998"), clock, simpy.Environment(), FloorFacts())
+    malta = CheckContext(load_ruleset("malta-1998"), clock, FloorFacts())
     assert MoneyTrail(malta).threshold == ID_THRESHOLD.money(load_ruleset("malta-1998"))
 
 

@@ -34,6 +34,7 @@ from twin.patrons.census import PopulationSummary
 from twin.records import Record, Sink
 from twin.scenario import with_settings
 from twin.signals import Interrupted, deferred
+from twin.sinkproc import SinkProcess
 
 Overrides = Mapping[str, Any] | Iterable[str | tuple[str, Any]]
 
@@ -228,6 +229,7 @@ def run(
     hardware_ca: str | None = None,
     on_hardware_lines: Callable[[list[str]], None] | None = None,
     hardware_resume: str | Path | None = None,
+    sink_process: bool = False,
 ) -> RunResult:
     """Run a scenario to its end and return the typed result.
 
@@ -241,6 +243,9 @@ def run(
     SMIB's status line every second). ``hardware_resume``: the folder (or ledger) of an
     earlier run of the twin with the same SMIBs; the link asks each for what came after the
     last event that run applied or declared lost (docs/smib-protocol.md, twin restart).
+    ``sink_process``: the compliance checks and the ledger run in a second process, so the
+    run uses two cores (issue 31; the same records and ledger head); not with ``hardware``
+    (forking a process whose link threads run is unsafe).
     """
     sc = prepare(scenario, seed=seed, hours=hours, overrides=overrides)
     resume = _resume_points(hardware, hardware_resume)  # before `out` may be replaced
@@ -249,12 +254,17 @@ def run(
     folder = RunFolder(Path(out), replace=replace) if out is not None else None
     metrics = Metrics()
     injections = InjectionLog()
-    casino = Casino(sc, sinks=[metrics, injections, *sinks], engine=engine, compliance=compliance)
+    if sink_process and hardware is not None:
+        raise ValueError("a sink process forks the run: not with the hardware link's threads")
+    casino = Casino(
+        sc, sinks=[metrics, injections, *sinks], engine=engine, compliance=compliance,
+        attach_checks=not sink_process,
+    )  # fmt: skip
     session = _connect_hardware(casino, hardware, hardware_ca, on_hardware_lines, resume)
     if session is not None and driver is None:
         driver = PacedDriver(1.0)
     try:
-        return _run(casino, sc, metrics, injections, driver, folder, chain, replay)
+        return _run(casino, sc, metrics, injections, driver, folder, chain, replay, sink_process)
     finally:
         if session is not None:
             session.stop()
@@ -269,13 +279,25 @@ def _run(
     folder: RunFolder | None,
     chain: bool,
     replay: Iterable[Record] | None,
+    sink_process: bool = False,
 ) -> RunResult:
     ledger: Ledger | None = None
     hasher: HashChain | None = None
+    far: SinkProcess | None = None
     done = False  # the finished run is in place
     ending = False  # the model ran to its end; its files are being written
     try:
-        if folder is not None:
+        if sink_process:  # the checks and the ledger in a second process (issue 31)
+            eng = casino.compliance
+            with deferred():  # a side folder always has its marker and its ledger
+                path = folder.open() / LEDGER if folder is not None else None
+                far = SinkProcess(
+                    eng, casino.facts if eng is not None else None, ledger=path,
+                    meta=ledger_meta(sc), chain=chain,
+                )  # fmt: skip
+            casino.attach(far)
+            casino.bus.attach_producer(far)
+        elif folder is not None:
             with deferred():  # a side folder always has its marker and its ledger
                 work = folder.open()
                 ledger = Ledger(work / LEDGER, meta=ledger_meta(sc))
@@ -287,18 +309,27 @@ def _run(
             replay_commands(casino, replay)
         outcome = casino.run(driver=driver)
         ending = True
-        head = ledger.head if ledger is not None else (hasher.head if hasher else None)
+        if far is not None:
+            head = far.flush()
+        else:
+            head = ledger.head if ledger is not None else (hasher.head if hasher else None)
         result = _result(casino, metrics, outcome.records, head, outcome.sim_seconds)
         result = dataclasses.replace(result, injections=injections.report())
-        if folder is None or ledger is None:
+        if folder is None:
+            if far is not None:
+                far.close()
             return result
         result = _with_out(result, str(folder.out))
-        ledger.flush()
+        if ledger is not None:
+            ledger.flush()
         work = folder.work
         (work / "findings.json").write_text(json.dumps(list(result.findings), indent=2) + "\n")
         (work / "summary.json").write_text(json.dumps(result.summary(), indent=2) + "\n")
         with deferred():  # the ledger is closed only as the folder is put in place
-            ledger.close()
+            if far is not None:
+                far.close()
+            if ledger is not None:
+                ledger.close()
             folder.commit()
             done = True
         return result
@@ -306,9 +337,13 @@ def _run(
         stop = exc if isinstance(exc, Interrupted) else None
         if folder is not None and stop is not None:
             stop.out, stop.complete = (folder.out, True) if done else (folder.work, False)
-        if folder is not None and ledger is not None and not done:
+        if far is not None and not done:
+            with deferred(raise_pending=False):  # keep what was committed, not closed
+                far.abort()
+        if folder is not None and (ledger is not None or far is not None) and not done:
             with deferred(raise_pending=False):  # already stopping: the cleanup runs whole
-                ledger.__exit__(type(exc), exc, None)  # keep what was committed, not closed
+                if ledger is not None:
+                    ledger.__exit__(type(exc), exc, None)  # keep what was committed, not closed
                 what = stop.describe() if stop is not None else type(exc).__name__
                 now = casino.env.now
                 when = f"at simulation time {now:.3f} s ({casino.world.clock.iso(now)})"

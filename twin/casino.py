@@ -83,6 +83,7 @@ class Casino:
         controls: Iterable[str] | None = None,
         env: simpy.Environment | None = None,
         inbox: Inbox | None = None,
+        attach_checks: bool = True,
     ) -> None:
         self.scenario = scenario
         source = str(scenario.source_path or "<scenario>")
@@ -134,9 +135,11 @@ class Casino:
         self.compliance: ComplianceEngine | None = None
         if compliance:
             self.compliance = ComplianceEngine(
-                bus, self.ruleset, clock, env, self.slots.facts, controls=controls
+                self.ruleset, clock, self.slots.facts, controls=controls
             )
-            bus.attach(self.compliance)
+            if attach_checks:  # else a sink process runs them (twin.sinkproc)
+                bus.attach(self.compliance)
+                bus.attach_producer(self.compliance)
 
     def _bind_hardware(
         self,
@@ -314,8 +317,8 @@ class Casino:
             for dept in self.departments:  # closing counts, period-end tasks
                 dept.finish()
             self.slots.finish()  # idle injections; the Board's closing program checks
-            if self.compliance is not None:
-                self.compliance.finish()
+            # the end-of-run checks; every finding not yet numbered is numbered now
+            self.world.bus.finish_producers(self.env.now)
         self.wall_seconds += wall.perf_counter() - t0
         self._finished = RunOutcome(self.world.bus.count, self.wall_seconds, self.env.now)
         return self._finished

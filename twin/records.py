@@ -253,13 +253,50 @@ class MemorySink:
         return [r for r in self.records if isinstance(r, cls)]
 
 
+#: A record not yet numbered: its class and its fields, ``t`` included (a finding's time is
+#: when it was found, which may be before the records around the place it is numbered at).
+Draft = tuple[type[Record], dict[str, Any]]
+
+#: Simulated seconds between two batch boundaries of the record stream (see RecordBus).
+BOUNDARY_SECONDS = 60.0
+#: How many boundaries later a producer's records are numbered (see RecordBus).
+LAG = 1
+
+
+class Producer(Protocol):
+    """A sink that makes records of its own from the stream (the compliance engine's findings),
+    in the simulation's process or in a sink process (:mod:`twin.sinkproc`).
+
+    ``boundary(t)``: the records before the one about to be emitted at ``t`` are a batch; the
+    producer has checked them and fires what was due before ``t``; it returns the drafts it made
+    for the batch that ended ``LAG`` boundaries before (none for the first ``LAG`` batches).
+    ``finish(end)``: every record was emitted; it fires what was due before ``end``, ends its
+    checks, and returns every draft not yet returned, in order.
+    """
+
+    def boundary(self, t: float) -> list[Draft]: ...
+
+    def finish(self, end: float) -> list[Draft]: ...
+
+
 class RecordBus:
-    """Numbers records in the order they happen and hands each to every sink."""
+    """Numbers records in the order they happen and hands each to every sink.
+
+    **Where the records of producers (findings) are numbered** (issue 31): the stream is cut
+    into batches at the first record of each simulated minute (``BOUNDARY_SECONDS``) that has
+    any record; at each cut, each producer returns the drafts it made ``LAG`` batches before,
+    and they are numbered there, before the record that opened the new batch; what is left is
+    numbered when the run finishes (:meth:`finish_producers`). Where a finding lands therefore
+    depends on the records alone, so a producer in a sink process (which checks a batch while
+    the simulation makes the next) gives the very ledger the same producer gives in process.
+    """
 
     def __init__(self, now: Callable[[], float], sinks: Iterable[Sink] = ()) -> None:
         self._now = now
         self._sinks: list[Sink] = list(sinks)
         self._accepts: tuple[Callable[[Record], None], ...] = tuple(s.accept for s in self._sinks)
+        self._producers: list[Producer] = []
+        self._next_cut = float("inf")  # the first boundary's time, once there is a producer
         self.count = 0
         self._dispatching = False
         self._pending: deque[Record] = deque()
@@ -268,13 +305,47 @@ class RecordBus:
         self._sinks.append(sink)
         self._accepts = tuple(s.accept for s in self._sinks)
 
+    def attach_producer(self, producer: Producer) -> None:
+        """Number ``producer``'s records at the boundaries (attach it as a sink too)."""
+        if self.count:
+            raise RuntimeError("a producer is attached before the first record")
+        self._producers.append(producer)
+        self._next_cut = 0.0
+
     def emit(self, cls: type[R], **fields: Any) -> R:
         """Number a new record of ``cls`` (now, next seq) and hand it to every sink."""
-        rec = cls(seq=self.count, t=float(self._now()), **fields)
+        t = float(self._now())
+        if t >= self._next_cut:
+            self._cut(t)
+        rec = cls(seq=self.count, t=t, **fields)
         self.count += 1
-        if self._dispatching:  # emitted by a sink (a finding): deliver after the current one
+        self._deliver(rec)
+        return rec
+
+    def _cut(self, t: float) -> None:
+        """A batch boundary before the record about to be emitted at ``t``."""
+        self._next_cut = (t // BOUNDARY_SECONDS + 1.0) * BOUNDARY_SECONDS
+        if self.count:
+            for producer in self._producers:
+                self._number(producer.boundary(t))
+
+    def finish_producers(self, end: float) -> None:
+        """The run ended at ``end``: number every producer's remaining records (once)."""
+        producers, self._producers = self._producers, []
+        self._next_cut = float("inf")
+        for producer in producers:
+            self._number(producer.finish(end))
+
+    def _number(self, drafts: list[Draft]) -> None:
+        for cls, fields in drafts:
+            rec = cls(seq=self.count, **fields)
+            self.count += 1
+            self._deliver(rec)
+
+    def _deliver(self, rec: Record) -> None:
+        if self._dispatching:  # emitted by a sink: deliver after the current one
             self._pending.append(rec)
-            return rec
+            return
         self._dispatching = True
         try:
             for accept in self._accepts:
@@ -286,7 +357,6 @@ class RecordBus:
                     accept(later)
         finally:
             self._dispatching = False
-        return rec
 
     def close(self) -> None:
         for sink in self._sinks:

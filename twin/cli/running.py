@@ -82,6 +82,15 @@ from twin.errors import InputError
     "SMIB is asked for what came after the last event that run applied or declared lost.",
 )
 @click.option(
+    "--sinks",
+    type=click.Choice(["auto", "process", "inline"]),
+    default="auto",
+    show_default=True,
+    help="Where the compliance checks and the ledger run: in a second process, so the run "
+    "uses two cores (the same ledger), or inline; auto: a second process when this machine "
+    "has two cores or more and the run has no --hardware.",
+)
+@click.option(
     "--ignore-size-estimate",
     is_flag=True,
     help="Run even when the estimate of the run's memory or ledger exceeds this machine's "
@@ -103,6 +112,7 @@ def run(
     hardware_url: str | None,
     hardware_ca: str | None,
     hardware_resume: Path | None,
+    sinks: str,
     ignore_size_estimate: bool,
 ) -> None:
     """Run SCENARIO (default scenarios/default.toml); write a ledger, findings and a summary.
@@ -145,6 +155,11 @@ def run(
                 "command line", "--pace", "1 (or nothing) with --hardware and [[hardware]]", pace
             )
         pace = 1.0 if pace is None else pace
+    if sinks == "process" and hardware_url is not None:
+        raise InputError("command line", "--sinks", "auto or inline with --hardware", sinks)
+    sink_process = sinks == "process" or (
+        sinks == "auto" and hardware_url is None and (os.cpu_count() or 1) >= 2
+    )
     total_h = round(sc.duration_seconds / 3600, 2)
     with tqdm(
         total=total_h,
@@ -199,6 +214,7 @@ def run(
                 hardware_ca=hardware_ca,
                 hardware_resume=hardware_resume,
                 on_hardware_lines=_status_lines() if hardware_url is not None else None,
+                sink_process=sink_process,
             )
         except ConnectionError as exc:
             click.echo(f"twin: error: {exc}", err=True)

@@ -1,20 +1,26 @@
 """What a checker may use: the ruleset, the clock, the Board's facts, the floor as the records
-show it, deadline timers, and reporting a finding (on the record bus)."""
+show it, deadline timers, and reporting a finding.
+
+Time is the record stream's (issue 31): ``now`` is the time of the record being checked, and a
+deadline timer set for time *d* fires once every record at or before *d* has been checked
+(before the first record after *d*, at a batch boundary past *d*, or at the end of the run
+when *d* is before it). The checks therefore depend on the records alone, never on the
+simulation's event queue, and run the same in the simulation's process or in a sink process.
+A finding is a draft until the record bus numbers it (:mod:`twin.records`, boundaries)."""
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, TypeVar
-
-import simpy
 
 from twin.clock import Clock
 from twin.compliance.findings import Finding, Severity
 from twin.compliance.ruleset import Ruleset
 from twin.machines.events import MachineInstalled
 from twin.machines.facts import FloorFacts
-from twin.records import RecordBus
+from twin.records import Draft
 from twin.rules import Rule
 
 T = TypeVar("T")
@@ -23,19 +29,16 @@ T = TypeVar("T")
 class CheckContext:
     """What a checker may use: the ruleset, the clock, the Board's facts, timers, reporting."""
 
-    def __init__(
-        self,
-        bus: RecordBus,
-        ruleset: Ruleset,
-        clock: Clock,
-        env: simpy.Environment,
-        facts: FloorFacts,
-    ) -> None:
-        self._bus = bus
+    def __init__(self, ruleset: Ruleset, clock: Clock, facts: FloorFacts) -> None:
         self.ruleset = ruleset
         self.clock = clock
-        self.env = env
         self.facts = facts
+        self._now = 0.0
+        # deadline timers: (time, order set, what to call), earliest first
+        self._timers: list[tuple[float, int, Callable[[], None]]] = []
+        self._set = 0
+        #: findings reported and not yet handed to the record bus (see ``take_drafts``)
+        self.drafts: list[Draft] = []
         # a read-only view of the floor, built by the engine from the records themselves
         self.installed: dict[str, MachineInstalled] = {}
         self.roles: dict[str, str] = {}  # everyone who ever came on shift -> their role
@@ -66,16 +69,39 @@ class CheckContext:
 
     @property
     def now(self) -> float:
-        return self.env.now
+        """The time of the record being checked (of the timer firing, of the end)."""
+        return self._now
 
     def after(self, delay: float, fn: Callable[[], None]) -> None:
-        """Call ``fn`` after ``delay`` seconds (a deadline timer; it only lets time pass)."""
+        """Call ``fn`` at ``now + delay``, once every record up to that time was checked."""
+        if delay < 0:
+            raise ValueError(f"a timer cannot go back in time (delay {delay})")
+        self._set += 1
+        heapq.heappush(self._timers, (self._now + delay, self._set, fn))
 
-        def wait() -> simpy.events.ProcessGenerator:
-            yield self.env.timeout(delay)
+    def due_before(self, t: float) -> bool:
+        """Whether a timer is set for a time before ``t``."""
+        return bool(self._timers) and self._timers[0][0] < t
+
+    def run_timers(self, before: float) -> None:
+        """Fire every timer set for a time before ``before``, in time order (then in the
+        order they were set), ``now`` at each one's time; the clock is then at ``before``."""
+        timers = self._timers
+        while timers and timers[0][0] < before:
+            at, _, fn = heapq.heappop(timers)
+            self._now = at
             fn()
+        self.move_to(before)
 
-        self.env.process(wait())
+    def move_to(self, t: float) -> None:
+        """The record stream reached ``t`` (never back)."""
+        if t > self._now:
+            self._now = t
+
+    def take_drafts(self) -> list[Draft]:
+        """The findings reported since the last call (each with its time), in order."""
+        out, self.drafts = self.drafts, []
+        return out
 
     def report(
         self,
@@ -86,15 +112,17 @@ class CheckContext:
         *,
         warning: bool = False,
     ) -> None:
-        self._bus.emit(
-            Finding,
-            subjects=entities,
-            control=control,
-            severity=(Severity.WARNING if warning else Severity.BREACH).value,
-            at=self.clock.iso(self.env.now),
-            message=message,
-            evidence=tuple(sorted(set(evidence))),
-        )
+        now = self._now
+        fields = {
+            "t": now,
+            "subjects": entities,
+            "control": control,
+            "severity": (Severity.WARNING if warning else Severity.BREACH).value,
+            "at": self.clock.iso(now),
+            "message": message,
+            "evidence": tuple(sorted(set(evidence))),
+        }
+        self.drafts.append((Finding, fields))
 
 
 __all__ = ["CheckContext"]

@@ -1,18 +1,18 @@
 """The compliance engine: a sink that hands each record to the checkers that read it.
 
-Checkers observe; they never change the world. Their findings are records too (emitted
-through the bus after the record being dispatched, so they land in the ledger with their
-own sequence numbers) and are collected here for ``findings.json`` and the summary.
+Checkers observe; they never change the world. Their findings are records too: drafts the
+engine hands to the record bus at its batch boundaries (a :class:`twin.records.Producer`), so
+they land in the ledger with their own sequence numbers at places that depend on the records
+alone; the engine collects them as they come back through the bus, for ``findings.json`` and
+the summary. Its time is the record stream's (:mod:`twin.compliance.context`).
 """
 
 from __future__ import annotations
 
 import time as wall
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterable, Mapping
 from typing import Any
-
-import simpy
 
 from twin.clock import Clock
 from twin.compliance.context import CheckContext
@@ -22,7 +22,7 @@ from twin.compliance.ruleset import Ruleset
 from twin.compliance.verdicts import Verdict, verdict
 from twin.machines.events import MachineInstalled
 from twin.machines.facts import FloorFacts
-from twin.records import Record, RecordBus
+from twin.records import LAG, Draft, Record
 from twin.staff.records import ShiftEnded, ShiftStarted
 
 #: The regulation each catalogue id prefix belongs to: a run checks its ruleset's controls.
@@ -45,8 +45,8 @@ def regulation_of(ruleset: Ruleset) -> str:
     )
 
 
-#: Kinds the engine itself reads before dispatching (findings, the floor's view).
-_FLOOR_KINDS = frozenset(c.kind for c in (Finding, MachineInstalled, ShiftStarted, ShiftEnded))
+#: Kinds the engine itself reads before dispatching (the floor's view).
+_FLOOR_KINDS = frozenset(c.kind for c in (MachineInstalled, ShiftStarted, ShiftEnded))
 
 
 class ComplianceEngine:
@@ -54,15 +54,12 @@ class ComplianceEngine:
 
     def __init__(
         self,
-        bus: RecordBus,
         ruleset: Ruleset,
         clock: Clock,
-        env: simpy.Environment,
         facts: FloorFacts,
         controls: Iterable[str] | None = None,
     ) -> None:
-        self.bus = bus
-        self.ctx = CheckContext(bus, ruleset, clock, env, facts)
+        self.ctx = CheckContext(ruleset, clock, facts)
         specs = registry()
         self.regulation = regulation_of(ruleset)
         mine = {cid for cid in specs if cid.split(".")[0] == self.regulation}
@@ -78,17 +75,29 @@ class ComplianceEngine:
         self.findings: list[Finding] = []
         self.wall_seconds = 0.0
         self._finished = False
+        self._held: deque[list[Draft]] = deque()  # the drafts of the last LAG batches
+        #: what the checkers of a sink process saw (``absorb``): observations and "not
+        #: applicable" by control; None while this engine's own checkers are the ones run
+        self._remote: dict[str, tuple[int, str | None]] | None = None
         #: records dispatched to a checker, by kind (a control's observations are the sum
         #: over the kinds it observes, plus what its checker counted itself)
         self._seen: dict[str, int] = dict.fromkeys(self._by_kind, 0)
 
     def accept(self, rec: Record) -> None:
         kind = rec.kind
+        if kind == "finding":  # back from the bus: numbered
+            assert isinstance(rec, Finding)
+            self.findings.append(rec)
+            return
+        ctx = self.ctx
+        t = rec.t
+        if ctx.due_before(t):  # what fell due before this record, on the floor as it was
+            t0 = wall.perf_counter()
+            ctx.run_timers(t)
+            self.wall_seconds += wall.perf_counter() - t0
+        else:
+            ctx.move_to(t)
         if kind in _FLOOR_KINDS:
-            if isinstance(rec, Finding):
-                self.findings.append(rec)
-                return
-            ctx = self.ctx
             if isinstance(rec, MachineInstalled):
                 ctx.installed[rec.machine] = rec
             elif isinstance(rec, ShiftStarted):
@@ -105,15 +114,44 @@ class ComplianceEngine:
                 c.on_record(rec)
             self.wall_seconds += wall.perf_counter() - t0
 
-    def finish(self) -> None:
-        """End-of-run checks (periodic, statistical, record). Call once, before closing."""
+    def boundary(self, t: float) -> list[Draft]:
+        """A batch ends before a record at ``t`` (:class:`twin.records.Producer`): its drafts
+        are held, those of the batch ``LAG`` boundaries before handed over."""
+        self._held.append(self.cut(t))
+        return self._held.popleft() if len(self._held) > LAG else []
+
+    def cut(self, t: float) -> list[Draft]:
+        """A batch ends before a record at ``t``: what fell due before ``t`` fires, and the
+        batch's drafts are returned (not held: a sink process's engine, whose run holds
+        them)."""
+        ctx = self.ctx
+        if ctx.due_before(t):
+            t0 = wall.perf_counter()
+            ctx.run_timers(t)
+            self.wall_seconds += wall.perf_counter() - t0
+        return ctx.take_drafts()
+
+    def finish(self, end: float) -> list[Draft]:
+        """End-of-run checks (periodic, statistical, record) at ``end``: every draft not yet
+        handed over, in order (:class:`twin.records.Producer`). Once; later calls give none."""
         if self._finished:
-            return
+            return []
         self._finished = True
         t0 = wall.perf_counter()
+        ctx = self.ctx
+        ctx.run_timers(end)
         for c in self.checkers:
             c.finish()
         self.wall_seconds += wall.perf_counter() - t0
+        out = [d for batch in self._held for d in batch]
+        self._held.clear()
+        return out + ctx.take_drafts()
+
+    def findings_so_far(self) -> list[Finding]:
+        """Every finding made so far: the numbered ones, then those the bus has not numbered
+        yet (with ``seq`` -1), in the order they were made."""
+        later = [d for batch in self._held for d in batch] + self.ctx.drafts
+        return self.findings + [Finding(seq=-1, **fields) for _, fields in later]
 
     def close(self) -> None:
         pass
@@ -133,7 +171,25 @@ class ComplianceEngine:
     def observations(self, checker: Checker) -> int:
         """How often ``checker`` observed its clause: the records of the kinds it observes,
         plus what it counted itself (audits, tests, deadlines)."""
+        if self._remote is not None:
+            return self._remote[checker.spec.id][0]
         return checker.observations + sum(self._seen.get(k, 0) for k in checker.spec.observes)
+
+    def _not_applicable(self, checker: Checker) -> str | None:
+        if self._remote is not None:
+            return self._remote[checker.spec.id][1]
+        return checker.not_applicable()
+
+    def outcome(self) -> tuple[dict[str, tuple[int, str | None]], float]:
+        """What verdicts need of a finished run's checkers, and their wall time: sent back by
+        a sink process (:mod:`twin.sinkproc`) to the engine the run reports with."""
+        seen = {c.spec.id: (self.observations(c), self._not_applicable(c)) for c in self.checkers}
+        return seen, self.wall_seconds
+
+    def absorb(self, outcome: tuple[dict[str, tuple[int, str | None]], float]) -> None:
+        """Report with what this engine's copy in a sink process saw (``outcome``)."""
+        self._remote, self.wall_seconds = outcome
+        self._finished = True
 
     def verdicts(self) -> list[Verdict]:
         """One verdict for every catalogued control of this run's regulation, in catalogue
@@ -155,7 +211,7 @@ class ComplianceEngine:
                         cid,
                         findings=found.get(cid, 0),
                         observations=self.observations(c),
-                        not_applicable=c.not_applicable(),
+                        not_applicable=self._not_applicable(c),
                         needed=c.spec.needed,
                     )
                 )

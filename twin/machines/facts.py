@@ -5,6 +5,7 @@ exact analysis of every program the run may see (computed once per process)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, NoReturn
 
 from twin.machines.analysis import Analysis, CombinationLaw, analyse, combination_law
 from twin.machines.par import Game
@@ -31,6 +32,30 @@ def _analysis_of(game: Game) -> Analysis:
     return got
 
 
+#: One change of the Board's facts: (which table, key, new value).
+FactChange = tuple[str, str, Any]
+
+_TABLES = ("register", "worksheets", "programs", "approved_links")
+
+
+class _Logged(dict[str, Any]):
+    """A table of :class:`FloorFacts` whose item assignments are logged, in order."""
+
+    def __init__(self, table: str, items: dict[str, Any], log: list[FactChange]) -> None:
+        super().__init__(items)
+        self._table = table
+        self._log = log
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        super().__setitem__(key, value)
+        self._log.append((self._table, key, value))
+
+    def _refuse(self, *_: Any, **__: Any) -> NoReturn:
+        raise TypeError(f"the Board's {self._table} is logged: change it by item assignment")
+
+    update = setdefault = pop = popitem = clear = __delitem__ = _refuse
+
+
 @dataclass
 class FloorFacts:
     """What the Board knows about the floor, independent of what the machines report.
@@ -47,6 +72,20 @@ class FloorFacts:
     approved_links: dict[str, tuple[int, int]] = field(default_factory=dict)
     _analyses: dict[str, Analysis] = field(default_factory=dict)
     _combinations: dict[tuple[str, bool], CombinationLaw] = field(default_factory=dict)
+
+    def log_changes(self) -> list[FactChange]:
+        """From now on, every change of the four tables is appended to the returned log (for
+        a copy of these facts in a sink process, :mod:`twin.sinkproc`); tables replaced
+        whole later are not followed."""
+        log: list[FactChange] = []
+        for table in _TABLES:
+            setattr(self, table, _Logged(table, getattr(self, table), log))
+        return log
+
+    def apply(self, change: FactChange) -> None:
+        """Make a logged change on this copy."""
+        table, key, value = change
+        dict.__setitem__(getattr(self, table), key, value)
 
     def analysis(self, signature: str) -> Analysis | None:
         """The exact PAR analysis of the program with this signature (None if unknown)."""
@@ -71,4 +110,4 @@ class FloorFacts:
         return got
 
 
-__all__ = ["FloorFacts", "analysis_of"]
+__all__ = ["FactChange", "FloorFacts", "analysis_of"]

@@ -1,0 +1,188 @@
+"""Issue 31: where findings are numbered (the record bus's batch boundaries), the checks' time
+taken from the record stream, and the checks and the ledger in a sink process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REPO
+
+from twin import api, ledger
+from twin.clock import Clock
+from twin.compliance.context import CheckContext
+from twin.compliance.ruleset import load_ruleset
+from twin.errors import InputError
+from twin.machines.facts import FloorFacts
+from twin.patrons.records import PatronArrived
+from twin.records import LAG, Draft, MemorySink, RecordBus
+from twin.sinkproc import SinkProcess
+
+
+class _Producer:
+    """Makes one draft per record it sees, named after the record's seq."""
+
+    def __init__(self) -> None:
+        self.drafts: list[Draft] = []
+        self.held: list[list[Draft]] = []
+        self.cuts: list[float] = []
+
+    def accept(self, rec: Any) -> None:
+        if rec.kind == "patron_arrived" and not rec.patron.startswith("F"):
+            self.drafts.append((PatronArrived, _arrival(f"F{rec.seq}", rec.t)))
+
+    def close(self) -> None:
+        pass
+
+    def boundary(self, t: float) -> list[Draft]:
+        self.cuts.append(t)
+        self.held.append(self.drafts)
+        self.drafts = []
+        return self.held.pop(0) if len(self.held) > LAG else []
+
+    def finish(self, end: float) -> list[Draft]:
+        out = [d for batch in self.held for d in batch] + self.drafts
+        self.held, self.drafts = [], []
+        return out
+
+
+def _arrival(patron: str, t: float | None = None) -> dict[str, Any]:
+    fields: dict[str, Any] = dict(
+        patron=patron, segment="local", bankroll_cents=100, visit=1, residency="local"
+    )
+    if t is not None:
+        fields["t"] = t
+    return fields
+
+
+def test_a_producers_records_are_numbered_one_batch_late_at_a_minutes_first_record() -> None:
+    now = [0.0]
+    bus = RecordBus(lambda: now[0])
+    sink, producer = MemorySink(), _Producer()
+    bus.attach(sink)
+    bus.attach(producer)
+    bus.attach_producer(producer)
+    for t, who in ((0.0, "A"), (10.0, "B"), (59.5, "C"), (61.0, "D"), (61.0, "E"), (200.0, "G")):
+        now[0] = t
+        bus.emit(PatronArrived, **_arrival(who))
+    bus.finish_producers(300.0)
+    got = [(r.seq, r.t, r.patron) for r in sink.of(PatronArrived)]  # type: ignore[attr-defined]
+    assert producer.cuts == [61.0, 200.0]  # the first record of a minute with records
+    assert got == [
+        (0, 0.0, "A"), (1, 10.0, "B"), (2, 59.5, "C"),
+        (3, 61.0, "D"), (4, 61.0, "E"),
+        # at the cut before G: the drafts of the batch before the last (A, B, C's)
+        (5, 0.0, "F0"), (6, 10.0, "F1"), (7, 59.5, "F2"),
+        (8, 200.0, "G"),
+        # at the end: everything left, in order
+        (9, 61.0, "F3"), (10, 61.0, "F4"), (11, 200.0, "F8"),
+    ]  # fmt: skip
+
+
+def test_a_producer_is_attached_before_the_first_record() -> None:
+    bus = RecordBus(lambda: 0.0)
+    bus.emit(PatronArrived, **_arrival("A"))
+    with pytest.raises(RuntimeError, match="before the first record"):
+        bus.attach_producer(_Producer())
+
+
+def test_a_deadline_fires_after_every_record_at_its_time_in_the_order_set() -> None:
+    ctx = CheckContext(
+        load_ruleset("malta-1998"), Clock(datetime(2026, 3, 2, 10), "Europe/Malta"), FloorFacts()
+    )
+    fired: list[tuple[str, float]] = []
+    ctx.move_to(100.0)
+    ctx.after(0.0, lambda: fired.append(("now", ctx.now)))
+    ctx.after(50.0, lambda: fired.append(("b", ctx.now)))
+    ctx.after(50.0, lambda: fired.append(("c", ctx.now)))
+    ctx.after(20.0, lambda: (fired.append(("a", ctx.now)), ctx.after(5.0, lambda: fired.append(("chained", ctx.now)))))  # fmt: skip
+    assert not ctx.due_before(100.0)  # a record at the same instant comes first
+    ctx.run_timers(100.0)
+    assert fired == []
+    ctx.run_timers(150.0)  # a record at 150 comes before the timers set for 150
+    assert fired == [("now", 100.0), ("a", 120.0), ("chained", 125.0)]
+    assert ctx.now == 150.0
+    ctx.run_timers(150.5)
+    assert fired[3:] == [("b", 150.0), ("c", 150.0)]
+    with pytest.raises(ValueError, match="back in time"):
+        ctx.after(-1.0, lambda: None)
+
+
+def test_the_boards_facts_log_their_changes_in_order_for_a_copy() -> None:
+    facts = FloorFacts(register={"R1": "s1"})
+    log = facts.log_changes()
+    facts.register["R2"] = "s2"
+    facts.approved_links["L"] = (100, 5)
+    facts.register["R1"] = "s3"
+    assert log == [("register", "R2", "s2"), ("approved_links", "L", (100, 5)),
+                   ("register", "R1", "s3")]  # fmt: skip
+    copy = FloorFacts(register={"R1": "s1"})
+    for change in log:
+        copy.apply(change)
+    assert copy.register == facts.register == {"R1": "s3", "R2": "s2"}
+    assert copy.approved_links == {"L": (100, 5)}
+    with pytest.raises(TypeError, match="register is logged"):
+        facts.register.update({"R9": "x"})
+    with pytest.raises(TypeError, match="logged"):
+        del facts.register["R1"]
+
+
+def test_a_ledger_written_by_a_sink_process_verifies_and_equals_the_inline_one(
+    tmp_path: Path,
+) -> None:
+    a = api.run(REPO / "scenarios" / "small.toml", seed=3, hours=6, out=tmp_path / "a")
+    b = api.run(
+        REPO / "scenarios" / "small.toml", seed=3, hours=6, out=tmp_path / "b", sink_process=True
+    )
+    assert a.ledger_sha256 == b.ledger_sha256 and a.records == b.records
+    rows_a = list(ledger.read_rows(tmp_path / "a" / "ledger.sqlite"))
+    rows_b = list(ledger.read_rows(tmp_path / "b" / "ledger.sqlite"))
+    assert rows_a == rows_b
+    assert ledger.verify(tmp_path / "b" / "ledger.sqlite").ok
+    assert (tmp_path / "a" / "findings.json").read_text() == (
+        tmp_path / "b" / "findings.json"
+    ).read_text()
+
+
+def test_a_program_changed_during_the_run_reaches_the_sink_process() -> None:
+    """The default day converts and registers programs (its lifecycle): the checks in the
+    sink process read the Board's facts as they were when each record was made."""
+    sc = api.prepare(REPO / "scenarios" / "study.toml", seed=1)
+    inline = api.run(sc)
+    far = api.run(sc, sink_process=True)
+    assert inline.compliance is not None and far.compliance is not None
+    assert far.compliance.verdicts == inline.compliance.verdicts
+    assert far.ledger_sha256 == inline.ledger_sha256
+
+
+def test_a_ledger_the_sink_process_cannot_open_is_the_users_mistake(tmp_path: Path) -> None:
+    taken = tmp_path / "ledger.sqlite"
+    taken.write_text("mine")
+    with pytest.raises(InputError, match="ledger"):
+        SinkProcess(None, None, ledger=taken)
+    assert taken.read_text() == "mine"
+
+
+def test_twin_run_uses_a_sink_process_and_says_the_same(tmp_path: Path) -> None:
+    """`twin run` on two cores checks and writes in a second process by default; --sinks
+    inline gives the same summary and ledger."""
+    outs = []
+    for mode in ("auto", "inline"):
+        out = tmp_path / mode
+        proc = subprocess.run(
+            [sys.executable, "-m", "twin", "run", str(REPO / "scenarios" / "tiny.toml"),
+             "--out", str(out), "--sinks", mode, "--no-progress"],
+            capture_output=True, text=True, cwd=tmp_path,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        outs.append(ledger.read_meta(out / "ledger.sqlite")["head"])
+    assert outs[0] == outs[1]
+    bad = subprocess.run(
+        [sys.executable, "-m", "twin", "run", "--sinks", "elsewhere"],
+        capture_output=True, text=True, cwd=tmp_path,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "--sinks" in bad.stderr

@@ -1,0 +1,337 @@
+"""The ledger and the compliance checks in a second process (issue 31).
+
+A run's records are made by the simulation; writing them to the ledger (canonical JSON,
+SHA-256 chain, SQLite) and checking them against the controls need nothing back from it but
+the findings. :class:`SinkProcess` forks a process that holds a copy of the built compliance
+engine and opens the ledger, and feeds it the records in the batches the record bus cuts
+(:mod:`twin.records`, ``BOUNDARY_SECONDS``): while the child checks and writes batch *k*, the
+simulation makes batch *k + 1*, so a run uses two cores.
+
+The findings land where they would in process: the bus numbers a producer's drafts ``LAG``
+batches late, and the sink process answers each batch with the drafts the engine made for it,
+which the bus waits for only when it needs them (a batch later). The ledger is therefore the
+same, head for head, in either place (a test). What the checks read besides the records, the
+Board's facts (a program approved or registered during the run), goes with the batch in the
+order it changed (:meth:`twin.machines.facts.FloorFacts.log_changes`).
+
+The child ignores SIGINT and SIGTERM: the run's process decides. On an interrupted run the
+child commits what it has and leaves the ledger unclosed (INCOMPLETE, as in process); if the
+run's process dies, the child sees its pipe close and does the same.
+
+Forking needs a process with no other threads that touch the model; the run's API uses a sink
+process only for runs with no hardware link, no viewer and no driver of its own
+(``twin.api.run``, ``sink_process``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable, Mapping
+from multiprocessing.connection import Connection
+from operator import attrgetter
+from pathlib import Path
+from typing import Any
+
+from twin.compliance.engine import ComplianceEngine
+from twin.errors import InputError
+from twin.ledger import HashChain, Ledger
+from twin.machines.facts import FactChange, FloorFacts
+from twin.records import LAG, Draft, Record, kinds
+
+__all__ = ["SinkProcess", "SinkProcessError", "available"]
+
+_FACT = ""  # the kind of an item that is a change of the Board's facts
+
+
+class SinkProcessError(RuntimeError):
+    """The sink process failed (its traceback in the message) or went away."""
+
+
+def available() -> bool:
+    """Whether this platform can fork a sink process."""
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+_Item = tuple[str, tuple[Any, ...]]
+
+
+class _Encoder:
+    """A record as (kind, its fields' values in declaration order): C-speed to build and to
+    pickle; the child rebuilds the same record (:class:`_Decoder`)."""
+
+    def __init__(self) -> None:
+        self._get: dict[type[Record], tuple[str, Callable[[Record], tuple[Any, ...]]]] = {}
+
+    def __call__(self, rec: Record) -> _Item:
+        cls = type(rec)
+        got = self._get.get(cls)
+        if got is None:
+            names = _field_names(cls)
+            got = self._get[cls] = (cls.kind, attrgetter(*names))
+        kind, get = got
+        return kind, get(rec)
+
+
+class _Decoder:
+    def __init__(self) -> None:
+        self._cls = kinds()
+        self._names: dict[str, tuple[type[Record], tuple[str, ...]]] = {}
+
+    def __call__(self, kind: str, values: tuple[Any, ...]) -> Record:
+        got = self._names.get(kind)
+        if got is None:
+            cls = self._cls[kind]
+            got = self._names[kind] = (cls, _field_names(cls))
+        cls, names = got
+        return cls(**dict(zip(names, values, strict=True)))
+
+
+def _field_names(cls: type[Record]) -> tuple[str, ...]:
+    import dataclasses
+
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
+class SinkProcess:
+    """The run's side of the sink process: a sink and a producer on the record bus.
+
+    ``engine``: the compliance engine as built (the child checks with its copy; findings are
+    collected here as the bus numbers them, and :meth:`close` gives this engine what the
+    child's checkers saw, for the verdicts). ``ledger``: the ledger file to write (with
+    ``meta``), or None for the head alone (``chain``) or neither.
+    """
+
+    def __init__(
+        self,
+        engine: ComplianceEngine | None,
+        facts: FloorFacts | None,
+        *,
+        ledger: Path | None = None,
+        meta: Mapping[str, str] | None = None,
+        chain: bool = False,
+    ) -> None:
+        if not available():  # pragma: no cover - Linux forks
+            raise RuntimeError("this platform cannot fork a sink process")
+        self.engine = engine
+        self._log: list[FactChange] = facts.log_changes() if facts is not None else []
+        ctx = multiprocessing.get_context("fork")
+        ours, theirs = ctx.Pipe(duplex=True)
+        self._conn: Connection = ours
+        self._proc = ctx.Process(
+            target=_serve,
+            args=(theirs, engine, facts, ledger, dict(meta or {}), chain),
+            name="twin-sinks",
+            daemon=True,
+        )
+        self._proc.start()
+        theirs.close()
+        self._items: list[_Item] = []
+        self._encode = _Encoder()
+        self._sent = 0  # batches sent
+        self._read = 0  # batches whose drafts came back
+        self._ready: deque[list[Draft]] = deque()  # ... and that the bus has not taken yet
+        self.head: str | None = None
+        self.records = 0
+        self.busy_seconds = 0.0  # the child's time on records (checks and ledger)
+        self._closed = False
+        ready = self._recv()  # the ledger opened, or the user's mistake named
+        if ready != "ready":
+            self._closed = True
+            self._proc.join()
+            raise InputError(*ready[1:])
+
+    # -- Sink ---------------------------------------------------------------------------------
+
+    def accept(self, rec: Record) -> None:
+        items = self._items
+        log = self._log
+        if log:  # the Board's facts changed before this record
+            items.extend((_FACT, change) for change in log)
+            log.clear()
+        items.append(self._encode(rec))
+        if rec.kind == "finding" and self.engine is not None:
+            self.engine.findings.append(rec)  # type: ignore[arg-type]
+
+    def close(self) -> None:
+        """Send what is left; the ledger is closed (its head and count read) and the child
+        ends."""
+        if self._closed:
+            return
+        self._closed = True
+        self.head, self.records, self.busy_seconds = self._ask(("close", self._take()))
+        self._proc.join()
+
+    # -- Producer -----------------------------------------------------------------------------
+
+    def boundary(self, t: float) -> list[Draft]:
+        self._send(("batch", t, self._take()))
+        self._sent += 1
+        if self._sent <= LAG:
+            return []
+        if not self._ready:
+            self._read_one()
+        return self._ready.popleft()
+
+    def finish(self, end: float) -> list[Draft]:
+        self._send(("finish", end, self._take()))
+        self._sent += 1
+        while self._read < self._sent:
+            self._read_one()
+        out = [d for drafts in self._ready for d in drafts]
+        self._ready.clear()
+        outcome = self._recv()  # what the checkers saw, for the verdicts
+        if self.engine is not None and outcome is not None:
+            self.engine.absorb(outcome)
+        return out
+
+    # -- the rest -----------------------------------------------------------------------------
+
+    def flush(self) -> str | None:
+        """Every record so far committed to the ledger file; the head so far (None when
+        there is neither a ledger nor a chain)."""
+        self.head, self.records = self._ask(("flush", self._take()))
+        return self.head
+
+    def abort(self) -> None:
+        """The run stopped early: the child commits what it has, leaves the ledger unclosed
+        and ends."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._conn.send(("abort", self._take()))
+            self._conn.recv()
+        except (OSError, EOFError):
+            pass
+        self._proc.join(timeout=30)
+        if self._proc.is_alive():  # pragma: no cover - a child that hangs
+            self._proc.kill()
+
+    def _take(self) -> list[_Item]:
+        log = self._log
+        if log:
+            self._items.extend((_FACT, change) for change in log)
+            log.clear()
+        items, self._items = self._items, []
+        return items
+
+    def _send(self, msg: tuple[Any, ...]) -> None:
+        try:
+            self._conn.send(msg)
+        except OSError as exc:
+            raise self._gone(exc) from None
+
+    def _recv(self) -> Any:
+        try:
+            reply = self._conn.recv()
+        except (OSError, EOFError) as exc:
+            raise self._gone(exc) from None
+        if isinstance(reply, tuple) and reply and reply[0] == "error":
+            self._closed = True
+            raise SinkProcessError(f"the sink process failed:\n{reply[1]}")
+        return reply
+
+    def _read_one(self) -> None:
+        self._ready.append(self._recv())
+        self._read += 1
+
+    def _ask(self, msg: tuple[Any, ...]) -> Any:
+        self._send(msg)
+        while self._read < self._sent:  # answers of batches the bus has not asked for yet
+            self._read_one()
+        return self._recv()
+
+    def _gone(self, exc: BaseException) -> SinkProcessError:
+        self._closed = True
+        self._proc.join(timeout=5)
+        return SinkProcessError(
+            f"the sink process ended (exit code {self._proc.exitcode}): {exc!r}"
+        )
+
+
+def _serve(
+    conn: Connection,
+    engine: ComplianceEngine | None,
+    facts: FloorFacts | None,
+    ledger_path: Path | None,
+    meta: dict[str, str],
+    chain: bool,
+) -> None:
+    """The sink process: records in, the engine's drafts out, the ledger written."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    ledger: Ledger | None = None
+    try:
+        try:
+            ledger = Ledger(ledger_path, meta=meta) if ledger_path is not None else None
+        except InputError as exc:
+            conn.send(("input", exc.source, exc.key, exc.expected, str(exc.found)))
+            return
+        conn.send("ready")
+        hasher = HashChain() if ledger is None and chain else None
+        sink = ledger if ledger is not None else hasher
+        decode = _Decoder()
+        accepts = [s.accept for s in (engine, sink) if s is not None]
+        spent = 0.0
+
+        def feed(items: list[_Item]) -> None:
+            nonlocal spent
+            for kind, values in items:
+                if kind == _FACT:
+                    assert facts is not None
+                    facts.apply(values)
+                    continue
+                rec = decode(kind, values)
+                for accept in accepts:
+                    accept(rec)
+
+        while True:
+            try:
+                msg = conn.recv()
+            except (EOFError, OSError):  # the run's process went away
+                if ledger is not None:
+                    ledger.flush()
+                return
+            op = msg[0]
+            t0 = time.perf_counter()
+            if op == "batch":
+                feed(msg[2])
+                conn.send(engine.cut(msg[1]) if engine is not None else [])
+            elif op == "finish":
+                feed(msg[2])
+                conn.send(engine.finish(msg[1]) if engine is not None else [])
+                conn.send(engine.outcome() if engine is not None else None)
+            elif op in ("flush", "close"):
+                feed(msg[1])
+                if ledger is not None:
+                    ledger.close() if op == "close" else ledger.flush()
+                head = ledger.head if ledger is not None else hasher.head if hasher else None
+                count = ledger.count if ledger is not None else hasher.count if hasher else 0
+                if op == "flush":
+                    conn.send((head, count))
+                else:
+                    spent += time.perf_counter() - t0
+                    conn.send((head, count, spent))
+                    return
+            elif op == "abort":
+                feed(msg[1])
+                if ledger is not None:
+                    ledger.flush()
+                conn.send("aborted")
+                return
+            spent += time.perf_counter() - t0
+    except BaseException:  # the run's process reports it
+        with contextlib.suppress(OSError):
+            conn.send(("error", traceback.format_exc()))
+        if ledger is not None:
+            with contextlib.suppress(Exception):  # the first error is the one reported
+                ledger.flush()
+    finally:
+        conn.close()
+        os._exit(0)  # no atexit handlers or finalizers of the parent's objects
