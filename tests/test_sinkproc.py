@@ -99,7 +99,12 @@ def test_a_deadline_fires_after_every_record_at_its_time_in_the_order_set() -> N
     ctx.after(0.0, lambda: fired.append(("now", ctx.now)))
     ctx.after(50.0, lambda: fired.append(("b", ctx.now)))
     ctx.after(50.0, lambda: fired.append(("c", ctx.now)))
-    ctx.after(20.0, lambda: (fired.append(("a", ctx.now)), ctx.after(5.0, lambda: fired.append(("chained", ctx.now)))))  # fmt: skip
+
+    def first() -> None:
+        fired.append(("a", ctx.now))
+        ctx.after(5.0, lambda: fired.append(("chained", ctx.now)))
+
+    ctx.after(20.0, first)
     assert not ctx.due_before(100.0)  # a record at the same instant comes first
     ctx.run_timers(100.0)
     assert fired == []
