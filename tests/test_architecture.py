@@ -167,6 +167,7 @@ ASSEMBLY = {
     "twin.ledger_export",
     "twin.ledger_retention",
     "twin.metrics",
+    "twin.sinkproc",  # the checks and the ledger of a run in a second process (issue 31)
     "twin.sizes",
     "twin.state",
     "twin.summary",

@@ -88,7 +88,7 @@ def findings(casino: Casino) -> list[Finding]:
     assert casino.compliance is not None
     if {c.spec.id for c in casino.compliance.checkers} >= ABSENT_CONTROLS:
         return besides_absent(casino)
-    return casino.compliance.findings
+    return casino.compliance.findings_so_far()  # a harness fed by hand is never finished
 
 
 def controls_found(casino: Casino) -> set[str]:

@@ -191,3 +191,24 @@ def test_twin_run_uses_a_sink_process_and_says_the_same(tmp_path: Path) -> None:
         capture_output=True, text=True, cwd=tmp_path,
     )  # fmt: skip
     assert bad.returncode == 2 and "--sinks" in bad.stderr
+
+
+def test_every_record_of_a_day_is_rebuilt_in_the_sink_process_as_it_was_made() -> None:
+    """The sink process's records are the run's: rebuilt slot by slot, equal field for field,
+    the same ledger text, still frozen."""
+    from dataclasses import FrozenInstanceError
+
+    from twin.sinkproc import _Decoder, _Encoder
+
+    sink = MemorySink()
+    api.run(REPO / "scenarios" / "study.toml", seed=2, hours=4, sinks=[sink])
+    encode, decode = _Encoder(), _Decoder()
+    kinds_seen = set()
+    for rec in sink.records:
+        again = decode(*encode(rec))
+        assert type(again) is type(rec) and again == rec
+        assert again.to_json() == rec.to_json()
+        kinds_seen.add(rec.kind)
+    assert len(kinds_seen) >= 30
+    with pytest.raises(FrozenInstanceError):
+        again.t = 0.0  # type: ignore[misc]
