@@ -9,11 +9,10 @@ under today's rules (``malta-1998``) against ``scenarios/proposals/aml-gaming-da
 replications per arm of D days, common random numbers, no early stopping, on a Dask local
 cluster of W worker processes (both cores: W = 2), in a fresh process (the cluster's start
 and stop included, as ``twin compare --workers W`` costs). Throughput = 2 × N × D simulated
-days ÷ wall hours; S1 asks for the study of 2 arms × 20 replications × 365 days on both cores
-to run at three times the throughput of the start of issue 31, i.e. the ratio of the
-throughputs of two checkouts timed in the same run. The full study (14,600 simulated days)
-is then estimated from the throughput measured (the replications' cost is linear in days:
-issue 31's P7 reads the memory of a year).
+days ÷ wall hours, and ÷ core-seconds (W cores: performance.md's unit). S1 asks for the study
+of 2 arms × 20 replications × 365 days on both cores to run at three times the throughput of
+the start of issue 31: the ratio of the throughputs of two checkouts timed in the same run.
+The full study (14,600 simulated days) is then estimated from the throughput measured.
 """
 
 from __future__ import annotations
@@ -96,15 +95,21 @@ def main() -> None:
             )
     sim_days = 2 * n * days
     print()
-    print("| checkout | median s | reps s | sim-days / hour | full S1 study (14,600 days) |")
-    print("|---|---:|---|---:|---:|")
+    print(
+        "| checkout | median s | reps s | sim-days / hour | sim-days / core-second "
+        "| full S1 study (14,600 days) |"
+    )
+    print("|---|---:|---|---:|---:|---:|")
     rate: dict[Path, float] = {}
     for root in roots:
         m = statistics.median(walls[root])
         rate[root] = sim_days / (m / 3600.0)
         full_h = 14_600 / rate[root]
         reps_s = ", ".join(f"{x:.1f}" for x in walls[root])
-        print(f"| {root} | {m:.1f} | {reps_s} | {rate[root]:,.0f} | {full_h:.1f} h |")
+        per_core = sim_days / (m * args.workers)
+        print(
+            f"| {root} | {m:.1f} | {reps_s} | {rate[root]:,.0f} | {per_core:.3f} | {full_h:.1f} h |"
+        )
     if len(roots) > 1:
         first = roots[0]
         for root in roots[1:]:

@@ -75,11 +75,11 @@ def test_a_producers_records_are_numbered_one_batch_late_at_a_minutes_first_reco
     assert got == [
         (0, 0.0, "A"), (1, 10.0, "B"), (2, 59.5, "C"),
         (3, 61.0, "D"), (4, 61.0, "E"),
-        # at the cut before G: the drafts of the batch before the last (A, B, C's)
-        (5, 0.0, "F0"), (6, 10.0, "F1"), (7, 59.5, "F2"),
+        # at the cut before G: the drafts of the batch before the last (A, B, C's), at its time
+        (5, 200.0, "F0"), (6, 200.0, "F1"), (7, 200.0, "F2"),
         (8, 200.0, "G"),
         # at the end: everything left, in order
-        (9, 61.0, "F3"), (10, 61.0, "F4"), (11, 200.0, "F8"),
+        (9, 300.0, "F3"), (10, 300.0, "F4"), (11, 300.0, "F8"),
     ]  # fmt: skip
 
 

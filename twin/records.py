@@ -253,8 +253,9 @@ class MemorySink:
         return [r for r in self.records if isinstance(r, cls)]
 
 
-#: A record not yet numbered: its class and its fields, ``t`` included (a finding's time is
-#: when it was found, which may be before the records around the place it is numbered at).
+#: A record not yet numbered: its class and its fields, ``t`` included (when it was made); the
+#: bus gives it the time of the place it numbers it at, so that no record goes back in time
+#: (a finding keeps when it was found in its ``at``).
 Draft = tuple[type[Record], dict[str, Any]]
 
 #: Simulated seconds between two batch boundaries of the record stream (see RecordBus).
@@ -285,8 +286,8 @@ class RecordBus:
     **Where the records of producers (findings) are numbered** (issue 31): the stream is cut
     into batches at the first record of each simulated minute (``BOUNDARY_SECONDS``) that has
     any record; at each cut, each producer returns the drafts it made ``LAG`` batches before,
-    and they are numbered there, before the record that opened the new batch; what is left is
-    numbered when the run finishes (:meth:`finish_producers`). Where a finding lands therefore
+    and they are numbered there, before the record that opened the new batch, with its time;
+    what is left is numbered when the run finishes (:meth:`finish_producers`), at the end. Where a finding lands therefore
     depends on the records alone, so a producer in a sink process (which checks a batch while
     the simulation makes the next) gives the very ledger the same producer gives in process.
     """
@@ -327,18 +328,18 @@ class RecordBus:
         self._next_cut = (t // BOUNDARY_SECONDS + 1.0) * BOUNDARY_SECONDS
         if self.count:
             for producer in self._producers:
-                self._number(producer.boundary(t))
+                self._number(producer.boundary(t), t)
 
     def finish_producers(self, end: float) -> None:
         """The run ended at ``end``: number every producer's remaining records (once)."""
         producers, self._producers = self._producers, []
         self._next_cut = float("inf")
         for producer in producers:
-            self._number(producer.finish(end))
+            self._number(producer.finish(end), end)
 
-    def _number(self, drafts: list[Draft]) -> None:
+    def _number(self, drafts: list[Draft], t: float) -> None:
         for cls, fields in drafts:
-            rec = cls(seq=self.count, **fields)
+            rec = cls(seq=self.count, **(fields | {"t": t}))
             self.count += 1
             self._deliver(rec)
 

@@ -19,7 +19,9 @@ class Finding(Record):
     """A control not met. ``evidence`` holds the sequence numbers of the proving records.
 
     ``subjects``: the entities the finding is about (machines, staff, patrons), in the order
-    the checker names them.
+    the checker names them. ``at``: when the check found it (local calendar time); ``t``,
+    as for every record, when it entered the record: the record bus numbers findings at its
+    batch boundaries, a minute or more later (:class:`twin.records.RecordBus`).
     """
 
     subjects: tuple[str, ...]
