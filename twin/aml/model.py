@@ -309,8 +309,7 @@ class AmlDesk:
         return quantize(max(0.0, float(dist.sample(rng))) * 60.0)
 
     def _on(self, role: str) -> str:
-        people = self.staff.on_duty(role)
-        return people[0] if people else ""
+        return self.staff.first_on_duty(role)
 
     # -- the department ---------------------------------------------------------------------
     def start(self) -> None:
@@ -619,8 +618,8 @@ class AmlDesk:
         self, patron: str, w: Window, txns: list[tuple[int, int]], what: str, staff: str
     ) -> None:
         flag = "near_threshold"
-        if flag in w.flagged:
-            return
+        if len(txns) < self.cfg.near_threshold_count or flag in w.flagged:
+            return  # (too few transactions in the window to have that many near it)
         low, high = self._near_low, self._over
         near = [s for s, c in txns if low <= c <= high]
         if len(near) >= self.cfg.near_threshold_count:

@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 from twin.machines.sas import BILL_METER_CODES, Door, MeterCode
 
 M = MeterCode
+_CREDITS = M.CURRENT_CREDITS  # the one meter that never rolls over
+#: every meter with its name in readings, in the codes' order
+_NAMES = tuple((code, code.name.lower()) for code in MeterCode)
 
 
 class AccountingError(RuntimeError):
@@ -72,9 +75,11 @@ class SlotAccounts:
 
     def readings(self) -> dict[str, int]:
         """All meters by name (rolled), plus the bill meters as ``bills_<cents>``."""
-        out = {code.name.lower(): self.reading(code) for code in MeterCode}
+        m = self.meters
+        roll = self.rollover
+        out = {name: m[code] if code is _CREDITS else m[code] % roll for code, name in _NAMES}
         for cents, count in sorted(self.bills.items()):
-            out[f"bills_{cents}"] = count % self.rollover
+            out[f"bills_{cents}"] = count % roll
         return out
 
     def bill_meter_code(self, cents: int) -> int | None:

@@ -175,6 +175,11 @@ class Dispatcher:
         """Members of ``role`` on duty now (overtime included), sorted by id."""
         return sorted(self._on.get(role, ()))
 
+    def first_on_duty(self, role: str) -> str:
+        """The first of ``on_duty(role)`` ("" when nobody of ``role`` is on duty)."""
+        on = self._on.get(role)
+        return min(on) if on else ""
+
     def idle(self, role: str) -> list[str]:
         """Idle members of ``role`` on duty, in the order they became idle."""
         return list(self._idle.get(role, ()))
