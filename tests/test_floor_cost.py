@@ -8,6 +8,7 @@ added to the slot floor, a record class met for the first time).
 from __future__ import annotations
 
 import math
+import tomllib
 from collections.abc import Generator
 from datetime import datetime, time, timedelta
 from types import SimpleNamespace
@@ -16,6 +17,7 @@ from typing import Any, cast
 import numpy as np
 import pytest
 import simpy
+from conftest import SCENARIOS
 
 from twin.aml.model import Window
 from twin.aml.views import JUNKET_VIEW_KINDS, junket_view
@@ -27,6 +29,8 @@ from twin.machines.accounting import SlotAccounts
 from twin.machines.events import BillAccepted, CashedOut, CoinsAccepted, GamesPlayed, HandPaid
 from twin.machines.sas import MeterCode
 from twin.patrons.patron import Arrivals
+from twin.patrons.population import Population, member_id
+from twin.patrons.section import PatronsConfig
 from twin.pit.records import DeviceDetected, TableStretch
 from twin.records import MemorySink, Record, RecordBus, kinds
 from twin.slots.floor import SlotFloor
@@ -232,3 +236,19 @@ def test_a_digest_gives_its_words_little_endian_by_the_short_way_and_the_long(
     assert got.dtype == np.dtype(dtype)
     assert got.tolist() == want.tolist()
     assert math.prod(got.shape) == n
+
+
+# -- the door finds a member by id, and lists the barred and self-excluded, without a table -----
+
+
+def test_a_member_is_found_by_id_and_nobody_else_is() -> None:
+    data = tomllib.loads((SCENARIOS / "small.toml").read_text())["patrons"]
+    data["population"] = {"size": 3_000, "barred_share": 0.02, "self_excluded_share": 0.03}
+    pop = Population.build(PatronsConfig.model_validate(data), Streams(5))
+    for i in (0, 1, 41, 2_999):
+        assert pop.index_of(member_id(i)) == i
+    for other in ("P003001", "P000000", "P0000001", "P00001", "p000001", "P00000١", "ATT-01", ""):
+        assert pop.index_of(other) is None
+    listed = [i for i in range(pop.size) if pop.member(i).barred or pop.member(i).self_excluded]
+    assert pop.listed() == listed
+    assert 50 < len(listed) < 250

@@ -107,7 +107,8 @@ class SlotAccounts:
 
     def insert_bill(self, cents: int) -> int:
         """A bill goes to the drop box; returns the credits it gave."""
-        self._need(cents in self.bills, f"bill of {cents} cents not accepted")
+        if cents not in self.bills:  # (the message made only when it is needed)
+            raise AccountingError(f"bill of {cents} cents not accepted")
         credits, rest = divmod(cents, self.denomination_cents)
         self._need(rest == 0, "bill is not a whole number of credits")
         self.bills[cents] += 1
@@ -196,11 +197,13 @@ class SlotAccounts:
 
     # -- doors and power -------------------------------------------------------------------
     def open_door(self, door: Door) -> None:
-        self._need(door not in self.doors_open, f"{door.name} door already open")
+        if door in self.doors_open:
+            raise AccountingError(f"{door.name} door already open")
         self.doors_open.add(door)
 
     def close_door(self, door: Door) -> None:
-        self._need(door in self.doors_open, f"{door.name} door not open")
+        if door not in self.doors_open:
+            raise AccountingError(f"{door.name} door not open")
         self.doors_open.discard(door)
         if door is Door.SLOT:
             self.meters[M.GAMES_SINCE_DOOR_CLOSED] = 0
