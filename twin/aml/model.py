@@ -278,6 +278,7 @@ class AmlDesk:
         self.known: dict[str, Particulars] = {}  # particulars read by another desk
         self.person: dict[str, str] = {}  # patron -> the person across visits (a passport)
         self.windows: dict[str, Window] = {}
+        self._sessions: dict[str, tuple[int, Window]] = {}  # patron -> visit, its window
         self.identified: dict[str, IdentificationRecorded] = {}  # last record per patron
         self.trained: dict[str, date] = {}  # employee -> last AML course
         self.untrained: set[str] = set()
@@ -501,12 +502,19 @@ class AmlDesk:
             return None  # not admitted through the home door (a test rig, a bench)
         if self.by_day:
             day = self.world.clock.gaming_day(t).isoformat()
-            key, label = f"{patron}@{day}", f"gaming day {day}"
-        else:
-            key, label = f"{patron}#{visit}", f"gaming session (visit {visit})"
+            key = f"{patron}@{day}"
+            w = self.windows.get(key)
+            if w is None:
+                w = self.windows[key] = Window(key, f"gaming day {day}")
+            return w
+        session = self._sessions.get(patron)
+        if session is not None and session[0] == visit:
+            return session[1]
+        key = f"{patron}#{visit}"
         w = self.windows.get(key)
         if w is None:
-            w = self.windows[key] = Window(key, label)
+            w = self.windows[key] = Window(key, f"gaming session (visit {visit})")
+        self._sessions[patron] = (visit, w)
         return w
 
     # -- identification (46(1), (2), (4)) ------------------------------------------------------
