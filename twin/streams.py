@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+import sys
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -117,6 +118,10 @@ def _mix(x: int, y: int) -> int:
 
 
 _PACK8 = struct.Struct("<8I").pack
+#: native words are little-endian: a digest's bytes are its words as they are
+_LITTLE = sys.byteorder == "little"
+_Generator = np.random.Generator
+_PCG64 = np.random.PCG64
 
 
 class _Digest(ISeedSequence):
@@ -130,6 +135,11 @@ class _Digest(ISeedSequence):
     def generate_state(
         self, n_words: int, dtype: Any = np.uint32
     ) -> npt.NDArray[np.uint32 | np.uint64]:
+        if dtype is np.uint64 and n_words * 8 == len(self._bytes) and _LITTLE:
+            # what PCG64 asks (4 words of a 32-byte digest): the bytes as they are, read-only
+            # (PCG64 only reads them), without the byte-order conversion and copy below
+            whole: npt.NDArray[np.uint64] = np.frombuffer(self._bytes, dtype=np.uint64)
+            return whole
         size = np.dtype(dtype).itemsize * n_words
         if size > len(self._bytes):
             raise ValueError(f"a digest of {len(self._bytes)} bytes cannot give {size} bytes")
@@ -167,7 +177,7 @@ class Streams:
         The same generator as ``PCG64(seed_sequence(entity, purpose))``: its seed words are
         computed by :class:`_SpawnMixer` (a test holds the two equal)."""
         seed = _Digest(self._mixer.seed_bytes(_key(entity, purpose)))
-        return np.random.Generator(np.random.PCG64(cast(np.random.SeedSequence, seed)))
+        return _Generator(_PCG64(cast(np.random.SeedSequence, seed)))
 
     def keyed(self, entity: str, purpose: str) -> np.random.Generator:
         """A new generator for (entity, purpose), seeded straight from a hash (cheap).

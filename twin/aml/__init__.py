@@ -17,7 +17,7 @@ from twin.aml.kpis import AmlKpis
 from twin.aml.launderers import Launderers
 from twin.aml.model import AmlDesk
 from twin.aml.section import AmlConfig
-from twin.aml.views import junket_view
+from twin.aml.views import JUNKET_VIEW_KINDS, junket_view
 from twin.cage import Cage
 from twin.department import Department, Plan, Site
 from twin.door import Door
@@ -39,6 +39,7 @@ def build(site: Site) -> Iterable[Department]:
         {m.id: m.spec.denomination_cents for m in slots.machines},
         documents(population, site.world.clock.at(0.0).year), door.home.id, site.source,
         views=() if junkets is None else (junket_view,),
+        view_kinds=None if junkets is None else JUNKET_VIEW_KINDS,
     )  # fmt: skip
     site.provide(desk)
     if not config.launderers:

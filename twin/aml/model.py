@@ -170,14 +170,16 @@ class Window:
     wagered: int = 0
     won: int = 0  # net result of play, cents (negative: lost)
     flagged: set[str] = field(default_factory=set)
+    bought: int = 0  # the cents of ``ins``, added up as they come (``add_in``)
+    cashed: int = 0  # the cents of ``outs`` (``add_out``)
 
-    @property
-    def bought(self) -> int:
-        return sum(c for _, c in self.ins)
+    def add_in(self, seq: int, cents: int) -> None:
+        self.ins.append((seq, cents))
+        self.bought += cents
 
-    @property
-    def cashed(self) -> int:
-        return sum(c for _, c in self.outs)
+    def add_out(self, seq: int, cents: int) -> None:
+        self.outs.append((seq, cents))
+        self.cashed += cents
 
 
 @dataclass
@@ -223,6 +225,7 @@ class AmlDesk:
         home: str,
         source: str,
         views: tuple[View, ...] = (),
+        view_kinds: frozenset[str] | None = None,
     ) -> None:
         for rule in RULES:
             if not rule.given(rules):
@@ -265,11 +268,17 @@ class AmlDesk:
         self.held: dict[str, list[tuple[Record, int]]] = {}
         self.armed = _Armed()
         self.views = views
+        # what the desk does with each record kind: its own readings (``_SEES``), the views
+        # for a kind they may read (``view_kinds``, the kinds the views read; None: any),
+        # nothing for the rest (filled in as kinds are first seen)
+        self._view_kinds = frozenset() if not views else view_kinds
+        self._sees: dict[str, Callable[[AmlDesk, Any], None]] = dict(_SEES)
         self.visit: dict[str, int] = {}  # person -> current visit number
         self.stays: dict[str, tuple[str, str]] = {}  # patron -> (window key, label) of a stay
         self.known: dict[str, Particulars] = {}  # particulars read by another desk
         self.person: dict[str, str] = {}  # patron -> the person across visits (a passport)
         self.windows: dict[str, Window] = {}
+        self._sessions: dict[str, tuple[int, Window]] = {}  # patron -> visit, its window
         self.identified: dict[str, IdentificationRecorded] = {}  # last record per patron
         self.trained: dict[str, date] = {}  # employee -> last AML course
         self.untrained: set[str] = set()
@@ -301,8 +310,7 @@ class AmlDesk:
         return quantize(max(0.0, float(dist.sample(rng))) * 60.0)
 
     def _on(self, role: str) -> str:
-        people = self.staff.on_duty(role)
-        return people[0] if people else ""
+        return self.staff.first_on_duty(role)
 
     # -- the department ---------------------------------------------------------------------
     def start(self) -> None:
@@ -370,11 +378,16 @@ class AmlDesk:
 
     # -- what the staff see -------------------------------------------------------------------
     def accept(self, rec: Record) -> None:
-        see = _SEES.get(rec.kind)
+        see = self._sees.get(rec.kind)
         if see is None:
-            self._through_views(rec)
-        else:
-            see(self, rec)
+            kinds = self._view_kinds
+            see = (
+                AmlDesk._through_views
+                if kinds is None or rec.kind in kinds
+                else AmlDesk._see_nothing
+            )
+            self._sees[rec.kind] = see
+        see(self, rec)
 
     def _through_views(self, rec: Record) -> None:
         for view in self.views:
@@ -489,12 +502,19 @@ class AmlDesk:
             return None  # not admitted through the home door (a test rig, a bench)
         if self.by_day:
             day = self.world.clock.gaming_day(t).isoformat()
-            key, label = f"{patron}@{day}", f"gaming day {day}"
-        else:
-            key, label = f"{patron}#{visit}", f"gaming session (visit {visit})"
+            key = f"{patron}@{day}"
+            w = self.windows.get(key)
+            if w is None:
+                w = self.windows[key] = Window(key, f"gaming day {day}")
+            return w
+        session = self._sessions.get(patron)
+        if session is not None and session[0] == visit:
+            return session[1]
+        key = f"{patron}#{visit}"
         w = self.windows.get(key)
         if w is None:
-            w = self.windows[key] = Window(key, label)
+            w = self.windows[key] = Window(key, f"gaming session (visit {visit})")
+        self._sessions[patron] = (visit, w)
         return w
 
     # -- identification (46(1), (2), (4)) ------------------------------------------------------
@@ -502,7 +522,7 @@ class AmlDesk:
         w = self._window(patron, rec.t)
         if w is None:
             return
-        w.ins.append((rec.seq, cents))
+        w.add_in(rec.seq, cents)
         total = w.bought if self.separately else w.bought + w.cashed
         if cents > self._over:
             self._identify(patron, "buy_in", (rec.seq,), cents, w, staff)
@@ -515,12 +535,13 @@ class AmlDesk:
         w = self._window(patron, rec.t)
         if w is None:
             return
-        w.outs.append((rec.seq, cents))
+        w.add_out(rec.seq, cents)
         total = w.cashed if self.separately else w.bought + w.cashed
-        if cents > self.threshold:
+        over = self._over  # whole cents: above the threshold iff above its floor
+        if cents > over:
             self._identify(patron, "cash_out", (rec.seq,), cents, w, staff)
             self._cross_reference(patron, rec, w, staff)
-        elif w.cashed > self.threshold or total > self.threshold:
+        elif w.cashed > over or total > over:
             seqs = tuple(s for s, _ in w.outs) if self.separately else self._all(w)
             self._identify(patron, "aggregate_cash_out", seqs, total, w, staff)
             self._cross_reference(patron, rec, w, staff)
@@ -605,8 +626,8 @@ class AmlDesk:
         self, patron: str, w: Window, txns: list[tuple[int, int]], what: str, staff: str
     ) -> None:
         flag = "near_threshold"
-        if flag in w.flagged:
-            return
+        if len(txns) < self.cfg.near_threshold_count or flag in w.flagged:
+            return  # (too few transactions in the window to have that many near it)
         low, high = self._near_low, self._over
         near = [s for s, c in txns if low <= c <= high]
         if len(near) >= self.cfg.near_threshold_count:

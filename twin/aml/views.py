@@ -41,4 +41,16 @@ def junket_view(rec: Record) -> Seen | None:
     return None
 
 
-__all__ = ["junket_view"]
+#: the record kinds ``junket_view`` reads (it sees nothing in any other)
+JUNKET_VIEW_KINDS = frozenset(
+    cls.kind
+    for cls in (
+        JunketMemberArrived,
+        JunketDepositLodged,
+        JunketTokensBought,
+        JunketTablePlayed,
+        JunketChipsRedeemed,
+    )
+)
+
+__all__ = ["JUNKET_VIEW_KINDS", "junket_view"]

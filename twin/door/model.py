@@ -102,6 +102,14 @@ class People(Protocol):
 
     def member(self, index: int) -> Person: ...
 
+    def index_of(self, person: str) -> int | None:
+        """The index of the member with id ``person`` (None: not of the population)."""
+        ...
+
+    def listed(self) -> list[int]:
+        """The indices, in order, of the members barred or self-excluded."""
+        ...
+
     def pick_outside(self, rng: np.random.Generator) -> int | None: ...
 
 
@@ -210,7 +218,6 @@ class Door:
         self._requests = streams.stream("entrance", "requests")
         self._staff_rng = streams.stream("entrance", "staff_attempts")
         self._visits_rng = streams.stream("entrance", "employee_visits")
-        self._index: dict[str, int] = {}
         #: entries by casino, refusals by (casino kind, reason): kept for tests and summaries
         self.counts: Counter[str] = Counter()
         #: injected (twin.aml.injections): the next visitor admitted here is let in unidentified
@@ -231,9 +238,8 @@ class Door:
             other_zones=tuple(self.config.non_gaming_zones),
         )
         people = self.people
-        for i in range(people.size):
+        for i in people.listed():
             m = people.member(i)
-            self._index[m.id] = i
             if m.barred:
                 bus.emit(PersonListed, person=m.id, category="barred")
             if m.self_excluded:
@@ -262,7 +268,7 @@ class Door:
 
     # -- identification ----------------------------------------------------------------------
     def member(self, person: str) -> Person | None:
-        i = self._index.get(person)
+        i = self.people.index_of(person)
         return None if i is None else self.people.member(i)
 
     def looks_at(self, casino: CasinoDoor) -> tuple[str, ...]:

@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 from twin.machines.sas import BILL_METER_CODES, Door, MeterCode
 
 M = MeterCode
+_CREDITS = M.CURRENT_CREDITS  # the one meter that never rolls over
+#: every meter with its name in readings, in the codes' order
+_NAMES = tuple((code, code.name.lower()) for code in MeterCode)
 
 
 class AccountingError(RuntimeError):
@@ -72,9 +75,11 @@ class SlotAccounts:
 
     def readings(self) -> dict[str, int]:
         """All meters by name (rolled), plus the bill meters as ``bills_<cents>``."""
-        out = {code.name.lower(): self.reading(code) for code in MeterCode}
+        m = self.meters
+        roll = self.rollover
+        out = {name: m[code] if code is _CREDITS else m[code] % roll for code, name in _NAMES}
         for cents, count in sorted(self.bills.items()):
-            out[f"bills_{cents}"] = count % self.rollover
+            out[f"bills_{cents}"] = count % roll
         return out
 
     def bill_meter_code(self, cents: int) -> int | None:
@@ -102,7 +107,8 @@ class SlotAccounts:
 
     def insert_bill(self, cents: int) -> int:
         """A bill goes to the drop box; returns the credits it gave."""
-        self._need(cents in self.bills, f"bill of {cents} cents not accepted")
+        if cents not in self.bills:  # (the message made only when it is needed)
+            raise AccountingError(f"bill of {cents} cents not accepted")
         credits, rest = divmod(cents, self.denomination_cents)
         self._need(rest == 0, "bill is not a whole number of credits")
         self.bills[cents] += 1
@@ -191,11 +197,13 @@ class SlotAccounts:
 
     # -- doors and power -------------------------------------------------------------------
     def open_door(self, door: Door) -> None:
-        self._need(door not in self.doors_open, f"{door.name} door already open")
+        if door in self.doors_open:
+            raise AccountingError(f"{door.name} door already open")
         self.doors_open.add(door)
 
     def close_door(self, door: Door) -> None:
-        self._need(door in self.doors_open, f"{door.name} door not open")
+        if door not in self.doors_open:
+            raise AccountingError(f"{door.name} door not open")
         self.doors_open.discard(door)
         if door is Door.SLOT:
             self.meters[M.GAMES_SINCE_DOOR_CLOSED] = 0

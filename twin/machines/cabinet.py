@@ -139,8 +139,13 @@ class Cabinet:
 
     def exception(self, code: ExceptionCode, *, patron: str = "", staff: str = "") -> None:
         """A SAS exception, naming the patron at the machine or the staff member who caused it."""
-        self.emit(
-            MachineException, patron=patron, staff=staff, code=int(code), name=code.name.lower()
+        self.world.bus.emit(
+            MachineException,
+            machine=self.id,
+            patron=patron,
+            staff=staff,
+            code=int(code),
+            name=code.name.lower(),
         )
 
     def arm(self, misconduct: Misconduct, amount: int = 0) -> None:
@@ -264,13 +269,20 @@ class Cabinet:
     # -- money in --------------------------------------------------------------------------
     def insert_coins(self, patron: str, coins: int) -> None:
         got = self.accounts.insert_coins(coins)
-        self.emit(
-            CoinsAccepted, patron=patron, coins=coins, to_hopper=got.to_hopper, to_drop=got.to_drop
+        self.world.bus.emit(
+            CoinsAccepted,
+            machine=self.id,
+            patron=patron,
+            coins=coins,
+            to_hopper=got.to_hopper,
+            to_drop=got.to_drop,
         )
 
     def insert_bill(self, patron: str, cents: int) -> None:
         credits = self.accounts.insert_bill(cents)
-        self.emit(BillAccepted, patron=patron, bill_cents=cents, credits=credits)
+        self.world.bus.emit(
+            BillAccepted, machine=self.id, patron=patron, bill_cents=cents, credits=credits
+        )
 
     # -- hand pays -------------------------------------------------------------------------
     def pay_jackpot(self, patron: str, r: PlayResult) -> Generator[simpy.events.Event, Any, int]:
@@ -386,8 +398,9 @@ class Cabinet:
         # still owed by the hopper: what it could not pay because it ran dry (a meter wound
         # back while the coins dropped holds fewer credits: those are not owed)
         short = min(by_hopper - paid, self.accounts.credits)
-        self.emit(
+        self.world.bus.emit(
             HopperPaid,
+            machine=self.id,
             patron=patron,
             coins=paid,
             requested=paid + short,
@@ -424,8 +437,9 @@ class Cabinet:
         by_hand = min(by_hand, self.accounts.credits)  # (less if the meter was wound back)
         if by_hand:
             yield from self.pay_by_hand(patron, "credit_payout", by_hand)
-        self.emit(
+        self.world.bus.emit(
             CashedOut,
+            machine=self.id,
             patron=patron,
             credits=credits,
             hopper_coins=by_hopper,

@@ -121,7 +121,8 @@ class SlotMachine(Cabinet):
             bet_units = self.forced_bet_units
         jackpots = 0
         while True:
-            yield from self.wait_ready()
+            if self.down:  # (wait_ready returns at once on a machine that is up)
+                yield from self.wait_ready()
             max_games = _games_before(env.now, until, pace)
             if max_games <= 0:
                 break
@@ -232,8 +233,9 @@ class SlotMachine(Cabinet):
             level[1] += r.tally.won  # the selected outcomes, whatever the display showed
         if self.link is not None:
             self.link.contribute(r.wagered * self.spec.denomination_cents)
-        self.emit(
+        self.world.bus.emit(
             GamesPlayed,
+            machine=self.id,
             patron=patron,
             games=r.games,
             bet_units=bet_units,

@@ -15,6 +15,7 @@ Patrons see the casino only through ``twin.patrons.venue.Venue`` and machines on
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -60,6 +61,17 @@ class PatronPlan:
     zones: frozenset[str]
 
 
+#: each segment's zones as one shared frozenset (its hash worked out once)
+_ZONE_SETS: dict[tuple[str, ...], frozenset[str]] = {}
+
+
+def _zone_set(zones: tuple[str, ...]) -> frozenset[str]:
+    got = _ZONE_SETS.get(zones)
+    if got is None:
+        got = _ZONE_SETS[zones] = frozenset(zones)
+    return got
+
+
 def draw_plan(seg: Segment, rng: np.random.Generator) -> PatronPlan:
     return PatronPlan(
         segment=seg.name,
@@ -70,7 +82,7 @@ def draw_plan(seg: Segment, rng: np.random.Generator) -> PatronPlan:
         loss_limit_share=seg.loss_limit_share,
         win_goal_multiple=seg.win_goal_multiple,
         pays_with_bills=bool(rng.random() < seg.pays_with_bills_share),
-        zones=frozenset(seg.zones),
+        zones=_zone_set(seg.zones),
     )
 
 
@@ -241,11 +253,18 @@ class Arrivals:
         env = world.env
         clock = world.clock
         rates = self.config.arrivals_per_hour
+        # the local hour's end and rate, worked out at its first instant and kept until that
+        # end: any later instant before it has the same local hour, and so the same answers
+        # (a DST change falls on an hour's end; a repeated hour ends once, at its second end)
+        boundary = -math.inf
+        hour_rate = 0.0
         while True:
-            local = clock.at(env.now)
-            top = local.replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
-            boundary = clock.seconds(top)
-            rate = rates[local.hour] / 3600.0 if clock.is_open(env.now) else 0.0
+            if env.now >= boundary:
+                local = clock.at(env.now)
+                top = local.replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
+                boundary = clock.seconds(top)
+                hour_rate = rates[local.hour] / 3600.0
+            rate = hour_rate if clock.is_open(env.now) else 0.0
             if rate > 0:
                 gap = quantize(self.rng.exponential(1.0 / rate))
                 if env.now + gap < boundary:

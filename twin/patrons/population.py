@@ -164,6 +164,19 @@ class Population:
         )
         return made
 
+    def index_of(self, person: str) -> int | None:
+        """The index of the member whose id is ``person`` (None: nobody of the population)."""
+        digits = person[1:]
+        if person[:1] != "P" or not (digits.isascii() and digits.isdigit()):
+            return None
+        index = int(digits) - 1
+        return index if 0 <= index < self.size and member_id(index) == person else None
+
+    def listed(self) -> list[int]:
+        """The indices, in order, of the members barred or self-excluded."""
+        barred, excluded = self._barred, self._self_excluded
+        return [i for i in range(self.size) if barred[i] or excluded[i]]
+
     def segment_of(self, index: int) -> Segment:
         return self.segments[self._segment[index]]
 

@@ -59,6 +59,9 @@ class SlotFloor:
         for m in machines:
             self._free[m.spec.zone].add(m)
         self._waiters: list[_Waiter] = []
+        # the free machines of each set of zones asked for, in the floor's zone order (made
+        # anew when a zone is added)
+        self._pools: dict[frozenset[str], list[_FreeMachines]] = {}
         self.occupied = LevelMonitor(lambda: env.now)
         self.queue = LevelMonitor(lambda: env.now)
         self.walkaways = 0
@@ -69,6 +72,7 @@ class SlotFloor:
         if m.spec.zone not in self._free:
             self._free[m.spec.zone] = _FreeMachines()
             self.zones = sorted(self._free)
+            self._pools.clear()
         self._free[m.spec.zone].add(m)
 
     def drop(self, m: Machine) -> None:
@@ -83,17 +87,22 @@ class SlotFloor:
         Draws among all free machines of the zones and redraws when one is down (exactly
         uniform over the working ones); after a few misses it falls back to a full scan.
         """
-        pools = [self._free[z] for z in self.zones if z in zones]
-        total = sum(len(p) for p in pools)
+        pools = self._pools.get(zones)
+        if pools is None:
+            pools = self._pools[zones] = [self._free[z] for z in self.zones if z in zones]
+        total = 0
+        for p in pools:
+            total += len(p.items)
         if total == 0:
             return None
         for _ in range(8):
             i = int(rng.integers(total))
             for p in pools:
-                if i < len(p):
-                    m = p.items[i]
+                items = p.items
+                if i < len(items):
+                    m = items[i]
                     break
-                i -= len(p)
+                i -= len(items)
             if m.available:
                 return m
         working = [m for p in pools for m in p.items if m.available]

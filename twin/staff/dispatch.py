@@ -156,6 +156,7 @@ class Dispatcher:
         self.members: dict[str, Member] = {}
         self._idle: dict[str, dict[str, None]] = {r: {} for r in self.roles}  # FIFO by idle time
         self._on: dict[str, set[str]] = {r: set() for r in self.roles}  # on duty, by role
+        self._first: dict[str, str] = {}  # role -> the first of its members on duty, as asked
         self.waiting: list[Job] = []  # sorted by Job.order
         # the automatic jobs of ``waiting`` that need each role, in the same order: a pass
         # walks only the jobs that need a role with somebody idle (see _dispatch)
@@ -174,6 +175,14 @@ class Dispatcher:
     def on_duty(self, role: str) -> list[str]:
         """Members of ``role`` on duty now (overtime included), sorted by id."""
         return sorted(self._on.get(role, ()))
+
+    def first_on_duty(self, role: str) -> str:
+        """The first of ``on_duty(role)`` ("" when nobody of ``role`` is on duty)."""
+        first = self._first.get(role)
+        if first is None:  # (forgotten whenever someone of the role comes on or goes off)
+            on = self._on.get(role)
+            first = self._first[role] = min(on) if on else ""
+        return first
 
     def idle(self, role: str) -> list[str]:
         """Idle members of ``role`` on duty, in the order they became idle."""
@@ -196,6 +205,7 @@ class Dispatcher:
     def _arrive(self, m: Member) -> None:
         m.on_duty = True
         self._on[m.role].add(m.id)
+        self._first.pop(m.role, None)
         role = self.roles[m.role]
         self.world.bus.emit(
             ShiftStarted,
@@ -221,6 +231,7 @@ class Dispatcher:
         overtime = 0.0 if m.shift_ended_t is None else self.env.now - m.shift_ended_t
         m.on_duty = False
         self._on[m.role].discard(m.id)
+        self._first.pop(m.role, None)
         m.shift_ended_t = None
         self._idle[m.role].pop(m.id, None)
         self.world.bus.emit(

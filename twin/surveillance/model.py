@@ -83,6 +83,23 @@ WHERE_HOURS = 96.0
 #: the records of money in or out whose place an AML report may need (machines, tables, cage)
 MONEY_RECORDS = (BillAccepted, CoinsAccepted, CashedOut, HandPaid, CageTransaction, TableStretch)
 
+# what ``Surveillance.accept`` does with a record of a class, decided once per class (the
+# same ``isinstance`` tests, in the same order, as for each record)
+_NONE, _MONEY, _REPORT, _PIT, _REFUSED = range(5)
+_ROUTES: dict[type, int] = {}
+
+
+def _route(cls: type) -> int:
+    if issubclass(cls, MONEY_RECORDS):
+        return _MONEY
+    if issubclass(cls, InternalReport | SuspicionReported):
+        return _REPORT
+    if issubclass(cls, UnapprovedItemReported | DeviceDetected):
+        return _PIT
+    if issubclass(cls, EntryRefused):
+        return _REFUSED
+    return _NONE
+
 
 @dataclass
 class Recording:
@@ -126,6 +143,7 @@ class Surveillance(Deviations):
         self.passes = 0
         self.where: dict[int, tuple[float, str]] = {}  # seq -> (t, camera) of money records
         self._where_order: deque[int] = deque()
+        self._bank_of: dict[str, str] = {}  # machine -> its bank's camera id
         site.world.bus.attach(self)
 
     # -- helpers --------------------------------------------------------------------------------
@@ -240,23 +258,29 @@ class Surveillance(Deviations):
     def accept(self, rec: Record) -> None:
         """Records that show a breach open a case holding the recordings of that moment; the
         places of money records are remembered a while, for the AML reports that name them."""
-        if isinstance(rec, MONEY_RECORDS):
+        cls = type(rec)
+        route = _ROUTES.get(cls)
+        if route is None:
+            route = _ROUTES[cls] = _route(cls)
+        if route == _MONEY:
             self._remember(rec)
-        elif isinstance(rec, InternalReport | SuspicionReported):
+        elif route == _NONE:
+            return
+        elif route == _REPORT:
+            assert isinstance(rec, InternalReport | SuspicionReported)
             spots = [self.where[s] for s in rec.transactions if s in self.where]
             if not spots:  # no place known: every camera, at the report
                 spots = [(rec.t, cam) for cam in self.cameras]
             self.open_case("aml", rec, spots, self.config.case_days_aml)
-        elif isinstance(rec, UnapprovedItemReported | DeviceDetected):
+        elif route == _PIT:
+            assert isinstance(rec, UnapprovedItemReported | DeviceDetected)
             cams = self._at(f"table-{rec.table}")
             self.open_case("pit", rec, [(rec.t, c) for c in cams], self.config.case_days_pit)
-        elif (
-            isinstance(rec, EntryRefused)
-            and rec.reason in BREACH_REFUSALS
-            and rec.casino == self.casino
-        ):
-            cams = self._at("entrance")
-            self.open_case("door", rec, [(rec.t, c) for c in cams], self.config.case_days_door)
+        elif route == _REFUSED:
+            assert isinstance(rec, EntryRefused)
+            if rec.reason in BREACH_REFUSALS and rec.casino == self.casino:
+                cams = self._at("entrance")
+                self.open_case("door", rec, [(rec.t, c) for c in cams], self.config.case_days_door)
 
     def _remember(self, rec: Record) -> None:
         if isinstance(rec, CageTransaction):
@@ -264,8 +288,13 @@ class Surveillance(Deviations):
         elif isinstance(rec, TableStretch):
             cam = f"table-{rec.table}"
             cam = cam if cam in self.cameras else f"cardroom-{rec.table}"
-        else:
-            cam = f"bank-{rec.entity('machine').rpartition('-')[0]}"
+        else:  # a machine's: its bank's camera (the place of each machine, looked up once)
+            machine = rec.entity("machine")
+            places = self._bank_of
+            if machine in places:
+                cam = places[machine]
+            else:
+                cam = places[machine] = f"bank-{machine.rpartition('-')[0]}"
         if cam not in self.cameras:
             return
         self.where[rec.seq] = (rec.t, cam)
