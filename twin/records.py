@@ -287,9 +287,10 @@ class RecordBus:
     into batches at the first record of each simulated minute (``BOUNDARY_SECONDS``) that has
     any record; at each cut, each producer returns the drafts it made ``LAG`` batches before,
     and they are numbered there, before the record that opened the new batch, with its time;
-    what is left is numbered when the run finishes (:meth:`finish_producers`), at the end. Where a finding lands therefore
-    depends on the records alone, so a producer in a sink process (which checks a batch while
-    the simulation makes the next) gives the very ledger the same producer gives in process.
+    what is left is numbered when the run finishes (:meth:`finish_producers`), at the end.
+    Where a finding lands therefore depends on the records alone, so a producer in a sink
+    process (which checks a batch while the simulation makes the next) gives the very ledger
+    the same producer gives in process.
     """
 
     def __init__(self, now: Callable[[], float], sinks: Iterable[Sink] = ()) -> None:
