@@ -60,7 +60,7 @@ def test_no_door_check() -> None:
     arrived = [r for r in records if isinstance(r, PatronArrived)]
     got = [f for f in casino.compliance.findings if f.control == "MT98.R45"]
     assert [f.evidence for f in got] == [(arrived[0].seq,)]
-    assert got[0].t == arrived[0].t
+    assert got[0].found_t == arrived[0].t
     assert "no door check" in got[0].message and arrived[0].patron in got[0].message
     v = {v.control: v for v in casino.compliance.verdicts()}["MT98.R45"]
     assert (v.status, v.findings, v.observations) == ("breached", 1, len(arrived))
@@ -83,7 +83,7 @@ def test_tiny_gets_the_findings_the_regulation_implies() -> None:
     by = {f.control: f for f in found}
     assert by["MT98.R50.1"].evidence == (first.seq,)
     assert by["MT98.R48"].evidence == tuple(r.seq for r in shifts if r.t <= first.t)
-    assert by["MT98.R48"].t == first.t
+    assert by["MT98.R48"].found_t == first.t
     verdicts = {v.control: v.status for v in casino.compliance.verdicts() if v.control in AML}
     assert verdicts == {
         "MT98.R45": "breached",

@@ -370,7 +370,7 @@ def test_an_unrecorded_promotional_payout_is_found_when_its_documentation_is_ove
     assert isinstance(award, PromotionAwarded) and award.machine == "G-002"
     first = min(a.t for a in sink.of(PromotionAwarded) if a.machine == "G-002")
     assert award.t == first
-    assert f.t == first + 4 * 3600.0
+    assert f.found_t == first + 4 * 3600.0
 
 
 def test_an_unconfirmed_promotional_payout_is_found() -> None:

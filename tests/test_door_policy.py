@@ -85,7 +85,7 @@ def test_a_door_that_admits_from_16_is_found_on_each_admitted_minor(lawful: Any)
     assert sorted(by_control["MT98.R24.2"]) == sorted((a.person, "home") for a, _ in young)
     for f in casino.compliance.findings:
         if f.control == "MT98.R24.2":
-            a, i = next(p for p in young if (p[0].person, p[0].t) == (f.subjects[0], f.t))
+            a, i = next(p for p in young if (p[0].person, p[0].t) == (f.subjects[0], f.found_t))
             assert set(f.evidence) == {i.seq, a.seq}
             assert f"a document of age {i.age} (the law: 18)" in f.message
 
@@ -299,7 +299,7 @@ def test_a_late_copy_shows_when_the_person_is_admitted_at_a_peer_meanwhile() -> 
     assert admitted == sorted((a.person, a.casino) for a in meanwhile)
     for f in r243:
         if "admitted" in f.message:
-            a = next(a for a in meanwhile if (a.person, a.t) == (f.subjects[0], f.t))
+            a = next(a for a in meanwhile if (a.person, a.t) == (f.subjects[0], f.found_t))
             assert f.evidence == (here[a.person].seq, a.seq)
             assert f"asked for self-exclusion at home and was admitted at {a.casino}" in f.message
 

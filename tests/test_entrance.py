@@ -331,5 +331,5 @@ def test_a_borrowed_document_is_found_by_recognition_not_by_the_truth() -> None:
     assert seen.t == borrowed.t + RECOGNISED_AFTER == 3600.0 + 600.0
     assert casino.compliance is not None
     (finding,) = besides_absent(casino)
-    assert finding.control == "MT98.R20.1" and finding.t == seen.t
+    assert finding.control == "MT98.R20.1" and finding.found_t == seen.t
     assert seen.seq in finding.evidence and borrowed.seq not in finding.evidence

@@ -429,10 +429,13 @@ def score(spec: DrillSpec, ledger: Path, started_t: float, machine: str) -> Scor
     for seq, t, kind, body in read_rows(ledger):
         if t < started_t:
             continue
+        doc = json.loads(body) if kind in wanted else None
+        if doc is not None and kind == "finding" and doc.get("found_t", t) < started_t:
+            continue  # found before the drill began (numbered after: issue 31)
         if first_seq is None:
             first_seq = seq
-        if kind in wanted:
-            docs.append((seq, json.loads(body)))
+        if doc is not None:
+            docs.append((seq, doc))
     end_seq = _episode_end(spec, docs, machine)
     episode = range(first_seq if first_seq is not None else 0, end_seq)
     mistakes: list[Mistake] = []

@@ -121,6 +121,7 @@ class CheckContext:
             "at": self.clock.iso(now),
             "message": message,
             "evidence": tuple(sorted(set(evidence))),
+            "found_t": now,
         }
         self.drafts.append((Finding, fields))
 

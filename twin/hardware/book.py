@@ -380,14 +380,16 @@ class SmibBook:
     def finding(
         self, smib: str, control: str, severity: Severity, message: str, ev: tuple[int, ...]
     ) -> None:
+        now = self._now()
         self.bus.emit(
             Finding,
             subjects=(smib,),
             control=control,
             severity=str(severity),
-            at=self._at(self._now()),
+            at=self._at(now),
             message=message,
             evidence=ev,
+            found_t=now,
         )
 
     # -- what the link delivers ------------------------------------------------------------------

@@ -156,6 +156,7 @@ def emit(
         at=world.clock.iso(world.env.now),
         message=message,
         evidence=evidence,
+        found_t=world.env.now,
     )
 
 
