@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import zlib
 
-from twin.aml.model import Particulars, Seen
+from twin.aml.cases import Particulars, Seen
 from twin.junkets.records import (
     JunketChipsRedeemed,
     JunketDepositLodged,
