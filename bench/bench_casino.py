@@ -273,13 +273,15 @@ QUICK_PARTS = (
     ("large", 3.0, False, False),
     ("large", 3.0, False, True),
 )
-# the sections that make the scenario more than a slot floor (issues 10 and 11)
-NOT_SLOTS = ("entrance", "tables", "cage", "junkets", "premium", "aml")
+# the sections that make the scenario more than a slot floor (issues 10 and 11), and the
+# cameras (issue 28), whose scenario case looks at a table
+NOT_SLOTS = ("entrance", "tables", "cage", "junkets", "premium", "aml", "surveillance")
 
 
 def slots_only(scenario: Scenario) -> Scenario:
-    """``scenario`` without its door, tables, cage, junkets, premium players and AML desk:
-    the slot floor with its staff, faults and every control (each section is optional)."""
+    """``scenario`` without its door, tables, cage, junkets, premium players, AML desk and
+    cameras: the slot floor with its staff, faults and every control (each section is
+    optional; the copy is not validated again, so no section may name what is left out)."""
     return scenario.model_copy(update=dict.fromkeys(NOT_SLOTS))
 
 
