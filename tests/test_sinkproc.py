@@ -212,3 +212,24 @@ def test_every_record_of_a_day_is_rebuilt_in_the_sink_process_as_it_was_made() -
     assert len(kinds_seen) >= 30
     with pytest.raises(FrozenInstanceError):
         again.t = 0.0  # type: ignore[misc]
+
+
+def test_a_run_with_hardware_cuts_its_batches_every_second() -> None:
+    """A live link's findings within seconds: the batches of a hardware run are a simulated
+    second long (chosen before the first record, since the ledger depends on it)."""
+    now = [0.0]
+    bus = RecordBus(lambda: now[0])
+    sink, producer = MemorySink(), _Producer()
+    bus.attach(sink)
+    bus.attach(producer)
+    bus.attach_producer(producer)
+    bus.cut_every(1.0)
+    for t, who in ((0.0, "A"), (0.5, "B"), (1.25, "C"), (2.0, "D")):
+        now[0] = t
+        bus.emit(PatronArrived, **_arrival(who))
+    assert producer.cuts == [1.25, 2.0]
+    assert [r.patron for r in sink.of(PatronArrived)] == ["A", "B", "C", "F0", "F1", "D"]  # type: ignore[attr-defined]
+    with pytest.raises(RuntimeError, match="from the first record on"):
+        bus.cut_every(60.0)
+    with pytest.raises(ValueError, match="batches of 0"):
+        RecordBus(lambda: 0.0).cut_every(0.0)
