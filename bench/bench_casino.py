@@ -141,33 +141,25 @@ def run_casino(
     (``twin run``'s default on two cores), forked once the casino is built (in ``build s``)."""
     t0 = time.perf_counter()
     path, meta = workdir / f"{tag}.ledger", {"scenario": scenario.scenario.name}
+    ledger: Ledger | SinkProcess
     if process:
         casino = Casino(scenario, compliance=compliance, attach_checks=False)
-        eng = casino.compliance
-        far = SinkProcess(eng, casino.facts if eng is not None else None, ledger=path, meta=meta)
-        casino.attach(far)
-        casino.bus.attach_producer(far)
-        t1 = time.perf_counter()
-        out = casino.run()
-        far.close()
-        t2 = time.perf_counter()
-        spins = sum(m.accounts.meters[MeterCode.GAMES_PLAYED] for m in casino.machines)
-        checks = eng.wall_seconds if eng is not None else 0.0
-        assert far.head is not None
-        return Run(
-            t1 - t0, t2 - t1, out.sim_seconds, out.records, far.head, spins, checks,
-            waits=far.wait_seconds, child=far.busy_seconds, process=True,
-        )  # fmt: skip
-    ledger = ledger_type(path, meta=meta)
-    casino = Casino(scenario, sinks=[ledger], compliance=compliance)
+        ledger = SinkProcess.attached(casino, ledger=path, meta=meta)
+    else:
+        ledger = ledger_type(path, meta=meta)
+        casino = Casino(scenario, sinks=[ledger], compliance=compliance)
     t1 = time.perf_counter()
     out = casino.run()
     ledger.close()
     t2 = time.perf_counter()
     spins = sum(m.accounts.meters[MeterCode.GAMES_PLAYED] for m in casino.machines)
     checks = casino.compliance.wall_seconds if casino.compliance is not None else 0.0
-    own = ledger.seconds if isinstance(ledger, TimedLedger) else 0.0
-    return Run(t1 - t0, t2 - t1, out.sim_seconds, out.records, ledger.head, spins, checks, own)
+    run = Run(t1 - t0, t2 - t1, out.sim_seconds, out.records, str(ledger.head), spins, checks)
+    if isinstance(ledger, SinkProcess):
+        run.waits, run.child, run.process = ledger.wait_seconds, ledger.busy_seconds, True
+    elif isinstance(ledger, TimedLedger):
+        run.ledger = ledger.seconds
+    return run
 
 
 @dataclass

@@ -47,21 +47,16 @@ def child(days: float, scenario_name: str, process: bool) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
         path = Path(tmp) / "run.ledger"
         meta = {"scenario": scenario.scenario.name}
+        ledger: Ledger | SinkProcess
         if process:
             casino = Casino(scenario, attach_checks=False)
-            eng = casino.compliance
-            far = SinkProcess(eng, casino.facts if eng else None, ledger=path, meta=meta)
-            casino.attach(far)
-            casino.bus.attach_producer(far)
-            t0 = time.perf_counter()
-            out = casino.run()
-            far.close()
+            ledger = SinkProcess.attached(casino, ledger=path, meta=meta)
         else:
             ledger = Ledger(path, meta=meta)
             casino = Casino(scenario, sinks=[ledger])
-            t0 = time.perf_counter()
-            out = casino.run()
-            ledger.close()
+        t0 = time.perf_counter()
+        out = casino.run()
+        ledger.close()
         wall = time.perf_counter() - t0
         size = path.stat().st_size
     # ru_maxrss is in KiB on Linux (bytes on macOS)

@@ -18,48 +18,13 @@ The full study (14,600 simulated days) is then estimated from the throughput mea
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 from _util import ROOT, environment
-
-CHILD = r"""
-import json, sys, time
-sys.path.insert(0, {root!r})
-from twin.experiments import Plan, compare, load_arm
-t0 = time.perf_counter()
-plan = Plan(scenario={scenario!r}, baseline=load_arm("malta-1998", "baseline"),
-            proposed=load_arm({proposal!r}, "proposed"), replications={n}, root_seed=1,
-            hours={hours}, min_replications={n})
-r = compare(plan, workers={workers})
-wall = time.perf_counter() - t0
-obs = sorted([*r.baseline, *r.proposed], key=lambda o: (o.index, o.arm))
-print(json.dumps({{"wall": wall, "heads": [o.ledger_sha256 for o in obs]}}))
-"""
-
-
-def timed(root: Path, workers: int, n: int, days: float) -> dict[str, object]:
-    code = CHILD.format(
-        root=str(root),
-        scenario=str(ROOT / "scenarios" / "aml.toml"),
-        proposal=str(ROOT / "scenarios" / "proposals" / "aml-gaming-day.toml"),
-        n=n,
-        hours=days * 24.0,
-        workers=workers,
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=root,
-        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin:/usr/local/bin"},
-    )
-    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+from bench_study import timed
 
 
 def main() -> None:
@@ -85,7 +50,9 @@ def main() -> None:
     for rep in range(reps):
         for root in roots:
             began = time.perf_counter()
-            got = timed(root, args.workers, n, days)
+            got = timed(
+                args.workers, n, days * 24.0, scenario="aml", proposal="aml-gaming-day", root=root
+            )
             walls[root].append(float(got["wall"]))  # type: ignore[arg-type]
             heads[root].add(tuple(got["heads"]))  # type: ignore[arg-type]
             print(

@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from _util import ROOT, environment
 
@@ -49,17 +51,32 @@ print(json.dumps({{"wall": wall, "replications": [o.wall_seconds for o in obs],
 """
 
 
-def timed(workers: int, n: int, hours: float) -> dict[str, object]:
+def timed(
+    workers: int,
+    n: int,
+    hours: float,
+    *,
+    scenario: str = "study",
+    proposal: str = "min-return-90",
+    root: Path = ROOT,
+) -> dict[str, object]:
+    """One study in a fresh process: ``scenarios/<scenario>.toml`` under malta-1998 against
+    ``scenarios/proposals/<proposal>.toml``, with the ``twin`` of checkout ``root``."""
     code = CHILD.format(
-        root=str(ROOT),
-        scenario=str(ROOT / "scenarios" / "study.toml"),
-        proposal=str(ROOT / "scenarios" / "proposals" / "min-return-90.toml"),
+        root=str(root),
+        scenario=str(ROOT / "scenarios" / f"{scenario}.toml"),
+        proposal=str(ROOT / "scenarios" / "proposals" / f"{proposal}.toml"),
         n=n,
         hours=hours,
         workers=workers,
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
     )
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 

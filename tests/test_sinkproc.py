@@ -59,13 +59,19 @@ def _arrival(patron: str, t: float | None = None) -> dict[str, Any]:
     return fields
 
 
-def test_a_producers_records_are_numbered_one_batch_late_at_a_minutes_first_record() -> None:
+def _bus() -> tuple[RecordBus, list[float], MemorySink, _Producer]:
+    """A bus on a clock the test sets, a sink, and the test producer (a sink too)."""
     now = [0.0]
     bus = RecordBus(lambda: now[0])
     sink, producer = MemorySink(), _Producer()
     bus.attach(sink)
     bus.attach(producer)
     bus.attach_producer(producer)
+    return bus, now, sink, producer
+
+
+def test_a_producers_records_are_numbered_one_batch_late_at_a_minutes_first_record() -> None:
+    bus, now, sink, producer = _bus()
     for t, who in ((0.0, "A"), (10.0, "B"), (59.5, "C"), (61.0, "D"), (61.0, "E"), (200.0, "G")):
         now[0] = t
         bus.emit(PatronArrived, **_arrival(who))
@@ -217,12 +223,7 @@ def test_every_record_of_a_day_is_rebuilt_in_the_sink_process_as_it_was_made() -
 def test_a_run_with_hardware_cuts_its_batches_every_second() -> None:
     """A live link's findings within seconds: the batches of a hardware run are a simulated
     second long (chosen before the first record, since the ledger depends on it)."""
-    now = [0.0]
-    bus = RecordBus(lambda: now[0])
-    sink, producer = MemorySink(), _Producer()
-    bus.attach(sink)
-    bus.attach(producer)
-    bus.attach_producer(producer)
+    bus, now, sink, producer = _bus()
     bus.cut_every(1.0)
     for t, who in ((0.0, "A"), (0.5, "B"), (1.25, "C"), (2.0, "D")):
         now[0] = t

@@ -295,15 +295,9 @@ def _run(
     ending = False  # the model ran to its end; its files are being written
     try:
         if sink_process:  # the checks and the ledger in a second process (issue 31)
-            eng = casino.compliance
             with deferred():  # a side folder always has its marker and its ledger
                 path = folder.open() / LEDGER if folder is not None else None
-                far = SinkProcess(
-                    eng, casino.facts if eng is not None else None, ledger=path,
-                    meta=ledger_meta(sc), chain=chain,
-                )  # fmt: skip
-            casino.attach(far)
-            casino.bus.attach_producer(far)
+                far = SinkProcess.attached(casino, ledger=path, meta=ledger_meta(sc), chain=chain)
         elif folder is not None:
             with deferred():  # a side folder always has its marker and its ledger
                 work = folder.open()

@@ -36,13 +36,16 @@ from collections.abc import Callable, Mapping
 from multiprocessing.connection import Connection
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twin.compliance.engine import ComplianceEngine
 from twin.errors import InputError
 from twin.ledger import HashChain, Ledger
 from twin.machines.facts import FactChange, FloorFacts
 from twin.records import LAG, Draft, Record, kinds
+
+if TYPE_CHECKING:
+    from twin.casino import Casino
 
 __all__ = ["SinkProcess", "SinkProcessError", "available"]
 
@@ -167,6 +170,25 @@ class SinkProcess:
             self._closed = True
             self._proc.join()
             raise InputError(*ready[1:])
+
+    @classmethod
+    def attached(
+        cls,
+        casino: Casino,
+        *,
+        ledger: Path | None = None,
+        meta: Mapping[str, str] | None = None,
+        chain: bool = False,
+    ) -> SinkProcess:
+        """The sink process of ``casino`` (built with ``attach_checks=False``, not started):
+        its compliance engine and the Board's facts, attached to its bus as a sink and the
+        producer of its findings."""
+        eng = casino.compliance
+        far = cls(eng, casino.facts if eng is not None else None, ledger=ledger, meta=meta,
+                  chain=chain)  # fmt: skip
+        casino.attach(far)
+        casino.bus.attach_producer(far)
+        return far
 
     # -- Sink ---------------------------------------------------------------------------------
 
