@@ -20,7 +20,7 @@ from twin.errors import InputError
 from twin.machines.facts import FloorFacts
 from twin.patrons.records import PatronArrived
 from twin.records import LAG, Draft, MemorySink, RecordBus
-from twin.sinkproc import SinkProcess
+from twin.sinkproc import SinkProcess, SinkProcessError
 
 
 class _Producer:
@@ -234,3 +234,22 @@ def test_a_run_with_hardware_cuts_its_batches_every_second() -> None:
         bus.cut_every(60.0)
     with pytest.raises(ValueError, match="batches of 0"):
         RecordBus(lambda: 0.0).cut_every(0.0)
+
+
+class _Failing:
+    """An engine whose check fails in the sink process (a checker's bug)."""
+
+    def accept(self, rec: Any) -> None:
+        raise ZeroDivisionError(f"a checker failed on {rec.kind}")
+
+
+def test_a_failure_in_the_sink_process_stops_the_run_with_its_traceback() -> None:
+    far = SinkProcess(_Failing(), None)  # type: ignore[arg-type]
+    far.accept(PatronArrived(seq=0, t=0.0, **_arrival("A")))
+    far.boundary(60.0)  # the batch goes; its answer is not needed yet
+    failed = r"(?s)the sink process failed:.*ZeroDivisionError: a checker failed on patron_arrived"
+    with pytest.raises(SinkProcessError, match=failed):
+        far.boundary(120.0)
+    far._proc.join(timeout=10)
+    assert far._proc.exitcode is not None  # the child is gone
+    far.abort()  # a stopping run's cleanup is harmless after it

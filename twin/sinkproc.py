@@ -120,7 +120,7 @@ class SinkProcess:
     """The run's side of the sink process: a sink and a producer on the record bus.
 
     ``engine``: the compliance engine as built (the child checks with its copy; findings are
-    collected here as the bus numbers them, and :meth:`close` gives this engine what the
+    collected here as the bus numbers them, and :meth:`finish` gives this engine what the
     child's checkers saw, for the verdicts). ``ledger``: the ledger file to write (with
     ``meta``), or None for the head alone (``chain``) or neither.
     """
