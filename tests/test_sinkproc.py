@@ -124,22 +124,46 @@ def test_a_deadline_fires_after_every_record_at_its_time_in_the_order_set() -> N
 
 
 def test_the_boards_facts_log_their_changes_in_order_for_a_copy() -> None:
-    facts = FloorFacts(register={"R1": "s1"})
+    facts = FloorFacts(register={"R1": "s1", "R5": "s5"})
     log = facts.log_changes()
     facts.register["R2"] = "s2"
     facts.approved_links["L"] = (100, 5)
     facts.register["R1"] = "s3"
-    assert log == [("register", "R2", "s2"), ("approved_links", "L", (100, 5)),
-                   ("register", "R1", "s3")]  # fmt: skip
-    copy = FloorFacts(register={"R1": "s1"})
+    assert facts.register.pop("R5", None) == "s5"  # a machine deleted from the register
+    assert facts.register.pop("R9", None) is None  # nothing there: nothing logged
+    del facts.register["R2"]
+    assert log == [("register", "R2", "s2", False), ("approved_links", "L", (100, 5), False),
+                   ("register", "R1", "s3", False), ("register", "R5", None, True),
+                   ("register", "R2", None, True)]  # fmt: skip
+    copy = FloorFacts(register={"R1": "s1", "R5": "s5"})
     for change in log:
         copy.apply(change)
-    assert copy.register == facts.register == {"R1": "s3", "R2": "s2"}
+    assert copy.register == facts.register == {"R1": "s3"}
     assert copy.approved_links == {"L": (100, 5)}
+    with pytest.raises(KeyError):
+        facts.register.pop("R9")
     with pytest.raises(TypeError, match="register is logged"):
         facts.register.update({"R9": "x"})
     with pytest.raises(TypeError, match="logged"):
-        del facts.register["R1"]
+        facts.register.setdefault("R9", "x")
+
+
+@pytest.mark.slow  # two runs of 50 simulated hours of the default floor (~20 s)
+def test_a_machine_deleted_from_the_register_reaches_the_sink_process() -> None:
+    """Found on a month of the default floor: the Board deletes a sold machine from its
+    register (``pop``, 48 hours after the notice); the sink process's copy follows, and the
+    run is the same."""
+    from twin.lifecycle.records import BoardDecided
+
+    sc = api.prepare(REPO / "scenarios" / "default.toml", seed=1, hours=50,
+                     overrides=["lifecycle.works[7].at_hours=1.0"])  # fmt: skip
+    sink = MemorySink()
+    far = api.run(sc, sink_process=True, sinks=[sink])
+    assert [d.machine for d in sink.of(BoardDecided) if d.decision == "deleted"] == ["A-R02"]
+    inline = api.run(sc)
+    assert far.ledger_sha256 == inline.ledger_sha256
+    assert far.compliance is not None and inline.compliance is not None
+    assert far.compliance.verdicts == inline.compliance.verdicts
 
 
 def test_a_ledger_written_by_a_sink_process_verifies_and_equals_the_inline_one(
@@ -253,3 +277,28 @@ def test_a_failure_in_the_sink_process_stops_the_run_with_its_traceback() -> Non
     far._proc.join(timeout=10)
     assert far._proc.exitcode is not None  # the child is gone
     far.abort()  # a stopping run's cleanup is harmless after it
+
+
+def test_a_run_that_exits_without_closing_its_sink_process_ends_and_keeps_its_ledger(
+    tmp_path: Path,
+) -> None:
+    """A program that fails after starting a sink process exits (multiprocessing terminates
+    its daemonic child at exit; the child commits and ends): no hang, the ledger kept."""
+    path = tmp_path / "ledger.sqlite"
+    script = f"""
+import sys
+from twin.patrons.records import PatronArrived
+from twin.sinkproc import SinkProcess
+far = SinkProcess(None, None, ledger={str(path)!r})
+for i in range(3):
+    far.accept(PatronArrived(seq=i, t=float(i), patron=f"P{{i}}", segment="local",
+                             bankroll_cents=100, visit=1, residency="local"))
+far.boundary(60.0)
+far.flush()
+sys.exit(3)
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, cwd=REPO)  # fmt: skip
+    assert proc.returncode == 3, proc.stderr
+    result = ledger.verify(path)
+    assert result.rows == 3 and not result.closed

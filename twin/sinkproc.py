@@ -14,9 +14,11 @@ same, head for head, in either place (a test). What the checks read besides the 
 Board's facts (a program approved or registered during the run), goes with the batch in the
 order it changed (:meth:`twin.machines.facts.FloorFacts.log_changes`).
 
-The child ignores SIGINT and SIGTERM: the run's process decides. On an interrupted run the
-child commits what it has and leaves the ledger unclosed (INCOMPLETE, as in process); if the
-run's process dies, the child sees its pipe close and does the same.
+The child ignores SIGINT (Ctrl-C reaches the whole process group: the run's process decides).
+On an interrupted run the child commits what it has and leaves the ledger unclosed
+(INCOMPLETE, as in process); if the run's process dies, the child sees its pipe close and
+does the same; on SIGTERM, sent to it alone (multiprocessing terminates a run's daemonic
+children when the run exits without closing its sink process), it commits and ends.
 
 Forking needs a process with no other threads that touch the model; the run's API uses a sink
 process only for runs with no hardware link, no viewer and no driver of its own
@@ -332,6 +334,14 @@ def _widen(conn: Connection) -> None:
         fcntl.fcntl(conn.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
 
 
+class _Stopped(Exception):
+    """SIGTERM in the sink process."""
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise _Stopped(f"signal {signum}")
+
+
 def _serve(
     conn: _Duplex,
     engine: ComplianceEngine | None,
@@ -341,8 +351,9 @@ def _serve(
     chain: bool,
 ) -> None:
     """The sink process: records in, the engine's drafts out, the ledger written."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the group: the run decides
+    signal.signal(signal.SIGTERM, _stop)  # sent to the child alone (a run that exits without
+    # closing it: multiprocessing terminates its daemonic children at exit): commit and end
     ledger: Ledger | None = None
     try:
         try:

@@ -32,14 +32,18 @@ def _analysis_of(game: Game) -> Analysis:
     return got
 
 
-#: One change of the Board's facts: (which table, key, new value).
-FactChange = tuple[str, str, Any]
+#: One change of the Board's facts: (which table, key, new value, whether the key was
+#: removed instead).
+FactChange = tuple[str, str, Any, bool]
 
 _TABLES = ("register", "worksheets", "programs", "approved_links")
+_MISSING = object()
 
 
 class _Logged(dict[str, Any]):
-    """A table of :class:`FloorFacts` whose item assignments are logged, in order."""
+    """A table of :class:`FloorFacts` whose changes are logged, in order: item assignment,
+    ``del`` and ``pop`` (what the twin does to them); the other ways to change a dict are
+    refused, so that no change can miss the log."""
 
     def __init__(self, table: str, items: dict[str, Any], log: list[FactChange]) -> None:
         super().__init__(items)
@@ -48,12 +52,27 @@ class _Logged(dict[str, Any]):
 
     def __setitem__(self, key: str, value: Any) -> None:
         super().__setitem__(key, value)
-        self._log.append((self._table, key, value))
+        self._log.append((self._table, key, value, False))
+
+    def __delitem__(self, key: str) -> None:
+        super().__delitem__(key)
+        self._log.append((self._table, key, None, True))
+
+    def pop(self, key: str, default: Any = _MISSING) -> Any:
+        if key in self:
+            value = self[key]
+            del self[key]
+            return value
+        if default is _MISSING:
+            raise KeyError(key)
+        return default
 
     def _refuse(self, *_: Any, **__: Any) -> NoReturn:
-        raise TypeError(f"the Board's {self._table} is logged: change it by item assignment")
+        raise TypeError(
+            f"the Board's {self._table} is logged: change it by item assignment, del or pop"
+        )
 
-    update = setdefault = pop = popitem = clear = __delitem__ = _refuse
+    update = setdefault = popitem = clear = _refuse
 
 
 @dataclass
@@ -84,8 +103,11 @@ class FloorFacts:
 
     def apply(self, change: FactChange) -> None:
         """Make a logged change on this copy."""
-        table, key, value = change
-        dict.__setitem__(getattr(self, table), key, value)
+        table, key, value, removed = change
+        if removed:
+            dict.pop(getattr(self, table), key, None)
+        else:
+            dict.__setitem__(getattr(self, table), key, value)
 
     def analysis(self, signature: str) -> Analysis | None:
         """The exact PAR analysis of the program with this signature (None if unknown)."""
