@@ -49,8 +49,9 @@ class Machine:
     """A SAS gaming machine (the twin's accounts) served on a pty pair, played by direct
     calls under the lock it shares with the line."""
 
-    def __init__(self, *, rom_on_general_poll: bool = True) -> None:
+    def __init__(self, *, rom_on_general_poll: bool = True, rom_delay_s: float = 0.0) -> None:
         self.pair: PtyPair = open_pty()
+        self.rom_delay_s = rom_delay_s  # the machine takes this long to answer long poll 21
         self.accounts = new_accounts()
         self.lock = threading.RLock()
         self.game = game()
@@ -63,7 +64,17 @@ class Machine:
 
     def _serve(self) -> None:
         self.stop = threading.Event()
-        self.line, self.threads = serve(self.pair.machine_wire(), self.sas, self.stop)
+        self.line, self.threads = serve(self.pair.machine_wire(), self, self.stop)
+
+    def poll_length(self, head: bytes) -> int | None:
+        length: int | None = self.sas.poll_length(head)
+        return length
+
+    def answer(self, poll: bytes) -> bytes | None:
+        if self.rom_delay_s and len(poll) > 1 and poll[1] == 0x21:
+            time.sleep(self.rom_delay_s)
+        reply: bytes | None = self.sas.answer(poll)
+        return reply
 
     def pause(self) -> SasLine:
         """The machine stops answering (its line thread ends)."""
@@ -529,6 +540,24 @@ def test_cli_runs_for_seconds(broker: Broker, machine: Machine) -> None:
                             "LAB-7, program sas-rom-crc16:")  # fmt: skip
     assert first.endswith(f"denomination 25 cents, paytable {machine.game.id[:6]}")
     assert last.startswith(f"SMIB {SMIB}: polls ") and last.endswith(", events 0")
+
+
+def test_cli_says_the_program_once_its_rom_is_checked(broker: Broker) -> None:
+    """The identity line waits for the ROM check that comes with the birth: a machine slow
+    to answer long poll 21 (80 ms, well under the host's timeout) still shows its program,
+    never "unread" (the line used to be said as soon as the broker took the connection)."""
+    m = Machine(rom_delay_s=0.08)
+    try:
+        url = broker.url.replace("mqtt://", f"mqtt://{SMIB}:{smib_password(SMIB)}@")
+        proc = _twin("smib", "bridge", "--sas", m.pair.host_path, "--broker", url,
+                     "--smib", SMIB, "--seconds", "0.1")  # fmt: skip
+        out, err = proc.communicate(timeout=60)
+    finally:
+        m.close()
+    assert (proc.returncode, err) == (0, "")
+    first = out.splitlines()[0]
+    assert "serial LAB-7, program sas-rom-crc16:" in first, first
+    assert ":none," not in first, first
 
 
 def test_cli_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:

@@ -252,7 +252,7 @@ def smib_bridge(
     try:
         bridge.start()
         deadline = time.monotonic() + 15
-        while not bridge.client.is_connected():
+        while not bridge.born.is_set():  # connected, ROM checked and birth sent
             if bridge.refused or time.monotonic() > deadline:
                 why = bridge.refused[0] if bridge.refused else "no answer"
                 raise ConnectionError(f"SMIB {smib_id}: cannot connect to the broker ({why})")

@@ -164,6 +164,7 @@ class SasBridge(SmibBoard):
         self._dirty = False  # the last poll got no good reply: flush before the next
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self.born = threading.Event()  # set once a birth (with its ROM check) has been sent
 
     # -- life --------------------------------------------------------------------------------
 
@@ -255,6 +256,7 @@ class SasBridge(SmibBoard):
                     target=self._run, name=f"sas-bridge-{self.smib}", daemon=True
                 )
                 self._thread.start()
+        self.born.set()
 
     def _cmd_read_meters(self, cmd_id: str, args: dict[str, int]) -> None:
         with self._lock:
