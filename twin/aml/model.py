@@ -180,8 +180,10 @@ class AmlDesk:
         self.stays: dict[str, tuple[str, str]] = {}  # patron -> (window key, label) of a stay
         self.known: dict[str, Particulars] = {}  # particulars read by another desk
         self.person: dict[str, str] = {}  # patron -> the person across visits (a passport)
-        self.windows: dict[str, Window] = {}
-        self._sessions: dict[str, tuple[int, Window]] = {}  # patron -> visit, its window
+        # patron -> their current window: a window once left is never read again (a
+        # patron's visits and gaming days only go forward, a stay is for good), so only the
+        # current one is kept and the desk's memory does not grow with the run
+        self._current: dict[str, Window] = {}
         self.identified: dict[str, IdentificationRecorded] = {}  # last record per patron
         self.trained: dict[str, date] = {}  # employee -> last AML course
         self.untrained: set[str] = set()
@@ -396,28 +398,19 @@ class AmlDesk:
     def _window(self, patron: str, t: float) -> Window | None:
         stay = self.stays.get(patron)
         if stay is not None:  # a stay (a junket's) is one window, whatever the reading
-            w = self.windows.get(stay[0])
-            if w is None:
-                w = self.windows[stay[0]] = Window(*stay)
-            return w
-        visit = self.visit.get(patron)
-        if visit is None:
-            return None  # not admitted through the home door (a test rig, a bench)
-        if self.by_day:
-            day = self.world.clock.gaming_day(t).isoformat()
-            key = f"{patron}@{day}"
-            w = self.windows.get(key)
-            if w is None:
-                w = self.windows[key] = Window(key, f"gaming day {day}")
-            return w
-        session = self._sessions.get(patron)
-        if session is not None and session[0] == visit:
-            return session[1]
-        key = f"{patron}#{visit}"
-        w = self.windows.get(key)
-        if w is None:
-            w = self.windows[key] = Window(key, f"gaming session (visit {visit})")
-        self._sessions[patron] = (visit, w)
+            key, label = stay
+        else:
+            visit = self.visit.get(patron)
+            if visit is None:
+                return None  # not admitted through the home door (a test rig, a bench)
+            if self.by_day:
+                day = self.world.clock.gaming_day(t).isoformat()
+                key, label = f"{patron}@{day}", f"gaming day {day}"
+            else:
+                key, label = f"{patron}#{visit}", f"gaming session (visit {visit})"
+        w = self._current.get(patron)
+        if w is None or w.key != key:
+            w = self._current[patron] = Window(key, label)
         return w
 
     # -- identification (46(1), (2), (4)) ------------------------------------------------------
