@@ -56,6 +56,7 @@ def _size(text: str) -> tuple[int, int]:
 )
 @click.option(
     "--screenshot",
+    metavar="FILE.png",
     type=click.Path(path_type=Path),
     help="Save the last frame as a PNG (written whole or not at all).",
 )
@@ -70,6 +71,7 @@ def _size(text: str) -> tuple[int, int]:
 @click.option(
     "--screenshots",
     "docs_folder",
+    metavar="FOLDER",
     type=click.Path(path_type=Path),
     help="Make every screenshot of the README in this folder (e.g. docs) and stop.",
 )
@@ -91,8 +93,11 @@ def viz(
 ) -> None:
     """Watch SCENARIO live (default scenarios/default.toml), replay a --ledger, or --drill.
 
-    Headless at a chosen moment, for a screenshot:
-    twin viz --headless --at 22:00 --screenshot floor.png
+    \b
+    A screenshot of a chosen moment, headless:
+      twin viz --headless --at 22:00 --screenshot floor.png
+    Every screenshot of the README:
+      twin viz --screenshots docs
     """
     from viz import screenshots
 
