@@ -359,3 +359,25 @@ def test_a_screenshot_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
         assert pygame.image.load(str(path)).get_at((5, 5))[:3] == P.TILT.colour
     write_png(surface, tmp_path / "c.png")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.png", "b.png", "c.png"]
+
+
+@pytest.mark.slow
+def test_one_command_makes_every_readme_screenshot(tmp_path: Path) -> None:
+    """``twin viz --screenshots FOLDER``: the five PNGs the README shows, 1280x800, the live
+    one of the default scenario at 22:00; no temporary file left (~20 s)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    done = twin_viz("--screenshots", "docs", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    names = ["viz-live.png", "viz-meter-panel.png", "viz-live-2500.png", "viz-replay.png",
+             "viz-drill-score.png"]  # fmt: skip
+    assert done.stdout.splitlines() == [f"docs/{n}" for n in names]
+    assert sorted(p.name for p in docs.iterdir()) == sorted(names)
+    for name in names:
+        assert pygame.image.load(str(docs / name)).get_size() == (1280, 800)
+    live = pixels(docs / "viz-live.png")
+    assert shows_text(live, "Mon 02 Mar 2026  22:00:00")
+    assert shows_text(pixels(docs / "viz-replay.png"), "Mon 02 Mar 2026  14:15:00")
+    assert shows_text(pixels(docs / "viz-live-2500.png"), "Mon 02 Mar 2026  12:00:00")
+    readme = (REPO / "README.md").read_text()
+    assert all(f"](docs/{n})" in readme for n in names)  # the files the README shows
