@@ -250,7 +250,9 @@ def test_an_at_outside_the_run_is_refused() -> None:
         (["tiny", "--at", "09:00", "--hours", "2"], "--at: expected a time within the run"),
         (["--ledger", "ledger", "--at", "13:00"], "--at: expected a time within the run"),
         (["--drill", "door-opening", "--at", "11:00"], "--at"),
-        (["--screenshots", "docs", "--at", "11:00"], "--screenshots"),
+        (["--screenshots", "docs", "--at", "11:00"], "--screenshots: expected no other option"),
+        (["--screenshots", "docs", "--size", "900x700"], "no other option, found '--size'"),
+        (["--screenshots", "docs", "tiny"], "no other option, found 'SCENARIO'"),
         (["--screenshots", "no-such-folder"], "no-such-folder: --screenshots: expected a folder"),
     ],
 )

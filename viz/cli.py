@@ -102,14 +102,7 @@ def viz(
     from viz import screenshots
 
     if docs_folder is not None:
-        _alone(
-            scenario=scenario,
-            ledger_path=ledger_path,
-            drill=drill,
-            at_text=at_text,
-            screenshot=screenshot,
-            frames=frames,
-        )
+        _alone(click.get_current_context())
         for path in screenshots.main(docs_folder):
             click.echo(path)
         return
@@ -190,12 +183,18 @@ def viz(
         click.echo(f"twin viz: score and ledger in {drill_screen.attempt.folder}", err=True)
 
 
-def _alone(**given: object) -> None:
-    """``--screenshots`` makes the README's screenshots by itself: nothing else to choose."""
-    names = {"scenario": "SCENARIO", "ledger_path": "--ledger", "at_text": "--at"}
-    extra = [names.get(k, f"--{k}") for k, v in given.items() if v is not None]
-    if extra:
-        raise InputError("command line", "--screenshots", "no other source or output", extra[0])
+def _alone(ctx: click.Context) -> None:
+    """``--screenshots`` makes the README's screenshots by itself (headless, at their sizes
+    and times): any other option or argument given is refused, not silently ignored."""
+    from click.core import ParameterSource
+
+    for param in ctx.command.params:
+        name = param.name or ""
+        if name in ("docs_folder", "headless"):
+            continue
+        if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None):
+            shown = param.opts[0] if isinstance(param, click.Option) else name.upper()
+            raise InputError("command line", "--screenshots", "no other option", shown)
 
 
 __all__ = ["viz"]
