@@ -2,11 +2,11 @@
 and every screenshot of the README in one command, ``twin viz --screenshots docs`` (or
 ``python -m viz.screenshots docs``, the same).
 
-The README's screenshots (each made as ``twin viz --headless --at ... --screenshot`` would
-make it, 1280x800):
+The README's screenshots, headless at 1280x800 (the live and replay ones drawn as
+``twin viz --headless --at ... --screenshot`` draws them):
 
-* ``viz-live.png``: the default scenario live at 22:00 (the evening's peak, every department
-  at work), at the default speed ×60;
+* ``viz-live.png``: the default scenario live at 22:00 (the evening's peak), at the default
+  speed ×60;
 * ``viz-meter-panel.png``: the same moment zoomed on its busiest machine, its meter panel open;
 * ``viz-live-2500.png``: the large floor (2,500 machines) at 12:00, fitted to the window;
 * ``viz-replay.png``: a 6-hour run of the default floor replayed from its ledger at 14:15;
