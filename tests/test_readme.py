@@ -115,7 +115,7 @@ def _run(kinds: tuple[str, ...], cwd: Path) -> list[rb.Outcome]:
 
 def test_every_readme_example_runs_as_written(tmp_path: Path) -> None:
     outcomes = _run(("run", "file"), tmp_path / "readme")
-    assert sum(o.compared for o in outcomes) == 36
+    assert sum(o.compared for o in outcomes) == 38
 
 
 @pytest.mark.slow

@@ -56,8 +56,24 @@ def _size(text: str) -> tuple[int, int]:
 )
 @click.option(
     "--screenshot",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Save the last frame as a PNG.",
+    metavar="FILE.png",
+    type=click.Path(path_type=Path),
+    help="Save the last frame as a PNG (written whole or not at all).",
+)
+@click.option(
+    "--at",
+    "at_text",
+    metavar="WHEN",
+    help="Start at this simulated time: HH:MM[:SS] (the first time the run's clock reads it), "
+    "a local date and time (2026-03-02T22:00) or hours since the start (3.5h). With "
+    "--headless, the screenshot shows exactly this moment.",
+)
+@click.option(
+    "--screenshots",
+    "docs_folder",
+    metavar="FOLDER",
+    type=click.Path(path_type=Path),
+    help="Make every screenshot of the README in this folder (e.g. docs) and stop.",
 )
 def viz(
     scenario: Path | None,
@@ -72,9 +88,28 @@ def viz(
     headless: bool,
     frames: int | None,
     screenshot: Path | None,
+    at_text: str | None,
+    docs_folder: Path | None,
 ) -> None:
-    """Watch SCENARIO live (default scenarios/default.toml), replay a --ledger, or --drill."""
+    """Watch SCENARIO live (default scenarios/default.toml), replay a --ledger, or --drill.
+
+    \b
+    A screenshot of a chosen moment, headless:
+      twin viz --headless --at 22:00 --screenshot floor.png
+    Every screenshot of the README:
+      twin viz --screenshots docs
+    """
+    from viz import screenshots
+
+    if docs_folder is not None:
+        _alone(click.get_current_context())
+        for path in screenshots.main(docs_folder):
+            click.echo(path)
+        return
     dims = _size(size)
+    at = screenshots.parse_at(at_text) if at_text is not None else None
+    if screenshot is not None:
+        screenshots.check_png_path(screenshot)  # before the run, not after it
     chosen = [
         n for n, v in (("SCENARIO", scenario), ("--ledger", ledger_path), ("--drill", drill)) if v
     ]
@@ -82,10 +117,13 @@ def viz(
         raise InputError("command line", " / ".join(chosen), "at most one of them", "several")
     if frames is not None and not headless:
         raise InputError("command line", "--frames", "--headless as well", "a window")
+    if at is not None and drill is not None:
+        raise InputError("command line", "--at", "a scenario or a --ledger", "--drill")
     from viz.app import Viewer, init_pygame, open_window
     from viz.sources import LiveSource, ReplaySource, Source
 
     source: Source
+    at_seconds: float | None = None
     title = ""
     drill_screen = None
     if ledger_path is not None:
@@ -100,8 +138,12 @@ def viz(
         drill_screen = DrillScreen(attempt)
         title = f"drill: {spec.title}"
     else:
+        from twin import api
         from viz.live import open_live
 
+        if at is not None:  # refused before the run is built (and its ledger started)
+            sc = api.prepare(scenario, seed=seed, hours=hours, overrides=assignments)
+            at_seconds = at.seconds(sc.clock(), sc.duration_seconds)
         source = open_live(
             scenario,
             seed=seed,
@@ -112,6 +154,10 @@ def viz(
         )
         assert isinstance(source, LiveSource)
         title = f"{source.casino.scenario.scenario.name}, seed {source.casino.scenario.seed}"
+    if at is not None:
+        if at_seconds is None:
+            at_seconds = at.seconds(source.model.clock, source.end)
+        screenshots.seek_to(source, at_seconds)
     init_pygame(headless)
     surface = None if headless else open_window(dims, f"twin viz - {title}")
     viewer = Viewer(source, dims, title=title)
@@ -120,19 +166,35 @@ def viz(
     if surface is not None:
         viewer.screen = surface  # draw straight onto the window
     if headless:
-        for _ in range(frames or 1):
+        if at is not None and frames is None:
+            viewer.draw()  # the moment asked for, exactly
+        for _ in range(frames or (0 if at is not None else 1)):
             viewer.frame(1 / 60)
         source.close()
     else:
         viewer.run()
     if screenshot is not None:
-        viewer.screenshot(screenshot)
+        screenshots.write_png(viewer.screen, screenshot)
         click.echo(f"twin viz: wrote {screenshot}", err=True)
     if drill_screen is not None:
         # quitting before F still scores the attempt: the steps taken so far, from its ledger
         score = drill_screen.attempt.finish()
         click.echo(score.summary_text())
         click.echo(f"twin viz: score and ledger in {drill_screen.attempt.folder}", err=True)
+
+
+def _alone(ctx: click.Context) -> None:
+    """``--screenshots`` makes the README's screenshots by itself (headless, at their sizes
+    and times): any other option or argument given is refused, not silently ignored."""
+    from click.core import ParameterSource
+
+    for param in ctx.command.params:
+        name = param.name or ""
+        if name in ("docs_folder", "headless"):
+            continue
+        if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None):
+            shown = param.opts[0] if isinstance(param, click.Option) else name.upper()
+            raise InputError("command line", "--screenshots", "no other option", shown)
 
 
 __all__ = ["viz"]
