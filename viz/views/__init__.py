@@ -51,15 +51,8 @@ F = TypeVar("F", bound=Factory)
 #: The departments the viewer does not draw yet, and why. A department's view, once written,
 #: moves it from here to a module of this package.
 NOT_DRAWN: dict[str, str] = {
-    "patrons": "drawn by the slots view where the slot floor shows them (walking to and from "
-    "the entrance, seated at a machine); the viewer issue draws the rest of a visit",
-    "staff": "drawn by the slots view where the slot floor shows them (at or walking to a "
-    "machine's job); the viewer issue draws the staff's other places",
-    "door": "the viewer issue draws the door (its queue and refusals)",
-    "pit": "the viewer issue draws the pit's tables",
-    "cage": "the viewer issue draws the cage's windows",
-    "junkets": "the viewer issue draws the junket room",
-    "premium": "the viewer issue draws the premium rooms",
+    "premium": "premium players play at the pit's tables (their stretches are drawn there); "
+    "the premium rooms have no place of their own on the floor yet",
     "aml": "the AML desk has no place on the floor; the viewer issue decides what it shows",
     "surveillance": "the cameras watch every area and their recordings have no place on the "
     "floor; the viewer issue decides whether to show the cases and the recordings held",
