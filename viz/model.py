@@ -975,6 +975,7 @@ class LedgerReplay:
         self.model = FloorModel(self.clock, self.layout)
         self.cursor = 0  # rows of by_t applied
         self.last_seq = -1
+        self.stays = stays(self.by_t)
 
     def seek(self, t: float) -> FloorModel:
         """The model after every row with time ``<= t`` (in seq order)."""
@@ -993,4 +994,71 @@ class LedgerReplay:
         self.cursor = stop
         self.model.t = t
         self.model.settle()
+        self.place(self.model, t)
         return self.model
+
+    def place(self, model: FloorModel, t: float) -> None:
+        """What a live view reads from the live world (:meth:`FloorModel.observe`), from the
+        whole ledger: the players seated at each table and card room at ``t``, and the patrons
+        waiting for a machine."""
+        seated: dict[str, int] = {}
+        queue = 0
+        for start, end, where in self.stays:
+            if start > t:
+                break
+            if t < end:
+                if where:
+                    seated[where] = seated.get(where, 0) + 1
+                else:
+                    queue += 1
+        for tid, tv in model.hall.tables.items():
+            tv.seated = seated.get(tid, 0)
+        model.hall.machine_queue = queue
+
+
+#: the records that place a patron in a visit's course: a stretch at a table, a card room
+#: session or a slot session begins at the patron's last of them before it (the door, the cage
+#: and the tables take the visit on with no other step in between)
+_COURSE = frozenset(
+    {
+        "patron_arrived", "entry_admitted", "cage_transaction", "table_stretch",
+        "card_room_session", "session_started", "patron_left",
+    }
+)  # fmt: skip
+
+
+def stays(rows: Iterable[Row]) -> list[tuple[float, float, str]]:
+    """From a ledger's rows in time order: each stay in a place that its record writes only
+    when it ends, as ``(start, end, place)`` sorted by start: a stretch at a table (the table's
+    id; it began at the patron's record before it), a card room session (the area; ``seconds``
+    long), a junket table's session (its ``started``), and a wait for a machine (place "": from
+    the patron's record before it to the session's start, or to leaving with none)."""
+    last: dict[str, float] = {}
+    out: list[tuple[float, float, str]] = []
+    home = ""
+    for row in rows:
+        if row.kind not in _COURSE and row.kind not in ("junket_table_played", "casino_licensed"):
+            continue
+        d = json.loads(row.body)
+        if row.kind == "casino_licensed":
+            home = str(d["casino"]) if d["home"] else home
+            continue
+        if row.kind == "entry_admitted" and home and d["casino"] != home:
+            continue  # a peer's door
+        if row.kind == "junket_table_played":
+            out.append((float(d["started"]), row.t, str(d["table"])))
+            continue
+        patron = str(d.get("patron", d.get("person", "")))
+        before = last.get(patron, row.t)
+        if row.kind == "table_stretch":
+            out.append((before, row.t, str(d["table"])))
+        elif row.kind == "card_room_session":
+            out.append((row.t - float(d["seconds"]), row.t, str(d["area"])))
+        elif (
+            row.kind == "session_started"
+            or (row.kind == "patron_left" and d["reason"] == "no_machine")
+        ) and row.t > before:
+            out.append((before, row.t, ""))
+        last[patron] = row.t
+    out.sort(key=lambda s: s[0])
+    return out

@@ -126,8 +126,7 @@ class PitView:
             if tv.max_stake_cents:
                 out.append(f"stakes {money(tv.min_stake_cents)} to {money(tv.max_stake_cents)}")
         seats = f" of {tv.seats} seats" if tv.seats else ""
-        live = "" if model.hall.machine_queue is not None else " (a replay: not known)"
-        out.append(f"seated now: {tv.seated}{seats}{live}")
+        out.append(f"seated now: {tv.seated}{seats}")
         ended = "sessions ended" if tv.kind == "card_room" else "stretches ended"
         out.append(f"{ended}: {tv.stretches}")
         if tv.kind == "card_room":
