@@ -162,6 +162,8 @@ class Viewer:
         self._hall: HallPlan | None = None
         self._hall_key: tuple[object, ...] = ()
         self._windows = 4  # the cage's windows drawn: at least 4, more if more cashiers came
+        #: where the sidebar's staff legend drew each role's marker (its centre)
+        self.legend_at: dict[str, tuple[int, int]] = {}
         #: the slot floor's layer (a fresh one, not drawn, in a run without a slot floor)
         slots = [v for v in self.views if isinstance(v, SlotsView)]
         self.slots: SlotsView = slots[0] if slots else SlotsView()
@@ -602,9 +604,11 @@ class Viewer:
         y += 5
         y += t.draw(s, "Staff by role (on duty / busy)", (x, y), 20, P.TEXT, True) + 2
         roles = self.staff_roles()
+        self.legend_at = {}
         for i, (style, on, busy) in enumerate(roles):
             cx = x + (i % 2) * (width // 2)
             marker(s, style, (cx + 7, y + 8), 5, True)
+            self.legend_at[style.role] = (cx + 7, y + 8)
             t.draw(s, f"{style.label} {on}/{busy}", (cx + 18, y + 1), 16, P.TEXT,
                    width=width // 2 - 20)  # fmt: skip
             if i % 2 == 1 or i == len(roles) - 1:

@@ -976,6 +976,8 @@ class LedgerReplay:
         self.cursor = 0  # rows of by_t applied
         self.last_seq = -1
         self.stays = stays(self.by_t)
+        self.stay_starts = [start for start, _end, _where in self.stays]
+        self.longest_stay = max((end - start for start, end, _w in self.stays), default=0.0)
 
     def seek(self, t: float) -> FloorModel:
         """The model after every row with time ``<= t`` (in seq order)."""
@@ -1000,13 +1002,14 @@ class LedgerReplay:
     def place(self, model: FloorModel, t: float) -> None:
         """What a live view reads from the live world (:meth:`FloorModel.observe`), from the
         whole ledger: the players seated at each table and card room at ``t``, and the patrons
-        waiting for a machine."""
+        waiting for a machine (the stays that began at most the longest stay ago are read:
+        per frame, the work does not grow with the ledger)."""
         seated: dict[str, int] = {}
         queue = 0
-        for start, end, where in self.stays:
-            if start > t:
-                break
-            if t < end:
+        first = bisect.bisect_left(self.stay_starts, t - self.longest_stay)
+        last = bisect.bisect_right(self.stay_starts, t)
+        for start, end, where in self.stays[first:last]:
+            if start <= t < end:
                 if where:
                     seated[where] = seated.get(where, 0) + 1
                 else:

@@ -4,8 +4,9 @@ legend).
 
 Where a member is drawn, first match: at or walking to a machine's job (the slot floor's
 convention, :meth:`viz.views.slots.SlotsView.staff_position`); in the count room while the
-count is on (its records name the team); a dealer at their open table; a Board inspector at a
-table they supervise; a cashier at their cage window (one window a cashier on duty, in the
+count is on (its records name the team); a dealer at their open table (kept there past their
+shift's end until relieved, as the pit keeps them); a Board inspector on duty at a table they
+supervise; a cashier at their cage window (one window a cashier on duty, in the
 order of their ids); the chief cashier at the cage's desk; everyone else in the staff room.
 A member is drawn filled when busy (a job, a table with players, a window that has just
 served), the outline alone when idle at their post.
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 
 Surface = pygame.surface.Surface
 Point = tuple[float, float]
+#: world units between the members of one job at its machine (side by side, not on top)
+SIDE_BY_SIDE = 6.0
 
 
 def marker(s: Surface, style: P.RoleStyle, centre: tuple[int, int], r: int, busy: bool) -> None:
@@ -93,10 +96,13 @@ class StaffView:
         hall = model.hall
         hp = viewer.hall_plan
         out: dict[str, tuple[Point, bool]] = {}
+        taken: dict[Point, int] = {}
         for member in sorted(model.walks):
             at = viewer.slots.staff_position(viewer, member)
-            if at is not None:
-                out[member] = (at, True)
+            if at is not None:  # a job's second member stands beside the first
+                n = taken.get(at, 0)
+                taken[at] = n + 1
+                out[member] = ((at[0] - SIDE_BY_SIDE * n, at[1]), True)
         if hp is None:
             return out
         if hall.count_t >= 0 and model.t - hall.count_t < COUNT_SHOWN_SECONDS:
@@ -111,7 +117,7 @@ class StaffView:
             x, y, w, h = rect
             if tv.dealer and tv.dealer not in out:
                 out[tv.dealer] = ((x + w / 2, y + h - 5), tv.seated > 0)
-            if tv.inspector and tv.inspector not in out:
+            if tv.inspector in model.on_duty and tv.inspector not in out:
                 out[tv.inspector] = ((x + w - 5, y + h - 5), True)
         for i, cashier in enumerate(self.cashiers(viewer)):
             if cashier in out or i >= len(hp.windows):
