@@ -452,3 +452,29 @@ def test_a_floor_without_a_hall_keeps_its_plan() -> None:
     layout = [(m.id, m.bank, m.zone) for m in src.model.machines.values()]
     assert viewer.plan == plan(layout)
     src.close()
+
+
+def test_the_hall_plan_is_kept_and_a_room_half_off_screen_does_not_spill(tmp_path: Path) -> None:
+    """The hall's plan is made once (frames reuse it); zoomed in on the hall, with the pit's
+    area and the first zone starting left of the screen, each is filled only where it is:
+    the door's desk shows, and the gap between two zones is the background (pygame 2.6 fills
+    a rectangle that starts left of a surface from its edge with the whole width)."""
+    src = open_live(None, hours=0.5, out=tmp_path, factor=60.0)
+    viewer = Viewer(src, SIZE)
+    src.seek(600.0)
+    hp = viewer.hall_plan
+    assert hp is not None
+    viewer.frame(1 / 30)
+    assert viewer.hall_plan is hp
+    x, y, w, h = viewer.plan.band
+    viewer.zoom_at(2.2, viewer.to_screen(x + w / 2, y + h / 2))
+    viewer.draw()
+    pit = viewer.world_rect(hp.pit)
+    zone = next(iter(viewer.plan.zones.values()))
+    assert pit.x < 0 and viewer.to_screen(zone[0], 0)[0] < 0
+    door = viewer.world_rect(hp.door)
+    assert colour(viewer.screen, (door.right - 4, door.bottom - 3)) == P.ENTRANCE
+    assert colour(viewer.screen, (pit.right + 4, pit.centery)) == P.BACKGROUND
+    gap_x = viewer.to_screen(zone[0] + zone[2] + 6, 0)[0]  # between the first two zones
+    assert colour(viewer.screen, (gap_x, viewer.floor_rect.y + 200)) == P.BACKGROUND
+    src.close()

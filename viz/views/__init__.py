@@ -114,6 +114,19 @@ REGISTRY = Registry()
 _loaded = False
 
 
+def fill(
+    surface: pygame.Surface,
+    colour: tuple[int, int, int],
+    rect: pygame.Rect | tuple[int, int, int, int],
+) -> None:
+    """``surface.fill(colour, rect)`` with ``rect`` clipped to the surface first: pygame
+    (2.6) fills a rectangle that starts left of the surface from its left edge with the whole
+    width, so a zone or a room panned half off screen would spill over its neighbours."""
+    part = pygame.Rect(rect).clip(surface.get_rect())
+    if part.w > 0 and part.h > 0:
+        surface.fill(colour, part)
+
+
 def register(name: str) -> Callable[[F], F]:
     """Register a view factory in the viewer's registry (see :meth:`Registry.register`)."""
     return REGISTRY.register(name)
@@ -160,6 +173,7 @@ __all__ = [
     "Factory",
     "Registry",
     "View",
+    "fill",
     "in_opening_order",
     "load",
     "register",

@@ -18,7 +18,7 @@ import pygame
 
 from viz import palette as P
 from viz.model import COUNT_SHOWN_SECONDS, WINDOW_SHOWN_SECONDS
-from viz.views import register
+from viz.views import fill, register
 from viz.views.pit import money
 
 if TYPE_CHECKING:
@@ -55,9 +55,9 @@ class CageView:
         t = viewer.text
         s.set_clip(viewer.floor_rect)
         cage = viewer.world_rect(hp.cage)
-        s.fill(P.CAGE, cage)
+        fill(s, P.CAGE, cage)
         pygame.draw.rect(s, P.TABLE_EDGE, cage, 1)
-        t.draw(s, f"cage: {hall.transactions:,} txns, queue 0", (cage.x + 4, cage.y + 2),
+        t.draw(s, "cage, queue 0", (cage.x + 4, cage.y + 2),
                15, P.MUTED, bold=True, width=cage.w - 6)  # fmt: skip
         on = cashiers(viewer)
         for i, rect in enumerate(hp.windows):
@@ -66,14 +66,14 @@ class CageView:
                 colour = P.WINDOW_CLOSED
             else:
                 colour = P.WINDOW_BUSY if window_busy(viewer, on[i]) else P.WINDOW_IDLE
-            s.fill(colour, box)
+            fill(s, colour, box)
             pygame.draw.rect(s, P.TABLE_EDGE, box, 1)
             if viewer.selected_place == ("window", str(i)):
                 pygame.draw.rect(s, P.SELECT, box.inflate(8, 8), 2)
             t.draw(s, str(i + 1), (box.x + 2, box.bottom - 12), 13, P.MUTED)
         room = viewer.world_rect(hp.count_room)
         counting = hall.count_t >= 0 and model.t - hall.count_t < COUNT_SHOWN_SECONDS
-        s.fill(P.COUNT_ACTIVE if counting else P.ROOM, room)
+        fill(s, P.COUNT_ACTIVE if counting else P.ROOM, room)
         pygame.draw.rect(s, P.TABLE_EDGE, room, 1)
         t.draw(s, "count room" + (": counting" if counting else ""), (room.x + 4, room.y + 2),
                15, P.MUTED, bold=True, width=room.w - 6)  # fmt: skip

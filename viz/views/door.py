@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import pygame
 
 from viz import palette as P
-from viz.views import register
+from viz.views import fill, register
 
 if TYPE_CHECKING:
     from viz.app import Viewer
@@ -37,10 +37,10 @@ class DoorView:
             return
         s.set_clip(viewer.floor_rect)
         lane = viewer.world_rect(hp.queue)
-        s.fill((250, 250, 248), lane)
+        fill(s, (250, 250, 248), lane)
         pygame.draw.rect(s, P.ZONE_EDGE, lane, 1)
         desk = viewer.world_rect(hp.door)
-        s.fill(P.ENTRANCE, desk)
+        fill(s, P.ENTRANCE, desk)
         refused = sum(hall.refusals.values())
         t = viewer.text
         size = max(11, min(16, desk.h))

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pygame
 
 from viz import palette as P
-from viz.views import register
+from viz.views import fill, register
 from viz.views.pit import draw_table
 
 if TYPE_CHECKING:
@@ -33,11 +33,11 @@ class JunketsView:
             return
         s.set_clip(viewer.floor_rect)
         room = viewer.world_rect(hp.junket_room)
-        s.fill(P.ROOM, room)
+        fill(s, P.ROOM, room)
         pygame.draw.rect(s, P.TABLE_EDGE, room, 1)
         members = sum(len(m) for _leader, m in hall.junkets.values())
         viewer.text.draw(
-            s, f"junkets: {len(hall.junkets)} in, {members} members",
+            s, f"junket room: {len(hall.junkets)} in" + (f", {members} members" if members else ""),
             (room.x + 4, room.y + 2), 15, P.MUTED, bold=True, width=room.w - 6,
         )  # fmt: skip
         for tv in tables:  # open while a group is in

@@ -17,7 +17,7 @@ import pygame
 
 from viz import palette as P
 from viz.layout import Rect
-from viz.views import register
+from viz.views import fill, register
 
 if TYPE_CHECKING:
     from viz.app import Viewer
@@ -100,7 +100,7 @@ class PitView:
             return
         s.set_clip(viewer.floor_rect)
         area = viewer.world_rect(hp.pit)
-        s.fill(P.ROOM, area)
+        fill(s, P.ROOM, area)
         pygame.draw.rect(s, P.ZONE_EDGE, area, 1)
         open_ = sum(1 for tv in hall.table_list("table") if tv.open)
         viewer.text.draw(

@@ -14,7 +14,7 @@ import pygame
 
 from viz import palette as P
 from viz.layout import CELL
-from viz.views import register
+from viz.views import fill, register
 
 if TYPE_CHECKING:
     from viz.app import Viewer
@@ -164,7 +164,7 @@ class SlotsView:
                 if big:
                     s.blit(sprite, (int(x) - radius, int(y) - radius))
                 else:
-                    s.fill(P.PATRON, (int(x) - 1, int(y) - 1, 3, 3))
+                    fill(s, P.PATRON, (int(x) - 1, int(y) - 1, 3, 3))
         waiting = model.waiting_label()
         if waiting:
             door = self._door_rect(viewer)
@@ -207,7 +207,7 @@ class SlotsView:
         t = viewer.text
         for zone, (x, y, w, h) in viewer.plan.zones.items():
             rect = pygame.Rect(int((x - px) * z), int((y - py) * z), int(w * z), int(h * z))
-            s.fill(P.ZONE, rect)
+            fill(s, P.ZONE, rect)
             pygame.draw.rect(s, P.ZONE_EDGE, rect, 1)
             t.draw(s, f"zone {zone}", (rect.x + 6, rect.y + 4), 20, P.MUTED, bold=True)
         cell = CELL * z
@@ -220,7 +220,7 @@ class SlotsView:
                 if cell >= 5:
                     t.draw(s, f"bank {bank}", (bx, by - 14), 16, P.MUTED)
         door = self._door_rect(viewer)
-        s.fill(P.ENTRANCE, door)
+        fill(s, P.ENTRANCE, door)
         t.draw(s, "entrance", (door.right + 6, door.centery - 6), 16, P.MUTED)
 
     def _draw_machines(self, viewer: Viewer, s: Surface, ids: Iterable[str]) -> None:

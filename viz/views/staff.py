@@ -21,7 +21,7 @@ import pygame
 
 from viz import palette as P
 from viz.model import COUNT_SHOWN_SECONDS, WINDOW_SHOWN_SECONDS
-from viz.views import register
+from viz.views import fill, register
 
 if TYPE_CHECKING:
     from viz.app import Viewer
@@ -83,7 +83,7 @@ class StaffView:
             return
         surface.set_clip(viewer.floor_rect)
         room = viewer.world_rect(hp.staff_room)
-        surface.fill(P.ROOM, room)
+        fill(surface, P.ROOM, room)
         pygame.draw.rect(surface, P.TABLE_EDGE, room, 1)
         viewer.text.draw(surface, "staff room (idle)", (room.x + 4, room.y + 2), 15, P.MUTED,
                          bold=True, width=room.w - 6)  # fmt: skip
