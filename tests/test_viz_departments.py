@@ -35,7 +35,9 @@ from viz.views.pit import seat_positions, table_colour
 TINY = REPO / "scenarios" / "tiny.toml"
 SIZE = (1280, 800)
 AT = 11.5 * 3600.0  # 21:30 on the default scenario's first day (it opens at 10:00)
-AFTER = 18.2 * 3600.0  # past the tables' 04:00 closing: every stretch of 21:30 has ended
+#: 05:06 the next morning: past the tables' 04:00 closing (every stretch of 21:30 has ended),
+#: six minutes into the count room's 05:00 count
+AFTER = 19.1 * 3600.0
 
 
 @pytest.fixture(autouse=True)
@@ -74,6 +76,11 @@ class Snapshot:
     stretches: dict[str, int]
     paces: dict[str, float]  # table -> rounds an hour
     label: str
+    #: at AFTER: the count room's pixel, what it says it counted, its team's places and roles
+    count_pixel: tuple[int, int, int] = (0, 0, 0)
+    count: tuple[float, int, int, int] = (0.0, 0, 0, 0)
+    count_team: dict[str, tuple[tuple[float, float], str]] | None = None
+    frame_after: pygame.Surface | None = None
 
 
 @pytest.fixture(scope="module")
@@ -141,6 +148,18 @@ def at_ten(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
         label=model.waiting_label(),
     )
     src.seek(AFTER)
+    viewer.draw()
+    room = viewer.world_rect(hp.count_room)
+    snap.count_pixel = colour(viewer.screen, (room.right - 3, room.bottom - 3))
+    snap.count = (hall.count_t, hall.counted, hall.counted_cents, hall.count_variance_cents)
+    places = viewer.staff_places()
+    snap.count_team = {
+        m: (viewer.to_screen(*places[m][0]), model.on_duty[m])
+        for m in hall.count_team
+        if m in places and m not in model.walks  # (a job at a machine comes first)
+    }
+    snap.frame_after = viewer.screen.copy()
+    snap.count_room = room
     src.close()
     return snap
 
@@ -182,7 +201,29 @@ def test_each_department_s_place_is_drawn_in_its_state(at_ten: Snapshot) -> None
     for box, want in at_ten.windows:
         assert colour(s, (box.right - 3, box.y + 3)) == want
     assert colour(s, (at_ten.door.right - 3, at_ten.door.bottom - 2)) == P.ENTRANCE
+    # the count room at 21:30 is dark: no count yet
     assert colour(s, (at_ten.count_room.right - 3, at_ten.count_room.bottom - 3)) == P.ROOM
+
+
+def test_the_count_room_is_lit_during_the_count_with_its_team(at_ten: Snapshot) -> None:
+    """At 05:06 the count of 05:00 (every slot drop container and table drop box, at one
+    instant) is on: the room lit, what it counted as the ledger has it, its team drawn in it
+    (but a member called to a machine's job since, drawn there)."""
+    assert at_ten.count_pixel == P.COUNT_ACTIVE
+    t0, counted, cents, variance = at_ten.count
+    assert t0 == 19 * 3600.0
+    n = total = var = 0
+    for _seq, t, kind, d in rows(at_ten.ledger):
+        if t == t0 and kind == "drop_counted":
+            n, total, var = n + 1, total + d["counted_cents"], var + d["variance_cents"]
+        elif t == t0 and kind == "table_count":
+            n, total, var = n + 1, total + d["drop_cents"], var + d["variance_cents"]
+    assert (counted, cents, variance) == (n, total, var) and n > 200
+    team = at_ten.count_team
+    assert team is not None and len(team) >= 2 and at_ten.frame_after is not None
+    for member, (at, role) in team.items():
+        assert at_ten.count_room.collidepoint(at), member
+        assert colour(at_ten.frame_after, at) == P.role_style(role).colour, member
 
 
 def test_patrons_sit_at_the_tables_and_dealers_deal_there(at_ten: Snapshot) -> None:
