@@ -677,13 +677,16 @@ class Viewer:
         if not lines:
             return
         r = self.floor_rect
-        panel = pygame.Rect(r.right - PANEL_W - 8, r.y + 8, PANEL_W, 16 + 19 * len(lines))
+        sizes = [22] + [18] * (len(lines) - 1)
+        high = sum(self.text.render(line, z, P.TEXT, i == 0).get_height() + 2
+                   for i, (line, z) in enumerate(zip(lines, sizes, strict=True)))  # fmt: skip
+        panel = pygame.Rect(r.right - PANEL_W - 8, r.y + 8, PANEL_W, 16 + high)
         pygame.draw.rect(s, P.PANEL, panel)
         pygame.draw.rect(s, P.PANEL_EDGE, panel, 2)
         y = panel.y + 8
-        for i, line in enumerate(lines):
-            y += self.text.draw(s, line, (panel.x + 10, y), 22 if i == 0 else 18, P.TEXT,
-                                bold=i == 0, width=PANEL_W - 20)  # fmt: skip
+        for i, (line, z) in enumerate(zip(lines, sizes, strict=True)):
+            y += 2 + self.text.draw(s, line, (panel.x + 10, y), z, P.TEXT, bold=i == 0,
+                                    width=PANEL_W - 20)  # fmt: skip
 
     def draw_ticker(self, s: Surface) -> None:
         w, h = self.size

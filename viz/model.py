@@ -737,7 +737,7 @@ def _on_pit(model: FloorModel, d: Doc, m: MachineView | None) -> None:
         model.say(d, f"{tv.id}: table opened, dealer {tv.dealer}")
     elif kind == "table_closed":
         tv = _table(model, str(d["table"]))
-        tv.open, tv.dealer, tv.seated = False, "", 0
+        tv.open, tv.dealer, tv.inspector, tv.seated = False, "", "", 0
         model.say(d, f"{tv.id}: table closed")
     elif kind == "table_stretch":
         tv = _table(model, str(d["table"]))

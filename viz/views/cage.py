@@ -78,11 +78,15 @@ class CageView:
         t.draw(s, "count room" + (": counting" if counting else ""), (room.x + 4, room.y + 2),
                15, P.MUTED, bold=True, width=room.w - 6)  # fmt: skip
         if hall.count_t >= 0:
-            line = (f"{model.clock.at(hall.count_t):%a %H:%M}: {hall.counted:,} counted, "
-                    f"{money(hall.counted_cents)}")  # fmt: skip
+            lines = [
+                f"{model.clock.at(hall.count_t):%a %H:%M}: {hall.counted:,} counted",
+                f"{money(hall.counted_cents)}, "
+                + (f"var. {money(var)}" if (var := hall.count_variance_cents) else "no variance"),
+            ]
         else:
-            line = "no count yet"
-        t.draw(s, line, (room.x + 4, room.y + 17), 14, P.TEXT, width=room.w - 6)
+            lines = ["no count yet"]
+        for i, line in enumerate(lines):
+            t.draw(s, line, (room.x + 4, room.y + 16 + 13 * i), 13, P.TEXT, width=room.w - 6)
         s.set_clip(None)
 
     def lines(self, viewer: Viewer, index: int) -> list[str]:
