@@ -44,6 +44,8 @@ TIMEBAR = 34
 PANEL_W = 340
 #: wall seconds of frames the frame rate is measured over
 FPS_WINDOW = 1.0
+#: the longest frame the simulation's schedule counts (see :meth:`Viewer.frame`)
+MAX_FRAME_SECONDS = 0.25
 Surface = pygame.surface.Surface
 
 
@@ -374,7 +376,9 @@ class Viewer:
         self._frame_sum += wall_dt
         while len(self.frame_times) > 2 and self._frame_sum - self.frame_times[0] >= FPS_WINDOW:
             self._frame_sum -= self.frame_times.popleft()
-        self.source.tick(wall_dt, budget)
+        # a frame longer than MAX_FRAME_SECONDS (a window dragged, the machine busy elsewhere)
+        # counts as that long for the schedule: a stall is not caught up, nor called lag
+        self.source.tick(min(wall_dt, MAX_FRAME_SECONDS), budget)
         t0 = wall.perf_counter()
         self.draw()
         self.draw_seconds = wall.perf_counter() - t0
@@ -388,7 +392,7 @@ class Viewer:
             for ev in pygame.event.get():
                 self.handle(ev)
             now = wall.perf_counter()
-            self.frame(min(now - last, 0.25))
+            self.frame(now - last)
             last = now
             if display is not None:
                 if display is not self.screen:
