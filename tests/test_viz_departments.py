@@ -532,3 +532,36 @@ def test_a_stalled_frame_counts_a_quarter_second_for_the_schedule_and_its_time_f
     assert src.behind_seconds == pytest.approx(30.0)
     assert viewer.fps == pytest.approx(0.5)
     src.close()
+
+
+def test_a_junket_in_the_junket_room(tmp_path: Path) -> None:
+    """The default scenario's first junket (J1, 7 members) arrives on Tuesday at 16:00 (30 h).
+    At 19:00 its members play at the junket room's tables (open, green) and the rest wait in
+    the room; the replay of the ledger (each session's ``started``) seats the same players."""
+    src = open_live(None, hours=36.0, out=tmp_path, factor=60.0)
+    viewer = Viewer(src, SIZE)
+    at = 33 * 3600.0
+    src.seek(at)
+    viewer.draw()
+    hall = src.model.hall
+    assert list(hall.junkets) == ["J1"] and len(hall.junkets["J1"][1]) == 7
+    seated = {t: tv.seated for t, tv in hall.tables.items() if tv.kind == "junket"}
+    assert seated == {"JR-1": 2, "JR-2": 2} and hall.seat_queue == 0
+    hp = viewer.hall_plan
+    assert hp is not None
+    for tid in seated:
+        box = viewer.world_rect(hp.tables[tid])
+        assert colour(viewer.screen, (box.right - 4, box.centery)) == P.TABLE_OPEN
+    jx, jy, _jw, jh = hp.junket_room
+    for i in range(7 - 4):  # the members not at a table, in the room
+        assert colour(viewer.screen, viewer.to_screen(jx + 8 + 7 * i, jy + jh - 4)) == P.PATRON
+    lines = [line for line, _c in viewer.department_lines()]
+    assert "junkets: 1 groups in (7 members), 1 over the run" in lines
+    assert "  4 at the junket tables, 0 waiting for a seat" in lines
+    src.seek(36 * 3600.0)
+    src.close()
+    replay = ReplaySource(tmp_path / "ledger.sqlite")
+    replay.seek(at)
+    assert {t: tv.seated for t, tv in replay.model.hall.tables.items() if tv.kind == "junket"} == (
+        seated
+    )

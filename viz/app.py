@@ -551,6 +551,10 @@ class Viewer:
                 f"{hall.junket_groups} over the run",
                 P.TEXT,
             ))  # fmt: skip
+            if hall.junkets:
+                seated = sum(tv.seated for tv in hall.table_list("junket"))
+                queue = "" if hall.seat_queue is None else f", {hall.seat_queue} waiting for a seat"
+                out.append((f"  {seated} at the junket tables{queue}", P.MUTED))
         return out
 
     def staff_roles(self) -> list[tuple[P.RoleStyle, int, int]]:

@@ -193,7 +193,7 @@ def hall(
     jt = list(junket_tables)
     jw = max(70.0, len(jt) * (TABLE[0] + GAP + 6.0) + 8.0)
     junket_room = (x, by + 2.0, jw, 56.0)
-    placed.update(_flow([(t, TABLE) for t in jt], x + 8.0, by + 2.0 + LABEL + 12.0, x + jw)[0])
+    placed.update(_flow([(t, TABLE) for t in jt], x + 8.0, by + 2.0 + LABEL + 8.0, x + jw)[0])
     staff_room = (x, by + 66.0, max(jw, bx + bw - x - 4.0), bh - 68.0)
     return HallPlan(
         door, queue, refused, pit_rect, placed, cage, wins, cage_queue, count_room, junket_room,

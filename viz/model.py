@@ -247,8 +247,10 @@ class HallState:
     junkets: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
     junket_groups: int = 0  # groups come in over the run
     junket_leaders: set[str] = field(default_factory=set)
-    #: live only: patrons waiting for a machine now (None in a replay)
+    #: patrons waiting for a machine now (live, or derived from the whole ledger in a replay)
     machine_queue: int | None = None
+    #: live only: junket members waiting for a seat at a junket room table (None: not known)
+    seat_queue: int | None = None
 
     def table_list(self, kind: str) -> list[TableView]:
         return [tv for tv in self.tables.values() if tv.kind == kind]
@@ -393,6 +395,12 @@ class FloorModel:
             for rid, room in pit.rooms.items():
                 tv = hall.tables.setdefault(rid, TableView(rid, "card_room"))
                 tv.seated, tv.seats, tv.open = int(room.seated), int(room.cfg.seats), room.is_open
+        junkets = getattr(casino, "junkets", None)
+        if junkets is not None:
+            for table in junkets.tables:
+                tv = hall.tables.setdefault(table.id, TableView(table.id, "junket"))
+                tv.seated, tv.seats = int(table.seats.count), int(table.seats.capacity)
+            hall.seat_queue = sum(len(table.seats.queue) for table in junkets.tables)
         slots = getattr(casino, "slots", None)
         if slots is not None:
             hall.machine_queue = round(slots.floor.queue.level)

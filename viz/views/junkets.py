@@ -35,9 +35,8 @@ class JunketsView:
         room = viewer.world_rect(hp.junket_room)
         fill(s, P.ROOM, room)
         pygame.draw.rect(s, P.TABLE_EDGE, room, 1)
-        members = sum(len(m) for _leader, m in hall.junkets.values())
         viewer.text.draw(
-            s, f"junket room: {len(hall.junkets)} in" + (f", {members} members" if members else ""),
+            s, f"junkets: {len(hall.junkets)} in",
             (room.x + 4, room.y + 2), 15, P.MUTED, bold=True, width=room.w - 6,
         )  # fmt: skip
         for tv in tables:  # open while a group is in

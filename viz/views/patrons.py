@@ -5,7 +5,8 @@ A patron is a diamond (:data:`viz.palette.PATRON`): in the door's lane while the
 decided (the twin's door takes no time: rarely seen), walking away from the door in the
 refusal colour for :data:`viz.model.REFUSED_WALK_SECONDS` after a refusal, on each seat taken
 at a table or in the card room (the live world's count: a stretch's record is written as it
-ends), at a cage window while it serves, and by the entrance while waiting for a machine
+ends), at a cage window while it serves, junket members in the junket room while not at its tables,
+and by the entrance while waiting for a machine
 (live; the slot floor's layer writes their count by the entrance).
 """
 
@@ -88,6 +89,12 @@ class PatronsView:
         for i, rect in enumerate(hp.windows):
             if i < len(on) and window_busy(viewer, on[i]):
                 put(here, (rect[0] + rect[2] / 2, rect[1] + rect[3] + 4))
+        members = sum(len(m) for _leader, m in hall.junkets.values())
+        in_room = members - sum(tv.seated for tv in hall.table_list("junket"))
+        jx, jy, jw, jh = hp.junket_room
+        per_row = max(1, int((jw - 12) // 7))
+        for i in range(max(0, in_room)):  # the members in the room, not at a table
+            put(here, (jx + 8 + (i % per_row) * 7, jy + jh - 4 - 7 * (i // per_row)))
         waiting = hall.machine_queue or 0
         ex, ey = viewer.plan.entrance
         for i in range(min(waiting, 12)):
