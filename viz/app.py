@@ -44,7 +44,7 @@ TIMEBAR = 34
 PANEL_W = 340
 #: wall seconds of frames the frame rate is measured over
 FPS_WINDOW = 1.0
-#: the longest frame the simulation's schedule counts (see :meth:`Viewer.frame`)
+#: the longest frame the window's loop lets the schedule count (see :meth:`Viewer.frame`)
 MAX_FRAME_SECONDS = 0.25
 Surface = pygame.surface.Surface
 
@@ -362,12 +362,17 @@ class Viewer:
                 self.selected_place = ("window", str(window))
 
     # -- the loop ------------------------------------------------------------------------------
-    def frame(self, wall_dt: float, budget: float | None = None) -> None:
+    def frame(
+        self, wall_dt: float, budget: float | None = None, longest: float | None = None
+    ) -> None:
         """Advance the source by one frame's worth of time and draw.
 
         ``budget``: wall seconds the simulation may take this frame. By default the frame
         aims at 60 frames a second, or at 30 from x1,000 up (fast-forwarding favours the
-        simulation): what the last drawing left of that, at least 4 ms.
+        simulation): what the last drawing left of that, at least 4 ms. ``longest``: the
+        most of ``wall_dt`` the source's schedule counts (the window's loop passes
+        :data:`MAX_FRAME_SECONDS`: a stall, a window dragged, is neither caught up nor called
+        lag); the frame rate counts the whole ``wall_dt``.
         """
         if budget is None:
             target = 1 / 30 if self.source.factor >= 1000 else 1 / 60
@@ -376,9 +381,7 @@ class Viewer:
         self._frame_sum += wall_dt
         while len(self.frame_times) > 2 and self._frame_sum - self.frame_times[0] >= FPS_WINDOW:
             self._frame_sum -= self.frame_times.popleft()
-        # a frame longer than MAX_FRAME_SECONDS (a window dragged, the machine busy elsewhere)
-        # counts as that long for the schedule: a stall is not caught up, nor called lag
-        self.source.tick(min(wall_dt, MAX_FRAME_SECONDS), budget)
+        self.source.tick(wall_dt if longest is None else min(wall_dt, longest), budget)
         t0 = wall.perf_counter()
         self.draw()
         self.draw_seconds = wall.perf_counter() - t0
@@ -392,7 +395,7 @@ class Viewer:
             for ev in pygame.event.get():
                 self.handle(ev)
             now = wall.perf_counter()
-            self.frame(now - last)
+            self.frame(now - last, longest=MAX_FRAME_SECONDS)
             last = now
             if display is not None:
                 if display is not self.screen:
