@@ -16,8 +16,21 @@ drawn over :data:`PATRON_WALK_SECONDS` from the record that starts it. Where a p
 time ``t`` depends only on the records up to ``t``, so a replay at ``t`` shows what the live
 view showed.
 
-The model is the viewer's read-only snapshot of the world: nothing here touches SimPy or the
-casino's objects.
+The departments around the slot floor (issue 32) are kept from their records too
+(:class:`HallState`): the door's entries and refusals, each table's and card room's state,
+dealer and figures, the cage's transactions by window (a cashier's), the count, the junkets
+in. A patron refused at the door, or whose visit was a table's or the card room's, leaves no
+``patron_left``: the record that ends their visit there (the refusal, the stretch, the
+session) takes them off the floor, so "inside" and "waiting" count only who is inside.
+
+Some things the records write only when they end: a stretch at a table, a card room session,
+a junket table's session, a wait for a machine. Live, :meth:`FloorModel.observe` reads them
+from the live world between steps (read only, on the main thread, while SimPy is not
+running): the players seated at each table now, the patrons waiting for a machine, the junket
+members waiting for a seat. A replay derives the same from the whole ledger
+(:func:`stays`: a stay began at the patron's record before it), so it shows what the live
+view showed (a test holds them together). Apart from :meth:`FloorModel.observe`, nothing
+here touches SimPy or the casino's objects.
 """
 
 from __future__ import annotations
