@@ -76,6 +76,7 @@ class Snapshot:
     stretches: dict[str, int]
     paces: dict[str, float]  # table -> rounds an hour
     label: str
+    waiting_for: dict[str, int | None]
     #: at AFTER: the count room's pixel, what it says it counted, its team's places and roles
     count_pixel: tuple[int, int, int] = (0, 0, 0)
     count: tuple[float, int, int, int] = (0.0, 0, 0, 0)
@@ -146,6 +147,7 @@ def at_ten(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
         stretches={t: tv.stretches for t, tv in hall.tables.items()},
         paces={t: float(tb.pace) for t, tb in src.casino.pit.tables.items()},
         label=model.waiting_label(),
+        waiting_for=model.waiting_for(),
     )
     src.seek(AFTER)
     viewer.draw()
@@ -567,3 +569,37 @@ def test_a_junket_in_the_junket_room(tmp_path: Path) -> None:
     assert {t: tv.seated for t, tv in replay.model.hall.tables.items() if tv.kind == "junket"} == (
         seated
     )
+
+
+def test_waiting_is_said_for_each_thing_one_may_wait_for(at_ten: Snapshot) -> None:
+    assert at_ten.waiting_for == {
+        "a machine": 0, "the door": 0, "a table seat": 0, "a cage window": 0,
+    }  # fmt: skip
+    replay = ReplaySource(at_ten.ledger)
+    replay.seek(AT)
+    got = replay.model.waiting_for()
+    assert got == {"a machine": 0, "the door": 0, "a table seat": None, "a cage window": 0}
+
+
+def test_a_patron_waiting_for_a_machine_is_counted_and_drawn_at_the_entrance(
+    tmp_path: Path,
+) -> None:
+    """The tiny floor's four machines are all taken at 11:23 (4,980 s): one patron waits for a
+    machine, drawn inside the entrance and counted by its label; the replay says the same."""
+    from viz.views.patrons import PatronsView
+
+    src = open_live(TINY, hours=2.0, out=tmp_path, factor=60.0)
+    viewer = Viewer(src, (1024, 700))
+    src.seek(4980.0)
+    viewer.draw()
+    model = src.model
+    assert model.hall.machine_queue == 1 and model.waiting_label() == "1 waiting for a machine"
+    assert model.whereabouts()["waiting for a machine"] == 1
+    assert model.waiting_for()["a machine"] == 1
+    (at,) = PatronsView().queue_positions(viewer)
+    assert colour(viewer.screen, viewer.to_screen(*at)) == P.PATRON
+    src.seek(7200.0)
+    src.close()
+    replay = ReplaySource(tmp_path / "ledger.sqlite")
+    replay.seek(4980.0)
+    assert replay.model.waiting_label() == "1 waiting for a machine"

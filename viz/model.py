@@ -444,6 +444,19 @@ class FloorModel:
             out["at the cage, between"] = max(0, unplaced - tables - rooms - queue)
         return out
 
+    def waiting_for(self) -> dict[str, int | None]:
+        """Who waits, for what: a machine (the slot floor's queue), the door (arrived, not yet
+        checked), a table seat (the junket room's tables; the pit's never make a patron wait:
+        one who finds no seat plays the slots), a cage window (the twin's cage serves at once:
+        0). None: not known (a junket seat's wait is not in the records: live only)."""
+        hall = self.hall
+        return {
+            "a machine": hall.machine_queue,
+            "the door": len(hall.at_door),
+            "a table seat": hall.seat_queue,
+            "a cage window": 0 if hall.cage else None,
+        }
+
     def waiting_label(self) -> str:
         """What the entrance's label says: live, how many wait for a machine (none: no
         label); in a replay, how many are inside not at a machine (the records say where

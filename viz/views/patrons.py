@@ -56,9 +56,6 @@ class PatronsView:
         return got
 
     def draw_over(self, viewer: Viewer, s: Surface) -> None:
-        hp = viewer.hall_plan
-        if hp is None:
-            return
         model = viewer.source.model
         hall = model.hall
         radius = max(2, min(5, round(1.3 * viewer.zoom)))
@@ -70,6 +67,12 @@ class PatronsView:
             x, y = viewer.to_screen(*at)
             s.blit(sprite, (int(x) - radius, int(y) - radius))
 
+        for at in self.queue_positions(viewer):
+            put(here, at)
+        hp = viewer.hall_plan
+        if hp is None:
+            s.set_clip(None)
+            return
         qx, qy, qw, _qh = hp.queue
         for i, _patron in enumerate(sorted(hall.at_door, key=hall.at_door.__getitem__)):
             put(here, (qx + qw / 2, qy + 4 + 6 * i))
@@ -95,11 +98,14 @@ class PatronsView:
         per_row = max(1, int((jw - 12) // 7))
         for i in range(max(0, in_room)):  # the members in the room, not at a table
             put(here, (jx + 8 + (i % per_row) * 7, jy + jh - 4 - 7 * (i // per_row)))
-        waiting = hall.machine_queue or 0
-        ex, ey = viewer.plan.entrance
-        for i in range(min(waiting, 12)):
-            put(here, (ex - 60 - 6 * (i % 6), ey + 6 * (i // 6) - 3))
         s.set_clip(None)
+
+    def queue_positions(self, viewer: Viewer) -> list[tuple[float, float]]:
+        """Where the patrons waiting for a machine stand (world units): inside the entrance,
+        left of it, six a row (at most two rows drawn; the entrance's label counts them)."""
+        waiting = viewer.source.model.hall.machine_queue or 0
+        ex, ey = viewer.plan.entrance
+        return [(ex - 60 - 6 * (i % 6), ey + 6 * (i // 6) - 3) for i in range(min(waiting, 12))]
 
 
 __all__ = ["PatronsView"]
