@@ -612,11 +612,11 @@ class Viewer:
             t.draw(s, f"{n:,} {label}", (cx, y), 16, P.TEXT, width=width // 2 - 4)
             if i % 2 == 1 or i == len(where) - 1:
                 y += 16
-        waits = ", ".join(
-            f"{what} {'-' if n is None else n}" for what, n in model.waiting_for().items()
-        )
-        t.draw(s, f"waiting for: {waits}", (x, y), 16, P.TEXT, width=width)
-        y += 16
+        waits = [f"{what} {'-' if n is None else n}" for what, n in model.waiting_for().items()]
+        for i in range(0, len(waits), 2):
+            head = "waiting for: " if i == 0 else "  "
+            t.draw(s, head + ", ".join(waits[i : i + 2]), (x, y), 16, P.TEXT, width=width)
+            y += 16
         y += 5
         y += t.draw(s, "Staff by role (on duty / busy)", (x, y), 20, P.TEXT, True) + 2
         roles = self.staff_roles()

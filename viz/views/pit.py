@@ -67,7 +67,7 @@ def draw_table(viewer: Viewer, s: Surface, tv: TableView, is_open: bool) -> None
     if rect is None:
         return
     box = viewer.world_rect(rect)
-    rounding = max(2, box.h // 3)
+    rounding = max(2, min(6, box.h // 3))  # (more would hide the id in the corner)
     pygame.draw.rect(s, table_colour(tv, is_open), box, border_radius=rounding)
     pygame.draw.rect(s, P.TABLE_EDGE, box, 1, border_radius=rounding)
     if viewer.selected_place == ("table", tv.id):
