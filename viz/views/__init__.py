@@ -51,8 +51,8 @@ F = TypeVar("F", bound=Factory)
 #: The departments the viewer does not draw yet, and why. A department's view, once written,
 #: moves it from here to a module of this package.
 NOT_DRAWN: dict[str, str] = {
-    "premium": "premium players play at the pit's tables (their stretches are drawn there); "
-    "the premium rooms have no place of their own on the floor yet",
+    "premium": "the premium-player room (its tables PR-01...; a session recorded once, at the "
+    "day's cash-in) is not drawn yet: issue 32 draws the door, pit, cage and junket room",
     "aml": "the AML desk has no place on the floor; the viewer issue decides what it shows",
     "surveillance": "the cameras watch every area and their recordings have no place on the "
     "floor; the viewer issue decides whether to show the cases and the recordings held",
