@@ -82,6 +82,7 @@ class Snapshot:
     count: tuple[float, int, int, int] = (0.0, 0, 0, 0)
     count_team: dict[str, tuple[tuple[float, float], str]] | None = None
     frame_after: pygame.Surface | None = None
+    inside_after: tuple[int, int] = (-1, -1)  # on the floor, and without a machine, at AFTER
 
 
 @pytest.fixture(scope="module")
@@ -161,6 +162,7 @@ def at_ten(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
         if m in places and m not in model.walks  # (a job at a machine comes first)
     }
     snap.frame_after = viewer.screen.copy()
+    snap.inside_after = (model.kpis.on_floor, len(model.waiting))
     snap.count_room = room
     src.close()
     return snap
@@ -336,7 +338,14 @@ def test_waiting_says_for_what_and_every_patron_inside_is_counted_once(at_ten: S
     assert len(inside) == at_ten.on_floor
 
 
-def test_a_replay_at_22_00_shows_what_the_live_view_showed(at_ten: Snapshot) -> None:
+def test_nobody_is_left_inside_once_the_casino_has_closed(at_ten: Snapshot) -> None:
+    """At 05:06 the casino has been closed since 04:00: nobody inside, nobody without a
+    machine (the old count kept everyone refused at the door and every table player inside
+    for ever)."""
+    assert at_ten.inside_after == (0, 0)
+
+
+def test_a_replay_at_21_30_shows_what_the_live_view_showed(at_ten: Snapshot) -> None:
     """The ledger's replay derives the seated players and the machine queue the live view
     read from the live world: the same at 21:30."""
     replay = ReplaySource(at_ten.ledger)
