@@ -561,9 +561,9 @@ class Viewer:
         return out
 
     def staff_roles(self) -> list[tuple[P.RoleStyle, int, int]]:
-        """The legend's rows: each role on duty (and every role of the palette a run of this
-        kind has), its members on duty and busy (a job, a table with players, a window
-        serving), in the palette's order."""
+        """The legend's rows: each role with members on duty, how many and how many busy (a
+        job, a table with players, a window serving), in the palette's order (a role the
+        palette does not know last, as a grey cross)."""
         model = self.source.model
         busy = {m for m, (_at, b) in self.staff_places().items() if b} | model.busy
         on: dict[str, list[str]] = {}
@@ -574,6 +574,7 @@ class Viewer:
         return [(P.role_style(r), len(on[r]), sum(1 for m in on[r] if m in busy)) for r in roles]
 
     def staff_places(self) -> dict[str, tuple[tuple[float, float], bool]]:
+        """Where the staff's layer draws each member, and whether busy (empty without it)."""
         from viz.views.staff import StaffView
 
         view = next((v for v in self.views if isinstance(v, StaffView)), None)

@@ -126,7 +126,7 @@ class LiveSource:
         self.pace = Pace(self.t)
         self._paced = (self.paused, self.factor)
         #: what the records write only when it ends, read from the live world (see
-        #: :func:`viz.model.observe`)
+        #: :meth:`viz.model.FloorModel.observe`)
         model.observe(casino)
 
     @property
@@ -208,6 +208,7 @@ class LiveSource:
         if self.paused:  # a paused world still takes the command, at the current instant
             self.casino.inbox.poll()
             self.casino.advance(_after(self.t))
+            self.model.observe(self.casino)
         return envelope
 
     def _finish(self) -> None:
