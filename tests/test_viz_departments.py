@@ -612,3 +612,34 @@ def test_a_patron_waiting_for_a_machine_is_counted_and_drawn_at_the_entrance(
     replay = ReplaySource(tmp_path / "ledger.sqlite")
     replay.seek(4980.0)
     assert replay.model.waiting_label() == "1 waiting for a machine"
+
+
+def test_a_refused_entrant_walks_away_from_the_door(tmp_path: Path) -> None:
+    """The default floor's first refusal (P017901, self-excluded, at 139.08 s): half a minute
+    later they are drawn half way from the door to the way out, in the refusal colour; the
+    door's figures and the ticker say so."""
+    from viz.model import REFUSED_WALK_SECONDS
+
+    src = open_live(None, hours=0.1, out=tmp_path, factor=60.0)
+    viewer = Viewer(src, SIZE)
+    src.seek(139.078125 + REFUSED_WALK_SECONDS / 2)
+    viewer.draw()
+    hall = src.model.hall
+    assert hall.refusals == {"self_excluded": 1}
+    assert hall.leaving == {"P017901": ("self_excluded", 139.078125)}
+    hp = viewer.hall_plan
+    assert hp is not None
+    dx, dy = hp.door[0] + hp.door[2] / 2, hp.door[1] + hp.door[3]
+    rx, ry = hp.refused
+    half = viewer.to_screen((dx + rx) / 2, (dy + ry) / 2)
+    assert colour(viewer.screen, half) == P.REFUSED
+    assert any("P017901 refused (self excluded)" in line for _t, line, _f in src.model.ticker)
+    lines = [line for line, _c in viewer.department_lines()]
+    assert "  1 refused (self excluded 1)" in lines
+    src.close()
+
+
+def test_a_role_the_palette_does_not_know_is_a_grey_cross() -> None:
+    style = P.role_style("sommelier")
+    assert (style.label, style.shape, style.colour) == ("sommelier", "cross", (95, 95, 95))
+    assert len({r.shape for r in P.ROLES[:6]}) == 6  # the six roles the scenarios define
