@@ -197,7 +197,7 @@ def test_the_licensing_layer_draws_the_licences_panel_of_the_licensing_floor() -
     src, _ = _floor(13.0)
     src.seek(12.5 * DAY)
     viewer = Viewer(src, (1280, 800))
-    assert [v.name for v in viewer.views] == ["slots", "licensing"]
+    assert [v.name for v in viewer.views] == ["slots", "patrons", "staff", "pit", "licensing"]
     (layer,) = [v for v in viewer.views if isinstance(v, LicensingView)]
     assert layer.lines(viewer) == [
         ("Licences", P.TEXT),

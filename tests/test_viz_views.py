@@ -108,7 +108,8 @@ def test_the_viewer_draws_the_run_s_departments_layers_in_the_registry_s_order(
     # the tiny floor: the slot floor, its patrons and staff, the pit (always there); no door,
     # cage, junkets, premium rooms or AML desk
     assert viewer.departments == run_departments(src) == ("slots", "patrons", "staff", "pit")
-    assert [v.name for v in viewer.views] == ["slots"] and viewer.views[0] is viewer.slots
+    assert [v.name for v in viewer.views] == ["slots", "patrons", "staff", "pit"]
+    assert viewer.views[0] is viewer.slots
 
     reg = Registry()
     drawn: list[str] = []
@@ -124,7 +125,7 @@ def test_the_viewer_draws_the_run_s_departments_layers_in_the_registry_s_order(
 def test_a_viewer_without_the_slot_floor_s_layer_draws_no_machines(tmp_path: Path) -> None:
     src = open_live(TINY, out=tmp_path, factor=600.0)
     src.seek(1800.0)
-    bare = Viewer(src, (1024, 700), departments=["door"])
+    bare = Viewer(src, (1024, 700), departments=["aml"])
     assert bare.views == []
     bare.draw()
     full = Viewer(src, (1024, 700))
@@ -145,7 +146,14 @@ def test_the_lifecycle_layer_rings_a_machine_waiting_for_the_board(tmp_path: Pat
     src = open_live(REPO / "scenarios" / "study.toml", hours=30.0, out=tmp_path, factor=600.0)
     src.seek(27 * 3600.0)
     viewer = Viewer(src, (1280, 800))
-    assert [v.name for v in viewer.views] == ["slots", "lifecycle", "licensing"]
+    assert [v.name for v in viewer.views] == [
+        "slots",
+        "patrons",
+        "staff",
+        "pit",
+        "lifecycle",
+        "licensing",
+    ]
     (layer,) = [v for v in viewer.views if isinstance(v, LifecycleView)]
     assert [text for text, _ in layer.lines(viewer)] == [
         "machines' lives",

@@ -16,8 +16,21 @@ drawn over :data:`PATRON_WALK_SECONDS` from the record that starts it. Where a p
 time ``t`` depends only on the records up to ``t``, so a replay at ``t`` shows what the live
 view showed.
 
-The model is the viewer's read-only snapshot of the world: nothing here touches SimPy or the
-casino's objects.
+The departments around the slot floor (issue 32) are kept from their records too
+(:class:`HallState`): the door's entries and refusals, each table's and card room's state,
+dealer and figures, the cage's transactions by window (a cashier's), the count, the junkets
+in. A patron refused at the door, or whose visit was a table's or the card room's, leaves no
+``patron_left``: the record that ends their visit there (the refusal, the stretch, the
+session) takes them off the floor, so "inside" and "waiting" count only who is inside.
+
+Some things the records write only when they end: a stretch at a table, a card room session,
+a junket table's session, a wait for a machine. Live, :meth:`FloorModel.observe` reads them
+from the live world between steps (read only, on the main thread, while SimPy is not
+running): the players seated at each table now, the patrons waiting for a machine, the junket
+members waiting for a seat. A replay derives the same from the whole ledger
+(:func:`stays`: a stay began at the patron's record before it), so it shows what the live
+view showed (a test holds them together). Apart from :meth:`FloorModel.observe`, nothing
+here touches SimPy or the casino's objects.
 """
 
 from __future__ import annotations
@@ -170,6 +183,92 @@ class LicensingState:
         return out
 
 
+#: simulated seconds a refused entrant is drawn walking away from the door
+REFUSED_WALK_SECONDS = 60.0
+#: simulated seconds a cage window is drawn serving the patron of its last transaction (the
+#: record is written as the transaction completes; about the scenario's mode of 2 minutes)
+WINDOW_SHOWN_SECONDS = 120.0
+#: simulated seconds the count room is drawn at work after a count's records
+COUNT_SHOWN_SECONDS = 1800.0
+#: the last players of a table kept for its panel
+TABLE_LAST = 8
+
+
+@dataclass(slots=True)
+class TableView:
+    """A gaming table, a card room area or a junket room table as its records tell it
+    (``kind`` "table", "card_room" or "junket"); ``seated`` is the live world's
+    (:meth:`FloorModel.observe`): a stretch's record is written when it ends."""
+
+    id: str
+    kind: str = "table"
+    game: str = ""
+    open: bool = False
+    dealer: str = ""
+    inspector: str = ""
+    min_stake_cents: int = 0
+    max_stake_cents: int = 0
+    seats: int = 0  # 0: not known (a replay)
+    seated: int = 0
+    opened_t: float = -1.0
+    stretches: int = 0  # sittings ended (stretches, card room sessions)
+    drop_cents: int = 0  # buy-ins into the drop box since the last count
+    handle_cents: int = 0
+    win_cents: int = 0  # the table's result (the players' net, negated); card room: charges
+    last: deque[tuple[float, str, int]] = field(default_factory=lambda: deque(maxlen=TABLE_LAST))
+
+
+@dataclass(slots=True)
+class WindowView:
+    """A cage window: the cashier on duty at it, and its last transaction."""
+
+    cashier: str
+    served: int = 0
+    last_t: float = -1.0
+    patron: str = ""
+    txn_kind: str = ""
+    amount_cents: int = 0
+
+
+@dataclass(slots=True)
+class HallState:
+    """The departments around the slot floor (issue 32), from their records: the door, the
+    pit's tables and card room, the cage's windows and count room, the junket room."""
+
+    home: str = ""  # this licensee's casino (the door's records name it)
+    door: bool = False  # a run with a door: casino_licensed was seen
+    entries: int = 0
+    refusals: dict[str, int] = field(default_factory=dict)  # reason -> refused
+    #: entrants refused, drawn walking away: person -> (reason, when)
+    leaving: dict[str, tuple[str, float]] = field(default_factory=dict)
+    #: arrived, the door not yet decided (the twin's door takes no time: empty between events)
+    at_door: dict[str, float] = field(default_factory=dict)
+    tables: dict[str, TableView] = field(default_factory=dict)
+    pit_tables: set[str] = field(default_factory=set)  # the pit's (pit_configured)
+    cage: bool = False  # a run with a cage: a cashier came on duty or a cage record was seen
+    transactions: int = 0
+    txn_cents: dict[str, int] = field(default_factory=dict)  # txn_kind -> amount
+    txn_count: dict[str, int] = field(default_factory=dict)
+    windows: dict[str, WindowView] = field(default_factory=dict)  # cashier -> window
+    #: the last count: when, containers and tables counted, cents, variance, the team
+    count_t: float = -1.0
+    counted: int = 0
+    counted_cents: int = 0
+    count_variance_cents: int = 0
+    count_team: tuple[str, ...] = ()
+    #: junkets in the casino: junket -> (leader, members)
+    junkets: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    junket_groups: int = 0  # groups come in over the run
+    junket_leaders: set[str] = field(default_factory=set)
+    #: patrons waiting for a machine now (live, or derived from the whole ledger in a replay)
+    machine_queue: int | None = None
+    #: live only: junket members waiting for a seat at a junket room table (None: not known)
+    seat_queue: int | None = None
+
+    def table_list(self, kind: str) -> list[TableView]:
+        return [tv for tv in self.tables.values() if tv.kind == kind]
+
+
 class FloorModel:
     """The floor as the records tell it (see the module docstring)."""
 
@@ -200,6 +299,7 @@ class FloorModel:
         self.kpis = Kpis()
         self.lifecycle = LifecycleState()
         self.licensing = LicensingState()
+        self.hall = HallState()
         self.version = 0  # bumped on every record
         #: machines whose drawing changed since a renderer last cleared this
         self.dirty: set[str] = set(self.machines)
@@ -292,7 +392,81 @@ class FloorModel:
     def say(self, d: Doc, text: str, finding: bool = False) -> None:
         self.ticker.append((float(d["t"]), text, finding))
 
+    def observe(self, casino: Any) -> None:
+        """What the records write only when it ends, read from the live world between steps
+        (read only, on the main thread, while SimPy is not running): the players seated at
+        each table and card room now, and the patrons waiting for a machine. A replay has no
+        live world: it shows what the records say."""
+        hall = self.hall
+        pit = getattr(casino, "pit", None)
+        if pit is not None:
+            for tid, table in pit.tables.items():
+                tv = hall.tables.setdefault(tid, TableView(tid))
+                tv.seated, tv.seats = int(table.seated), int(table.seats)
+                if tv.open and table.dealer:  # a relief changes the dealer with no record
+                    tv.dealer = str(table.dealer)
+            for rid, room in pit.rooms.items():
+                tv = hall.tables.setdefault(rid, TableView(rid, "card_room"))
+                tv.seated, tv.seats, tv.open = int(room.seated), int(room.cfg.seats), room.is_open
+        junkets = getattr(casino, "junkets", None)
+        if junkets is not None:
+            for table in junkets.tables:
+                tv = hall.tables.setdefault(table.id, TableView(table.id, "junket"))
+                tv.seated, tv.seats = int(table.seats.count), int(table.seats.capacity)
+            hall.seat_queue = sum(len(table.seats.queue) for table in junkets.tables)
+        slots = getattr(casino, "slots", None)
+        if slots is not None:
+            hall.machine_queue = round(slots.floor.queue.level)
+
     # -- what the panels ask ---------------------------------------------------------------------
+    def whereabouts(self) -> dict[str, int]:
+        """Where the patrons inside are, each counted once: at the door, walking to or from a
+        machine, seated at one, at a table, in the card room, waiting for a machine (live), and
+        the rest (at the cage or between places: the records say where only when it ends)."""
+        hall = self.hall
+        at_machine = sum(1 for m in self.machines.values() if m.patron)
+        walking_in = sum(1 for p in self.walking_in if self.patron_walk(p) is not None)
+        tables = sum(tv.seated for tv in hall.table_list("table"))
+        rooms = sum(tv.seated for tv in hall.table_list("card_room"))
+        queue = hall.machine_queue
+        unplaced = len(self.waiting) - len(hall.at_door)
+        out = {
+            "at the door": len(hall.at_door),
+            "at a machine": at_machine - walking_in,
+            "walking to a machine": walking_in,
+            "at a table": tables,
+            "in the card room": rooms,
+        }
+        if queue is None:
+            out["elsewhere (cage, table, queue)"] = max(0, unplaced - tables - rooms)
+        else:
+            out["waiting for a machine"] = queue
+            out["at the cage, between"] = max(0, unplaced - tables - rooms - queue)
+        return out
+
+    def waiting_for(self) -> dict[str, int | None]:
+        """Who waits, for what: a machine (the slot floor's queue), the door (arrived, not yet
+        checked), a table seat (the junket room's tables; the pit's never make a patron wait:
+        one who finds no seat plays the slots), a cage window (the twin's cage serves at once:
+        0). None: not known (a junket seat's wait is not in the records: live only)."""
+        hall = self.hall
+        return {
+            "a machine": hall.machine_queue,
+            "the door": len(hall.at_door),
+            "a table seat": hall.seat_queue,
+            "a cage window": 0 if hall.cage else None,
+        }
+
+    def waiting_label(self) -> str:
+        """What the entrance's label says: live, how many wait for a machine (none: no
+        label); in a replay, how many are inside not at a machine (the records say where
+        only when it ends)."""
+        queue = self.hall.machine_queue
+        if queue is not None:
+            return f"{queue} waiting for a machine" if queue else ""
+        n = len(self.waiting) - len(self.hall.at_door)
+        return f"{n} inside, not at a machine" if n > 0 else ""
+
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
         for m in self.machines.values():
@@ -352,6 +526,8 @@ def _on_arrived(model: FloorModel, d: Doc, m: MachineView | None) -> None:
     model.kpis.visitors += 1
     model.kpis.on_floor += 1
     model.waiting[str(d["patron"])] = float(d["t"])
+    if model.hall.door:
+        model.hall.at_door[str(d["patron"])] = float(d["t"])
 
 
 def _on_games(model: FloorModel, d: Doc, m: MachineView | None) -> None:
@@ -417,6 +593,8 @@ def _on_job_completed(model: FloorModel, d: Doc, m: MachineView | None) -> None:
 
 def _on_shift_started(model: FloorModel, d: Doc, m: MachineView | None) -> None:
     model.on_duty[str(d["member"])] = str(d["role"])
+    if d["role"] == "cashier":
+        model.hall.cage = True
     model.licensing.barred.pop(str(d["member"]), None)  # on duty: they may work
 
 
@@ -520,6 +698,174 @@ def _on_licensing(model: FloorModel, d: Doc, m: MachineView | None) -> None:
         lic.cases.pop(str(d["case"]), None)
 
 
+def _home(model: FloorModel, d: Doc) -> bool:
+    """Whether a door record is this casino's (a peer's door is not drawn)."""
+    return not model.hall.home or str(d["casino"]) == model.hall.home
+
+
+def _gone(model: FloorModel, patron: str) -> None:
+    """A visit that ends with no ``patron_left`` (refused at the door, or played at a table or
+    in the card room): the patron is no longer inside."""
+    if model.waiting.pop(patron, None) is not None:
+        model.kpis.on_floor = max(0, model.kpis.on_floor - 1)
+
+
+def _on_door(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    hall = model.hall
+    kind = d["kind"]
+    if kind == "casino_licensed":
+        hall.door = True
+        if d["home"]:
+            hall.home = str(d["casino"])
+        return
+    if not _home(model, d):
+        return
+    person = str(d["person"])
+    if kind == "entry_admitted":
+        hall.at_door.pop(person, None)
+        if d["purpose"] == "play":
+            hall.entries += 1
+    elif kind == "entry_refused":
+        hall.at_door.pop(person, None)
+        reason = str(d["reason"])
+        hall.refusals[reason] = hall.refusals.get(reason, 0) + 1
+        now = float(d["t"])
+        over = [p for p, (_r, t0) in hall.leaving.items() if t0 + REFUSED_WALK_SECONDS <= now]
+        for p in over:
+            del hall.leaving[p]
+        hall.leaving[person] = (reason, now)
+        _gone(model, person)
+        model.say(d, f"door: {person} refused ({reason.replace('_', ' ')})")
+
+
+def _table(model: FloorModel, tid: str, kind: str = "table") -> TableView:
+    tv = model.hall.tables.get(tid)
+    if tv is None:
+        tv = model.hall.tables[tid] = TableView(tid, kind)
+    return tv
+
+
+def _on_pit(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    kind = d["kind"]
+    if kind == "pit_configured":
+        for tid in d["tables"]:
+            _table(model, str(tid)).kind = "table"
+            model.hall.pit_tables.add(str(tid))
+    elif kind == "card_room_approved":
+        _table(model, str(d["area"]), "card_room")
+    elif kind == "table_stakes":
+        tid = str(d["table"])
+        hall = model.hall
+        tv = _table(
+            model, tid, "junket" if hall.pit_tables and tid not in hall.pit_tables else "table"
+        )
+        tv.game = str(d["game"])
+        tv.min_stake_cents, tv.max_stake_cents = (
+            int(d["min_stake_cents"]),
+            int(d["max_stake_cents"]),
+        )
+    elif kind == "table_opened":
+        tv = _table(model, str(d["table"]))
+        tv.open, tv.dealer, tv.inspector = True, str(d["dealer"]), str(d["inspector"])
+        tv.game, tv.opened_t = str(d["game"]), float(d["t"])
+        model.say(d, f"{tv.id}: table opened, dealer {tv.dealer}")
+    elif kind == "table_closed":
+        tv = _table(model, str(d["table"]))
+        tv.open, tv.dealer, tv.inspector, tv.seated = False, "", "", 0
+        model.say(d, f"{tv.id}: table closed")
+    elif kind == "table_stretch":
+        tv = _table(model, str(d["table"]))
+        if tv.open:
+            tv.dealer = str(d["dealer"])  # a relief is seen in the stretches it deals
+        tv.stretches += 1
+        tv.drop_cents += int(d["buy_in_cents"])
+        tv.handle_cents += int(d["handle_cents"])
+        tv.win_cents -= int(d["net_cents"])
+        tv.last.append((float(d["t"]), str(d["patron"]), int(d["net_cents"])))
+        _gone(model, str(d["patron"]))
+    elif kind == "card_room_opened":
+        tv = _table(model, str(d["area"]), "card_room")
+        tv.open, tv.opened_t = True, float(d["t"])
+    elif kind == "card_room_session":
+        tv = _table(model, str(d["area"]), "card_room")
+        tv.stretches += 1
+        tv.win_cents += int(d["charged_cents"])
+        tv.last.append((float(d["t"]), str(d["patron"]), -int(d["charged_cents"])))
+        _gone(model, str(d["patron"]))
+    elif kind == "table_count":
+        _table(model, str(d["table"])).drop_cents = 0
+        _on_count(model, d, int(d["drop_cents"]), int(d["variance_cents"]), d["members"])
+    elif kind in ("play_refused", "device_sanction"):
+        _gone(model, str(d["patron"]))
+    elif kind in ("device_detected", "unapproved_item_detected"):
+        _gone(model, str(d["patron"]))
+        model.say(d, f"{d['table']}: {kind.replace('_', ' ')} ({d['patron']})", finding=True)
+
+
+def _on_count(model: FloorModel, d: Doc, cents: int, variance: int, team: Any) -> None:
+    hall = model.hall
+    t = float(d["t"])
+    if t != hall.count_t:
+        if hall.count_t < 0 or t - hall.count_t > COUNT_SHOWN_SECONDS:
+            hall.counted = hall.counted_cents = hall.count_variance_cents = 0
+        hall.count_t = t
+    hall.counted += 1
+    hall.counted_cents += cents
+    hall.count_variance_cents += variance
+    hall.count_team = tuple(map(str, team))
+
+
+def _on_cage(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    hall = model.hall
+    hall.cage = True
+    if d["kind"] == "drop_counted":
+        team = tuple(d["team"]) + ((str(d["witness"]),) if d["witness"] else ())
+        _on_count(model, d, int(d["counted_cents"]), int(d["variance_cents"]), team)
+        return
+    cashier = str(d["cashier"])
+    kind = str(d["txn_kind"])
+    hall.transactions += 1
+    hall.txn_count[kind] = hall.txn_count.get(kind, 0) + 1
+    hall.txn_cents[kind] = hall.txn_cents.get(kind, 0) + int(d["amount_cents"])
+    w = hall.windows.get(cashier)
+    if w is None:
+        w = hall.windows[cashier] = WindowView(cashier)
+    w.served += 1
+    w.last_t, w.patron, w.txn_kind = float(d["t"]), str(d["patron"]), kind
+    w.amount_cents = int(d["amount_cents"])
+
+
+def _on_junket(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    hall = model.hall
+    kind = d["kind"]
+    if kind in ("junket_leader_licensed", "junket_representative_registered"):
+        hall.junket_leaders.add(str(d["leader"]))
+    elif kind == "junket_arrived":
+        hall.junkets[str(d["junket"])] = (str(d["leader"]), tuple(map(str, d["members"])))
+        hall.junket_groups += 1
+        model.say(d, f"junket {d['junket']} arrived, {len(d['members'])} members")
+    elif kind == "junket_table_played":
+        tv = _table(model, str(d["table"]), "junket")
+        tv.stretches += 1
+        tv.handle_cents += int(d["staked_cents"])
+        tv.win_cents -= int(d["net_cents"])
+        tv.last.append((float(d["t"]), str(d["player"]), int(d["net_cents"])))
+    elif kind == "junket_departed":
+        hall.junkets.pop(str(d["junket"]), None)
+        model.say(d, f"junket {d['junket']} departed")
+
+
+_DOOR_KINDS = ("casino_licensed", "entry_admitted", "entry_refused")
+_PIT_KINDS = (
+    "pit_configured", "card_room_approved", "table_stakes", "table_opened", "table_closed",
+    "table_stretch", "card_room_opened", "card_room_session", "table_count", "play_refused",
+    "device_sanction", "device_detected", "unapproved_item_detected",
+)  # fmt: skip
+_JUNKET_KINDS = (
+    "junket_leader_licensed", "junket_representative_registered", "junket_arrived",
+    "junket_table_played", "junket_departed",
+)  # fmt: skip
+
 _LICENSING_KINDS = (
     "licensing_on_file", "employee_licence_on_file", "employee_licence_issued",
     "employee_licence_ceased", "employee_licence_suspended", "employee_suspension_ended",
@@ -554,6 +900,10 @@ _HANDLERS = {
     "machine_returned": _on_removed,
     **dict.fromkeys(_LIFECYCLE_KINDS, _on_lifecycle),
     **dict.fromkeys(_LICENSING_KINDS, _on_licensing),
+    **dict.fromkeys(_DOOR_KINDS, _on_door),
+    **dict.fromkeys(_PIT_KINDS, _on_pit),
+    **dict.fromkeys(("cage_transaction", "drop_counted"), _on_cage),
+    **dict.fromkeys(_JUNKET_KINDS, _on_junket),
 }
 
 
@@ -659,6 +1009,9 @@ class LedgerReplay:
         self.model = FloorModel(self.clock, self.layout)
         self.cursor = 0  # rows of by_t applied
         self.last_seq = -1
+        self.stays = stays(self.by_t)
+        self.stay_starts = [start for start, _end, _where in self.stays]
+        self.longest_stay = max((end - start for start, end, _w in self.stays), default=0.0)
 
     def seek(self, t: float) -> FloorModel:
         """The model after every row with time ``<= t`` (in seq order)."""
@@ -677,4 +1030,72 @@ class LedgerReplay:
         self.cursor = stop
         self.model.t = t
         self.model.settle()
+        self.place(self.model, t)
         return self.model
+
+    def place(self, model: FloorModel, t: float) -> None:
+        """What a live view reads from the live world (:meth:`FloorModel.observe`), from the
+        whole ledger: the players seated at each table and card room at ``t``, and the patrons
+        waiting for a machine (the stays that began at most the longest stay ago are read:
+        per frame, the work does not grow with the ledger)."""
+        seated: dict[str, int] = {}
+        queue = 0
+        first = bisect.bisect_left(self.stay_starts, t - self.longest_stay)
+        last = bisect.bisect_right(self.stay_starts, t)
+        for start, end, where in self.stays[first:last]:
+            if start <= t < end:
+                if where:
+                    seated[where] = seated.get(where, 0) + 1
+                else:
+                    queue += 1
+        for tid, tv in model.hall.tables.items():
+            tv.seated = seated.get(tid, 0)
+        model.hall.machine_queue = queue
+
+
+#: the records that place a patron in a visit's course: a stretch at a table, a card room
+#: session or a slot session begins at the patron's last of them before it (the door, the cage
+#: and the tables take the visit on with no other step in between)
+_COURSE = frozenset(
+    {
+        "patron_arrived", "entry_admitted", "cage_transaction", "table_stretch",
+        "card_room_session", "session_started", "patron_left",
+    }
+)  # fmt: skip
+
+
+def stays(rows: Iterable[Row]) -> list[tuple[float, float, str]]:
+    """From a ledger's rows in time order: each stay in a place that its record writes only
+    when it ends, as ``(start, end, place)`` sorted by start: a stretch at a table (the table's
+    id; it began at the patron's record before it), a card room session (the area; ``seconds``
+    long), a junket table's session (its ``started``), and a wait for a machine (place "": from
+    the patron's record before it to the session's start, or to leaving with none)."""
+    last: dict[str, float] = {}
+    out: list[tuple[float, float, str]] = []
+    home = ""
+    for row in rows:
+        if row.kind not in _COURSE and row.kind not in ("junket_table_played", "casino_licensed"):
+            continue
+        d = json.loads(row.body)
+        if row.kind == "casino_licensed":
+            home = str(d["casino"]) if d["home"] else home
+            continue
+        if row.kind == "entry_admitted" and home and d["casino"] != home:
+            continue  # a peer's door
+        if row.kind == "junket_table_played":
+            out.append((float(d["started"]), row.t, str(d["table"])))
+            continue
+        patron = str(d.get("patron", d.get("person", "")))
+        before = last.get(patron, row.t)
+        if row.kind == "table_stretch":
+            out.append((before, row.t, str(d["table"])))
+        elif row.kind == "card_room_session":
+            out.append((row.t - float(d["seconds"]), row.t, str(d["area"])))
+        elif (
+            row.kind == "session_started"
+            or (row.kind == "patron_left" and d["reason"] == "no_machine")
+        ) and row.t > before:
+            out.append((before, row.t, ""))
+        last[patron] = row.t
+    out.sort(key=lambda s: s[0])
+    return out

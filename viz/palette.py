@@ -69,3 +69,54 @@ def state_of(
     if any(r.startswith("door:") for r in down):
         return DOOR_OPEN
     return IN_PLAY if playing else IDLE
+
+
+# -- the hall (issue 32) -----------------------------------------------------------------------
+
+TABLE_OPEN: Final[Colour] = (0, 110, 70)  # baize green: an open table
+TABLE_CLOSED: Final[Colour] = (175, 175, 170)
+TABLE_EDGE: Final[Colour] = (60, 45, 30)
+CARD_ROOM: Final[Colour] = (120, 90, 160)
+CAGE: Final[Colour] = (235, 225, 200)
+WINDOW_BUSY: Final[Colour] = (240, 228, 66)
+WINDOW_IDLE: Final[Colour] = (255, 255, 255)
+WINDOW_CLOSED: Final[Colour] = (120, 120, 120)
+COUNT_ACTIVE: Final[Colour] = (86, 180, 233)
+ROOM: Final[Colour] = (236, 233, 225)
+#: a refused entrant walking away from the door
+REFUSED: Final[Colour] = (213, 94, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class RoleStyle:
+    """How a member of a staff role is drawn: a shape (``circle``, ``square``, ``triangle``,
+    ``down``, ``diamond``, ``cross``, ``star``) in a colour, outlined in black; filled when
+    busy, the outline only when idle at their post."""
+
+    role: str
+    label: str
+    shape: str
+    colour: Colour
+
+
+#: The roles the scenarios define (``[[staff.roles]]``), and those a scenario may add; a role
+#: not listed is drawn by :func:`role_style`'s fallback.
+ROLES: Final = (
+    RoleStyle("attendant", "attendant", "circle", (255, 255, 255)),
+    RoleStyle("technician", "technician", "square", (230, 159, 0)),
+    RoleStyle("inspector", "Board inspector", "triangle", (204, 121, 167)),
+    RoleStyle("dealer", "dealer", "down", (0, 114, 178)),
+    RoleStyle("cashier", "cashier", "diamond", (240, 228, 66)),
+    RoleStyle("chief_cashier", "chief cashier", "star", (213, 94, 0)),
+    RoleStyle("supervisor", "supervisor", "star", (86, 180, 233)),
+    RoleStyle("surveillance", "surveillance", "cross", (25, 25, 25)),
+)
+ROLE_BY_ID: Final = {r.role: r for r in ROLES}
+
+
+def role_style(role: str) -> RoleStyle:
+    """The style of ``role``; a role no scenario here defines is a grey cross."""
+    got = ROLE_BY_ID.get(role)
+    return (
+        got if got is not None else RoleStyle(role, role.replace("_", " "), "cross", (95, 95, 95))
+    )

@@ -14,7 +14,7 @@ import pygame
 
 from viz import palette as P
 from viz.layout import CELL
-from viz.views import register
+from viz.views import fill, register
 
 if TYPE_CHECKING:
     from viz.app import Viewer
@@ -27,7 +27,7 @@ WALK_SECONDS = 110.0
 #: a machine's side in pixels from which its seated patron is drawn on it, and walking patrons
 #: as diamonds (below it, zoomed out, the machine's "in play" colour says it is taken, and a
 #: walking patron is a 3x3 pixel dot)
-PATRON_SIDE = 10
+PATRON_SIDE = 9
 
 
 @register("slots")
@@ -43,8 +43,9 @@ class SlotsView:
         "patron_walk",
         "walking_in",
         "walking_out",
-        "waiting",
+        "waiting_label",
         "walks",
+        "on_duty",
         "t",
     )
 
@@ -56,7 +57,8 @@ class SlotsView:
     def draw(self, viewer: Viewer, surface: Surface) -> None:
         self.draw_floor(viewer, surface)
         self.draw_patrons(viewer, surface)
-        self.draw_staff(viewer, surface)
+        if not any(v.name == "staff" for v in viewer.views):  # else the staff's layer does
+            self.draw_staff(viewer, surface)
 
     def draw_floor(self, viewer: Viewer, s: Surface) -> None:
         """The floor layer is kept between frames: redrawn whole when the view or the model
@@ -162,10 +164,11 @@ class SlotsView:
                 if big:
                     s.blit(sprite, (int(x) - radius, int(y) - radius))
                 else:
-                    s.fill(P.PATRON, (int(x) - 1, int(y) - 1, 3, 3))
-        if model.waiting:
+                    fill(s, P.PATRON, (int(x) - 1, int(y) - 1, 3, 3))
+        waiting = model.waiting_label()
+        if waiting:
             door = self._door_rect(viewer)
-            label = viewer.text.render(f"{len(model.waiting)} waiting", 16, P.TEXT)
+            label = viewer.text.render(waiting, 16, P.TEXT)
             s.blit(label, (r.x + door.x - label.get_width() - 6, r.y + door.centery - 6))
         s.set_clip(None)
 
@@ -179,18 +182,21 @@ class SlotsView:
         )
 
     def draw_staff(self, viewer: Viewer, s: Surface) -> None:
-        """Busy staff, walking to their job or at it: white dots (drawn each frame)."""
+        """Busy staff, walking to their job or at it, in their role's shape and colour (drawn
+        each frame; in a run with a staff department, its layer draws them)."""
+        from viz.views.staff import marker
+
         r = viewer.floor_rect
-        radius = max(2, min(6, round(1.4 * viewer.zoom)))
+        radius = max(2, min(6, round(1.6 * viewer.zoom)))
+        model = viewer.source.model
         s.set_clip(r)
-        for member in sorted(viewer.source.model.walks):
+        for member in sorted(model.walks):
             at = self.staff_position(viewer, member)
             if at is None:
                 continue
             x, y = viewer.to_screen(*at)
-            centre = (int(x), int(y))
-            pygame.draw.circle(s, P.STAFF, centre, radius)
-            pygame.draw.circle(s, (0, 0, 0), centre, radius, 1)
+            style = P.role_style(model.on_duty.get(member, "attendant"))
+            marker(s, style, (int(x), int(y)), radius, True)
         s.set_clip(None)
 
     def _draw_plan(self, viewer: Viewer, s: Surface) -> None:
@@ -201,7 +207,7 @@ class SlotsView:
         t = viewer.text
         for zone, (x, y, w, h) in viewer.plan.zones.items():
             rect = pygame.Rect(int((x - px) * z), int((y - py) * z), int(w * z), int(h * z))
-            s.fill(P.ZONE, rect)
+            fill(s, P.ZONE, rect)
             pygame.draw.rect(s, P.ZONE_EDGE, rect, 1)
             t.draw(s, f"zone {zone}", (rect.x + 6, rect.y + 4), 20, P.MUTED, bold=True)
         cell = CELL * z
@@ -214,7 +220,7 @@ class SlotsView:
                 if cell >= 5:
                     t.draw(s, f"bank {bank}", (bx, by - 14), 16, P.MUTED)
         door = self._door_rect(viewer)
-        s.fill(P.ENTRANCE, door)
+        fill(s, P.ENTRANCE, door)
         t.draw(s, "entrance", (door.right + 6, door.centery - 6), 16, P.MUTED)
 
     def _draw_machines(self, viewer: Viewer, s: Surface, ids: Iterable[str]) -> None:
