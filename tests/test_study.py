@@ -282,10 +282,19 @@ def test_the_answer_is_the_same_with_one_and_two_dask_workers(in_process: object
 
 
 def test_early_stopping_uses_a_prefix_in_index_order_whatever_the_workers() -> None:
-    serial = compare(_plan(6, focus=True), workers=0)
-    dask = compare(_plan(6, focus=True), workers=2)
-    assert serial.used == dask.used < 6  # 1(a)'s count is exact; the win differs little
-    assert "reached" in serial.stopped
+    # issue 32: the rule measures the interval against the difference, and a 2-hour study's
+    # theoretical win is not known to ±10 % of its difference in 6 replications (its
+    # interval is ±132 % of it), so the focus here is what the proposal knows exactly:
+    # 1(a)'s count (8 in every replication) and the visitors (the same in both arms)
+    from dataclasses import replace
+
+    from twin.experiments.arms import Focus
+
+    exact = Focus(("findings.MT98.S1.1a", "visitors"), 0.10)
+    serial = compare(replace(_plan(6, focus=True), focus=exact), workers=0)
+    dask = compare(replace(_plan(6, focus=True), focus=exact), workers=2)
+    assert serial.used == dask.used < 6
+    assert "precision reached after 2 replications" in serial.stopped
     assert [o.ledger_sha256 for o in serial.proposed] == [o.ledger_sha256 for o in dask.proposed]
     assert serial.computed_not_used == 0  # in process, nothing runs ahead
 
