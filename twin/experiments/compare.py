@@ -344,13 +344,15 @@ def _ratio_words(p: Precision) -> str:
     if not math.isfinite(p.ratio):
         return "without an interval" if p.n < 2 else "±∞"
     if p.floor:
-        return f"±{p.ratio:.0%} of 1 % of its level (a difference under 1 % of the level)"
-    return f"±{p.ratio:.0%} of the difference"
+        return f"±{_p(p.ratio)} of 1 % of its level (a difference under 1 % of the level)"
+    return f"±{_p(p.ratio)} of the difference"
 
 
-def stopping_note(
-    plan: Plan, diffs: Sequence[Difference], used: int, stop_at: int | None
-) -> str:
+def _p(share: float) -> str:
+    return f"{share * 100:.0f} %"
+
+
+def stopping_note(plan: Plan, diffs: Sequence[Difference], used: int, stop_at: int | None) -> str:
     """Why the study stopped where it did, true to the rule of :func:`precise_enough`: the
     interval's half-width against the difference (or 1 % of the level for a difference
     about zero); at the cap, how far each focus KPI is from the precision asked."""
@@ -365,20 +367,20 @@ def stopping_note(
         precision(by.get(k) or paired(k, [nan], [nan], plan.confidence), rp)
         for k in plan.focus.kpis
     ]
-    each = "; ".join(f"{label(p.kpi).noun} {_ratio_words(p)}" for p in precs)
+    each = "; ".join(f"the {label(p.kpi).noun} {_ratio_words(p)}" for p in precs)
     if stop_at is not None:
         return (
             f"precision reached after {stop_at} replications: every focus KPI's interval is "
-            f"within ±{rp:.0%} of its difference ({each})"
+            f"within ±{_p(rp)} of its difference ({each})"
         )
     short = [p for p in precs if not p.reached]
     if not short:
         return (
-            f"all {used} replications run; every focus KPI's interval is within ±{rp:.0%} of "
+            f"all {used} replications run; every focus KPI's interval is within ±{_p(rp)} of "
             f"its difference ({each})"
         )
     wide = "; ".join(
-        f"{label(p.kpi).noun}'s interval is {_ratio_words(p)}, wider than the ±{rp:.0%} asked"
+        f"the {label(p.kpi).noun}'s interval is {_ratio_words(p)}, wider than the ±{_p(rp)} asked"
         for p in short
     )
     cap = plan.replications

@@ -141,10 +141,7 @@ def precision(diff: Difference, relative_precision: float) -> Precision:
     hw = diff.half_width
     if diff.n < 2 or not math.isfinite(hw) or not math.isfinite(yardstick):
         return Precision(diff.kpi, diff.n, hw, yardstick, floor, math.inf, False)
-    if yardstick == 0:
-        ratio = 0.0 if hw == 0 else math.inf
-    else:
-        ratio = hw / yardstick
+    ratio = (0.0 if hw == 0 else math.inf) if yardstick == 0 else hw / yardstick
     return Precision(diff.kpi, diff.n, hw, yardstick, floor, ratio, ratio <= relative_precision)
 
 

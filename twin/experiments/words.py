@@ -64,6 +64,8 @@ DISPLAY: dict[str, tuple[str, Unit]] = {
     "findings": ("Findings of every control", "count"),
     "findings.*": ("Findings of {0}", "count"),
     "machines_breaching.*": ("Machines breaching {0}", "count"),
+    "exercised.*": ("Whether {0} observed anything (1 or 0)", "count"),
+    "verdicts.*": ("Controls with the verdict {0}", "count"),
     # -- the entrance (twin.door) --
     "entrance.entries": ("Entries at the door", "count"),
     "entrance.refusals": ("Refusals at the door", "count"),
@@ -171,16 +173,14 @@ DISPLAY: dict[str, tuple[str, Unit]] = {
     # -- machine lifecycle (issue 27) --
     "lifecycle.machines_by_state.*": ("Machines by state: {0}", "count"),
     "lifecycle.board_decisions.*": ("Board decisions on machines: {0}", "count"),
-    "lifecycle.board_decisions_by_outcome.*": ("Board decisions on machines, outcome: {0}",
-                                               "count"),  # fmt: skip
+    "lifecycle.board_decisions_by_outcome.*": ("Board's machine decisions, outcome {0}", "count"),
     "lifecycle.board_wait_hours.*.n": ("Board decisions waited for: {0}", "count"),
     "lifecycle.board_wait_hours.*.mean": ("Mean wait for the Board: {0}", "hours"),
     "lifecycle.board_wait_hours.*.max": ("Longest wait for the Board: {0}", "hours"),
     "lifecycle.works.*": ("Works on machines: {0}", "count"),
     "lifecycle.work_outcomes.*": ("Outcomes of works: {0}", "count"),
     "lifecycle.works_delayed_by_approval": ("Works delayed by an approval", "count"),
-    "lifecycle.approval_wait_hours_total": ("Hours works waited for the Board's approval",
-                                            "hours"),  # fmt: skip
+    "lifecycle.approval_wait_hours_total": ("Hours works waited for approval", "hours"),
     "lifecycle.conversions": ("Machines converted", "count"),
     "lifecycle.repairs": ("Repairs", "count"),
     "lifecycle.outcome_affecting_repairs": ("Outcome-affecting repairs", "count"),
@@ -222,6 +222,9 @@ WINS = ("casino_win_cents", "hold_percent", "tables.games.*.win_cents",
         "tables.games.*.hold_percent", "tables.games.*.win_of_handle_percent",
         "junkets.win_cents", "premium.room.win_cents", "premium.room.hold")  # fmt: skip
 
+#: the prefixes whose rest is a control id (dotted)
+_CONTROL_KEYED = ("findings", "machines_breaching", "exercised")
+
 #: KPIs whose code names are controls (the finding counts): their family
 _FINDINGS = ("findings", "findings.*", "machines_breaching.*")
 
@@ -256,7 +259,7 @@ def _match(pattern: str, kpi: str) -> tuple[str, ...] | None:
     """The segments ``*`` stood for, or None. A trailing ``.*`` takes the rest (a control id
     has dots: ``findings.MT98.S1.1a``)."""
     p, k = pattern.split("."), kpi.split(".")
-    if p[-1] == "*" and len(p) == 2 and p[0] in ("findings", "machines_breaching"):
+    if p[-1] == "*" and len(p) == 2 and p[0] in _CONTROL_KEYED:
         return (kpi.partition(".")[2],) if k[0] == p[0] and len(k) > 1 else None
     if len(p) != len(k):
         return None
