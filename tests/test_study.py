@@ -357,7 +357,12 @@ def test_the_reports(in_process: object) -> None:
 
     assert isinstance(in_process, StudyResult)
     text = render_text(in_process)
-    assert re.search(r"findings\.MT98\.S1\.1a\s+0\.00\s+8\.00\s+8\.00\s+\[8\.00, 8\.00\]", text)
+    # issue 32: the KPI in words, counts as counts, an interval of no width as "exact", and
+    # the code name last
+    assert re.search(
+        r"Findings of MT98\.S1\.1a\s+0\s+8\s+\+8\s+exact\s+—\s+—\s+\*\s+findings\.MT98\.S1\.1a\n",
+        text,
+    )
     doc = json.loads(json.dumps(to_json(in_process)))
     assert doc["replications_used"] == 3 and doc["proposed"]["overrides"] == {"min_rtp": 0.9}
     assert len(doc["observations"]["proposed"]) == 3
