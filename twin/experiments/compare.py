@@ -380,7 +380,10 @@ def stopping_note(plan: Plan, diffs: Sequence[Difference], used: int, stop_at: i
             f"its difference ({each})"
         )
     wide = "; ".join(
-        f"the {label(p.kpi).noun}'s interval is {_ratio_words(p)}, wider than the ±{_p(rp)} asked"
+        f"the {label(p.kpi).noun} has no interval (fewer than 2 pairs)"
+        if p.n < 2
+        else f"the {label(p.kpi).noun}'s interval is {_ratio_words(p)}, wider than the "
+        f"±{_p(rp)} asked"
         for p in short
     )
     cap = plan.replications

@@ -11,6 +11,7 @@ import base64
 import html
 import io
 import math
+from dataclasses import dataclass
 from typing import Any
 
 from twin.experiments.compare import INDEPENDENT_OFFSET, StudyResult
@@ -176,6 +177,11 @@ def _count(v: float) -> str:
     return f"{v:,.0f}" if float(v).is_integer() else f"{v:,.1f}"
 
 
+def _signed(v: float) -> str:
+    text = _count(abs(v))
+    return ("−" if v < 0 else "+") + text
+
+
 def _consequences(result: StudyResult, conf: str) -> list[str]:
     """The controls whose findings the proposal changes, distinguishably from zero: first the
     machines a control names (they cannot be operated as they are), then the other counts."""
@@ -194,7 +200,7 @@ def _consequences(result: StudyResult, conf: str) -> list[str]:
                 n = f"{_count(d.proposed_mean)} machines breach {who} in every replication"
             else:
                 n = (f"on average {_count(d.proposed_mean)} machines breach {who} ({conf} "
-                     f"interval of the increase {_count(d.low)} to {_count(d.high)})")  # fmt: skip
+                     f"interval of the change {_signed(d.low)} to {_signed(d.high)})")  # fmt: skip
             out.append(f"Under the proposal {n} ({today}): they can no longer be operated as "
                        "they are.")  # fmt: skip
         else:
@@ -211,7 +217,7 @@ def _consequences(result: StudyResult, conf: str) -> list[str]:
         who = f"{cid} (“{title}”)" if title else cid
         verb = "rise" if d.difference > 0 else "fall"
         ci = ("in every replication alike" if d.half_width == 0 else
-              f"({conf} interval {_count(d.low)} to {_count(d.high)})")  # fmt: skip
+              f"({conf} interval of the change {_signed(d.low)} to {_signed(d.high)})")  # fmt: skip
         out.append(f"Findings of {who} {verb} from {_count(d.baseline_mean)} to "
                    f"{_count(d.proposed_mean)} a run {ci}.")  # fmt: skip
     if len(others) > 4:
@@ -510,33 +516,62 @@ FOREST_AXES = {"money": "% of the baseline", "time": "% of the baseline",
                "findings": "findings per run"}  # fmt: skip
 
 
-def _forest(result: StudyResult, plt: Any) -> str | None:
-    """One panel per KPI family, each scaled to its own effects: the axis spans the focus
-    KPIs' and the distinguishable effects' intervals (with room), and an interval wider than
-    that is drawn to the edge with an arrow and its true end written beside it, so a noisy
-    KPI cannot squash the headline to a dot at zero."""
-    from twin.experiments.words import FAMILY_TITLES
+@dataclass(frozen=True, slots=True)
+class Panel:
+    """One panel of the forest plot: a family, its axis half-range, and its KPIs as (code
+    name, low, mid, high) on the panel's axis (see :func:`forest_panels`)."""
 
+    family: str
+    limit: float
+    rows: tuple[tuple[str, float, float, float], ...]
+
+    def clipped(self, kpi: str) -> bool:
+        """Whether ``kpi``'s interval runs past the panel's edge."""
+        return any(k == kpi and (lo < -self.limit or hi > self.limit)
+                   for k, lo, _, hi in self.rows)  # fmt: skip
+
+
+def forest_panels(result: StudyResult) -> list[Panel]:
+    """The forest plot's panels, one per KPI family, each scaled to its own effects: the axis
+    spans the focus KPIs' and the distinguishable effects' intervals, with 40 % of room (all
+    the family's intervals when none is either); a wider interval runs to the edge."""
     fams = _forest_rows(result)
-    order = [f for f in ("money", "rates", "time", "counts", "findings") if f in fams]
-    if not order:
-        return None
     focus = set(result.plan.focus.kpis) if result.plan.focus else set()
-    cur = currency_of(result)
-    heights = [len(fams[f]) + 1.2 for f in order]
-    fig, axes = plt.subplots(len(order), 1, figsize=(8.0, 0.38 * sum(heights) + 0.6 * len(order)),
-                             gridspec_kw={"height_ratios": heights}, squeeze=False)  # fmt: skip
-    for ax, fam in zip(axes[:, 0], order, strict=True):
-        ds = fams[fam]
+    out: list[Panel] = []
+    for fam in ("money", "rates", "time", "counts", "findings"):
+        ds = fams.get(fam)
+        if not ds:
+            continue
         vals = [_forest_value(d) for d in ds]
         anchors = [v for d, v in zip(ds, vals, strict=True) if d.kpi in focus or d.significant]
-        ref = anchors or vals
-        lim = max((max(abs(lo), abs(hi)) for lo, _, hi in ref), default=1.0) * 1.4 or 1.0
-        y = list(range(len(ds)))[::-1]
-        for yi, d, (lo, mid, hi) in zip(y, ds, vals, strict=True):
-            colour = "#0072B2" if d.significant else "#999999"  # Okabe-Ito blue / grey
+        lim = max((max(abs(lo), abs(hi)) for lo, _, hi in anchors or vals), default=0.0) * 1.4
+        rows = tuple((d.kpi, *v) for d, v in zip(ds, vals, strict=True))
+        out.append(Panel(fam, lim or 1.0, rows))
+    return out
+
+
+def _forest(result: StudyResult, plt: Any) -> str | None:
+    """Draw :func:`forest_panels`: an interval past its panel's edge is drawn to the edge
+    with an arrow and its true end written beside it, so a noisy KPI cannot squash the
+    headline to a dot at zero."""
+    from twin.experiments.words import FAMILY_TITLES
+
+    panels = forest_panels(result)
+    if not panels:
+        return None
+    focus = set(result.plan.focus.kpis) if result.plan.focus else set()
+    sig = {d.kpi for d in result.differences if d.significant}
+    cur = currency_of(result)
+    heights = [len(p.rows) + 1.2 for p in panels]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(8.0, 0.38 * sum(heights) + 0.6 * len(panels)),
+                             gridspec_kw={"height_ratios": heights}, squeeze=False)  # fmt: skip
+    for ax, panel in zip(axes[:, 0], panels, strict=True):
+        lim, fam = panel.limit, panel.family
+        y = list(range(len(panel.rows)))[::-1]
+        for yi, (kpi, lo, mid, hi) in zip(y, panel.rows, strict=True):
+            colour = "#0072B2" if kpi in sig else "#999999"  # Okabe-Ito blue / grey
             a, b = max(lo, -lim), min(hi, lim)
-            ax.plot([a, b], [yi, yi], color=colour, lw=2.5 if d.kpi in focus else 1.8)
+            ax.plot([a, b], [yi, yi], color=colour, lw=2.5 if kpi in focus else 1.8)
             if -lim <= mid <= lim:
                 ax.plot([mid], [yi], "o", color=colour)
             for end, edge, mark in ((lo, -lim, "<"), (hi, lim, ">")):
@@ -549,9 +584,9 @@ def _forest(result: StudyResult, plt: Any) -> str | None:
                                 ha="right" if mark == ">" else "left")  # fmt: skip
         ax.axvline(0, color="black", lw=0.8)
         ax.set_xlim(-lim, lim)
-        names = [label(d.kpi).heading(cur) + (" ★" if d.kpi in focus else "") for d in ds]
+        names = [label(k).heading(cur) + (" ★" if k in focus else "") for k, *_ in panel.rows]
         ax.set_yticks(y, names, fontsize=8)
-        ax.set_title(FAMILY_TITLES[fam], fontsize=9, loc="left")
+        ax.set_title(FAMILY_TITLES[fam], fontsize=9, loc="left")  # type: ignore[index]
         ax.set_xlabel(f"proposed − baseline, {FOREST_AXES[fam]}", fontsize=8)
         ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
@@ -780,5 +815,5 @@ def render_html(result: StudyResult) -> str:
     return "".join(parts)
 
 
-__all__ = ["CSS", "answer", "facts", "findings_by_control", "png", "render_html", "render_text",
-           "rows", "sign_notes", "to_json"]  # fmt: skip
+__all__ = ["CSS", "Panel", "answer", "facts", "findings_by_control", "forest_panels", "png",
+           "render_html", "render_text", "rows", "sign_notes", "to_json"]  # fmt: skip
