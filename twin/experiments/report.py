@@ -362,13 +362,20 @@ def facts(result: StudyResult) -> str:
             + f"; {p.confidence * 100:g} % paired intervals")  # fmt: skip
 
 
-def render_text(result: StudyResult) -> str:
+def _wrap(text: str, indent: str) -> list[str]:
+    """``text`` in lines of 96, never between a number and its unit ("4.2 %")."""
     import textwrap
 
+    glued = text.replace(" %", "\u00a0%").replace(" min", "\u00a0min")
+    lines = textwrap.wrap(glued, 96, initial_indent=indent, subsequent_indent=indent)
+    return [line.replace("\u00a0", " ") for line in lines]
+
+
+def render_text(result: StudyResult) -> str:
     p = result.plan
     lines = [
         f"Study of {p.scenario}",
-        *textwrap.wrap(answer(result), 96, initial_indent="  ", subsequent_indent="  "),
+        *_wrap(answer(result), "  "),
         "",
         f"  baseline  {p.baseline.label}: {p.baseline.describe()}",
         f"  proposed  {p.proposed.label}: {p.proposed.describe()}"
@@ -406,7 +413,7 @@ def render_text(result: StudyResult) -> str:
         "and department KPIs 0 in both, are left out here (in the JSON)."
     )
     for note in sign_notes(result):
-        lines += textwrap.wrap("Note: " + note, 96)
+        lines += _wrap("Note: " + note, "")
     vt, never = verdict_summary(result)
     lines.append("")
     lines.append("Controls per replication, by verdict (mean):")
