@@ -314,10 +314,11 @@ def test_a_negative_hold_is_explained(study_4h: StudyResult) -> None:
     assert notes == [
         "Actual win is negative (−€787.12 today, −€889.37 under the proposal): over these "
         "4-hour runs the casino paid out more than it took in on this play (prizes and "
-        "hand-paid jackpots exceeded the money played), so it lost money here. A short run's "
-        "actual win is decided by its few large prizes (a progressive jackpot, a top award), "
-        "so its sign is chance, not the pay tables; the theoretical win, which the pay tables "
-        "fix, is €699.94 today and is the figure to read.",
+        "hand-paid jackpots exceeded the money played), so it lost money here. The actual win "
+        "counts every prize paid in the run, progressive jackpots included, so a few large "
+        "prizes decide it, and it can be negative although by design the pay tables hold "
+        "10.14 % of the money played; the theoretical win, which the pay tables fix, is "
+        "€699.94 today and is the figure to read.",
         "Actual hold is negative (−12.25 % today, −13.32 % under the proposal): the same loss "
         "as the actual win's, as a share of the money wagered.",
     ]

@@ -267,6 +267,7 @@ def sign_notes(result: StudyResult) -> list[str]:
     cur = currency_of(result)
     length = length_adjective(run_hours(result))
     theo = next((d for d in result.differences if d.kpi == "theo_win_cents"), None)
+    hold = next((d for d in result.differences if d.kpi == "theo_hold_percent"), None)
     out: list[str] = []
     flagged = {
         d.kpi for d in result.differences
@@ -292,9 +293,12 @@ def sign_notes(result: StudyResult) -> list[str]:
                 "out more than it took in on this play (prizes and hand-paid jackpots "
                 "exceeded the money played), so it lost money here.")  # fmt: skip
         if d.kpi in ("casino_win_cents", "hold_percent"):
-            text += (" A short run's actual win is decided by its few large prizes (a "
-                     "progressive jackpot, a top award), so its sign is chance, not the pay "
-                     "tables")  # fmt: skip
+            text += (" The actual win counts every prize paid in the run, progressive jackpots "
+                     "included, so a few large prizes decide it")  # fmt: skip
+            if hold is not None and math.isfinite(hold.baseline_mean) and hold.baseline_mean > 0:
+                text += (", and it can be negative although by design the pay tables hold "
+                         f"{with_unit('theo_hold_percent', hold.baseline_mean)} of the money "
+                         "played")  # fmt: skip
             if theo is not None and math.isfinite(theo.baseline_mean) and theo.baseline_mean > 0:
                 text += (f"; the theoretical win, which the pay tables fix, is "
                          f"{with_unit('theo_win_cents', theo.baseline_mean, cur)} today and "
