@@ -337,3 +337,24 @@ def test_the_findings_table_names_each_control_by_its_title(study_4h: StudyResul
     d = study_4h.difference("machines_breaching.MT98.S1.1a")
     assert (d.baseline_mean, d.proposed_mean, d.half_width) == (0.0, 8.0, 0.0)
     assert math.isfinite(study_4h.baseline[0].sim_seconds)
+
+
+def test_the_json_carries_the_answer_and_the_display_names(study_4h: StudyResult) -> None:
+    from twin.experiments.report import to_json
+
+    doc = to_json(study_4h)
+    assert doc["answer"] == ANSWER_4H
+    assert doc["currency"] == "EUR" and doc["simulated_hours"] == 4.0
+    assert doc["display"]["theo_win_cents"] == "Theoretical win (€)"
+    assert doc["display"]["findings.MT98.S1.1a"] == "Findings of MT98.S1.1a"
+
+
+def test_the_answer_says_when_the_operators_keep_todays_procedures() -> None:
+    from dataclasses import replace
+
+    r = _constructed([-550_000.0] * 5)
+    kept = replace(r, plan=replace(r.plan, operators="keep"))
+    assert answer(kept).startswith(
+        "Raise the minimum return to 90 % (the operators keeping today's procedures): the "
+        "theoretical win falls by about 11 % in every replication alike, "
+    )

@@ -237,6 +237,8 @@ def answer(result: StudyResult) -> str:
     conf = f"{p.confidence * 100:g} %"
     length = length_adjective(run_hours(result))
     title = p.proposed.title if p.proposed.title != p.proposed.ruleset else p.proposed.describe()
+    if p.operators == "keep":
+        title += " (the operators keeping today's procedures)"
     parts: list[str] = []
     head = _headline(result)
     if head is not None:
@@ -455,6 +457,7 @@ def to_json(result: StudyResult) -> dict[str, Any]:
         "baseline": arm(p.baseline),
         "proposed": arm(p.proposed),
         "root_seed": p.root_seed,
+        "simulated_hours": run_hours(result),
         "replications_max": p.replications,
         "replications_min": p.min_replications,
         "replications_used": result.used,
@@ -470,6 +473,11 @@ def to_json(result: StudyResult) -> dict[str, Any]:
         "executor": result.executor,
         "wall_seconds": round(result.wall_seconds, 3),
         "kpis": dict(KPIS),
+        # issue 32: the answer in words, the currency of the amounts (cents of it), and each
+        # KPI's display name with its unit
+        "answer": answer(result),
+        "currency": currency_of(result),
+        "display": {d.kpi: label(d.kpi).heading(currency_of(result)) for d in result.differences},
         "differences": [d.to_dict() for d in result.differences],
         "failures": [
             {"arm": f.arm, "index": f.index, "seed": f.seed, "error": f.error}
