@@ -510,7 +510,7 @@ def test_twin_sweep_writes_a_complete_folder(tmp_path: Path) -> None:
     assert sorted(f.name for f in out.iterdir()) == [".twin-run.json", "report.html", "sweep.json"]
     doc = json.loads((out / "sweep.json").read_text())
     assert doc["points"][0]["label"] == "min_rtp=0.85"
-    assert "Δ theo_hold_percent" in p.stdout
+    assert "Δ Theoretical hold (%)" in p.stdout  # issue 32: the KPI in words and its unit
     bad = _twin("sweep", str(STUDY), "--grid", str(tmp_path / "none.toml"))
     assert bad.returncode == 2 and "--grid: expected a grid file" in bad.stderr
 
