@@ -150,14 +150,14 @@ def test_the_answer_states_a_distinguishable_fall_and_the_machines_that_no_longe
                      s18=[3.0, 3.0, 4.0, 2.0, 4.0])  # fmt: skip
     assert answer(r) == (
         "Raise the minimum return to 90 %: the theoretical win falls by about 11 % (95 % "
-        "interval 9.0 % to 13 %), from €50,000.00 to €44,500.00 over a 7-day run. Under the "
-        "proposal 8 machines breach MT98.S1.1a (“Minimum theoretical payout of 85%”) in every "
-        "replication (none today): they can no longer be operated as they are. Findings of "
-        "MT98.S1.8 (“Jackpots, fills, short pays and credit payouts: recorded and "
-        "countersigned”) rise from 2 to 5.2 a run (95 % interval of the change +2.2 to +4.2). "
-        "Based on 5 paired replications of 7 days each (seeds 1–5, common random numbers). The "
-        "study stopped at its cap of 5 replications without the precision asked (see the "
-        "stopping note)."
+        "interval 9.0 % to 13 %), from €50,000.00 to €44,500.00 over a 7-day run. No other "
+        "KPI changes distinguishably from zero. Under the proposal 8 machines breach "
+        "MT98.S1.1a (“Minimum theoretical payout of 85%”) in every replication (none today): "
+        "they can no longer be operated as they are. Findings of MT98.S1.8 (“Jackpots, fills, "
+        "short pays and credit payouts: recorded and countersigned”) rise from 2 to 5.2 a run "
+        "(95 % interval of the change +2.2 to +4.2). Based on 5 paired replications of 7 days "
+        "each (seeds 1–5, common random numbers). The study stopped at its cap of 5 "
+        "replications without the precision asked (see the stopping note)."
     )
     assert r.stopped == (
         "stopped at the cap of 5 replications without reaching the precision asked: the "
@@ -235,7 +235,8 @@ def _twin(*args: str) -> subprocess.CompletedProcess[str]:
 
 ANSWER_4H = (
     "Raise the minimum return to 90 %: the theoretical win falls by about 14 % (95 % interval "
-    "8.8 % to 20 %), from €699.94 to €600.16 over a 4-hour run. Under the proposal 8 machines "
+    "8.8 % to 20 %), from €699.94 to €600.16 over a 4-hour run. Other KPIs that change "
+    "distinguishably from zero: the theoretical hold (−1.52 points). Under the proposal 8 machines "
     "breach MT98.S1.1a (“Minimum theoretical payout of 85%”) in every replication (none "
     "today): they can no longer be operated as they are. Based on 3 paired replications of 4 "
     "hours each (seeds 1–3, common random numbers). The study stopped at its cap of 3 "

@@ -228,6 +228,32 @@ def _consequences(result: StudyResult, conf: str) -> list[str]:
     return out
 
 
+def _others(result: StudyResult, head: Difference | None, cur: str) -> str:
+    """The other KPIs (not the findings) whose interval excludes 0, in report order: at most
+    four by name, with the size of the change, then how many more."""
+    moved = [
+        d for d in result.differences
+        if d.significant and d is not head and label(d.kpi).family != "findings"
+        and not d.kpi.startswith(("verdicts.", "exercised."))
+    ]  # fmt: skip
+    if not moved:
+        return "No other KPI changes distinguishably from zero."
+
+    def size(d: Difference) -> str:
+        lab = label(d.kpi)
+        if lab.unit in ("percent", "share"):
+            k = 100.0 if lab.unit == "share" else 1.0
+            return f"{d.difference * k:+.2f} points".replace("-", "−")
+        if d.relative is not None:
+            return _signed_pct(d.relative)
+        return with_unit(d.kpi, d.difference, cur, signed=True)
+
+    named = ", ".join(f"{'the number of ' if label(d.kpi).unit == 'count' else 'the '}"
+                      f"{label(d.kpi).noun} ({size(d)})" for d in moved[:4])  # fmt: skip
+    more = f", and {len(moved) - 4} more (see the table)" if len(moved) > 4 else ""
+    return f"Other KPIs that change distinguishably from zero: {named}{more}."
+
+
 def answer(result: StudyResult) -> str:
     """The report's first paragraph: the answer in plain words, generated from the numbers
     (the headline KPI's paired difference and interval, the controls it changes, the basis
@@ -244,6 +270,7 @@ def answer(result: StudyResult) -> str:
     if head is not None:
         effect = _effect(head, cur, conf, length)
         parts.append(f"{title}: {effect}.")
+    parts.append(_others(result, head, cur))
     parts += _consequences(result, conf)
     seeds = f"seeds {p.root_seed}–{p.root_seed + result.used - 1}"
     pairing = "arms on independent seeds" if p.independent else "common random numbers"
