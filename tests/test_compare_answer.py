@@ -266,14 +266,15 @@ def test_twin_compare_reports_the_answer_in_words(tmp_path: Path) -> None:
     assert "<tr><th>length of a run</th><td>4 hours (4 simulated hours)</td></tr>" in page
     # KPIs in words and units, money in euros
     assert (
-        "<tr class='sig'><td>Theoretical win (€)</td><td>€699.94</td><td>€600.16</td>"
-        "<td>−€99.79</td><td>[−€137.77, −€61.80]</td><td>−14.3%</td><td>13.1</td><td>*</td>"
-        "<td>theo_win_cents</td></tr>" in page
+        "<tr class='sig'><td>Theoretical win (€)<br><span class='code'>theo_win_cents</span>"
+        "</td><td>€699.94</td><td>€600.16</td><td>−€99.79</td><td>[−€137.77, −€61.80]</td>"
+        "<td>−14.3%</td><td>13.1</td><td>*</td></tr>" in page
     )
-    assert "<td>theo_win_cents</td><td>" not in page  # a code name is never a row's name
+    assert "<td>theo_win_cents" not in page  # a code name is never a row's name
     # the controls with their titles
     assert (
-        "<tr><td>MT98.S1.1a</td><td>Minimum theoretical payout of 85%</td><td>0</td><td>8</td>"
+        "<tr><td>MT98.S1.1a</td><td class='text'>Minimum theoretical payout of 85%</td>"
+        "<td>0</td><td>8</td>"
         "<td>+8</td><td>exact</td><td>0 → 8</td></tr>" in page
     )
     # the negative actual win explained

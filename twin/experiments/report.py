@@ -694,12 +694,15 @@ def _plots(result: StudyResult) -> list[tuple[str, str]]:
 
 
 CSS = """
-body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 62em; color: #222; }
+body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 70em; color: #222; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
-td, th { padding: .25em .6em; border-bottom: 1px solid #ddd; text-align: right; }
+td, th { padding: .25em .5em; border-bottom: 1px solid #ddd; text-align: right; }
 td:first-child, th:first-child { text-align: left; }
-tr.sig td { background: #eef6fb; } table.meta td { text-align: left; }
+td { white-space: nowrap; } td:first-child, td.text { white-space: normal; }
+td:first-child { min-width: 13em; } .text { text-align: left; min-width: 14em; }
+span.code { font: .75em monospace; color: #777; }
+tr.sig td { background: #eef6fb; } table.meta td { text-align: left; white-space: normal; }
 p.answer { font-size: 1.08em; }
 .muted { color: #666; } img { max-width: 100%; }
 code { background: #f4f4f4; padding: 0 .25em; }
@@ -746,12 +749,34 @@ def findings_by_control(result: StudyResult) -> list[list[str]]:
     return table
 
 
-def _html_table(table: list[list[str]], marked: int | None = None) -> str:
+def _html_table(
+    table: list[list[str]],
+    marked: int | None = None,
+    classes: dict[int, str] | None = None,
+    code: int | None = None,
+) -> str:
+    """Rows as an HTML table; ``marked``: the column whose ``*`` shades the row;
+    ``classes``: a class for the cells of a column (``text``: words); ``code``: a column of
+    code names, shown small under the row's name instead of in a column of its own."""
     e = html.escape
-    out = ["<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in table[0]) + "</tr>"]
+    cls = classes or {}
+    head = "".join(
+        f"<th class='{cls[i]}'>{e(h)}</th>" if i in cls else f"<th>{e(h)}</th>"
+        for i, h in enumerate(table[0])
+        if i != code
+    )
+    out = [f"<table><tr>{head}</tr>"]
     for r in table[1:]:
-        cls = " class='sig'" if marked is not None and r[marked] == "*" else ""
-        out.append(f"<tr{cls}>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>")
+        row = " class='sig'" if marked is not None and r[marked] == "*" else ""
+        cells = []
+        for i, c in enumerate(r):
+            if i == code:
+                continue
+            text = e(c)
+            if i == 0 and code is not None:
+                text += f"<br><span class='code'>{e(r[code])}</span>"
+            cells.append(f"<td class='{cls[i]}'>{text}</td>" if i in cls else f"<td>{text}</td>")
+        out.append(f"<tr{row}>{''.join(cells)}</tr>")
     out.append("</table>")
     return "".join(out)
 
@@ -813,7 +838,7 @@ def render_html(result: StudyResult) -> str:
     zero = sum(1 for d in result.differences if not _shown(d)
                and not d.kpi.startswith(("exercised.", "verdicts.", "findings.",
                                          MACHINES_BREACHING)))  # fmt: skip
-    parts.append(_html_table(keep, marked=7))
+    parts.append(_html_table(keep, marked=7, code=8))
     parts.append(
         "<p class='muted'>* the interval excludes 0 (shaded). Money in "
         f"{e(currency_of(result))} (the floor's currency), waits in minutes. CRN gain: the "
@@ -831,7 +856,7 @@ def render_html(result: StudyResult) -> str:
     ft = findings_by_control(result)
     parts.append("<h2>Findings by control</h2>")
     if len(ft) > 1:
-        parts.append(_html_table(ft))
+        parts.append(_html_table(ft, classes={1: "text"}))
         parts.append("<p class='muted'>Mean findings per replication. Titles are the controls "
                      "catalog's (<code>twin controls</code>) and quote the regulation as it "
                      "stands; the thresholds applied are each arm's ruleset's. Machines named: "
