@@ -360,3 +360,27 @@ def test_the_answer_says_when_the_operators_keep_todays_procedures() -> None:
         "Raise the minimum return to 90 % (the operators keeping today's procedures): the "
         "theoretical win falls by about 11 % in every replication alike, "
     )
+
+
+def test_a_sweep_states_its_length_and_seeds_and_names_its_kpis() -> None:
+    from twin.experiments.sweep import load_grid, render_text, sweep
+
+    grid = load_grid(ROOT / "scenarios" / "proposals" / "min-return-grid.toml")
+    r = sweep(str(STUDY), grid, replications=2, root_seed=5, hours=1.0, workers=0)
+    text = render_text(r, ("theo_win_cents", "findings.MT98.S1.1a"))
+    assert text.splitlines()[1] == (
+        "  4 points × 2 replications of 1 hour each (root seed 5: seeds 5–6, common random "
+        "numbers), on in process"
+    )
+    header = text.splitlines()[4].split("  ")
+    assert [h.strip() for h in header if h.strip()] == [
+        "point", "Theoretical win (€)", "Findings of MT98.S1.1a", "Δ Theoretical win (€)",
+        "Δ Findings of MT98.S1.1a",
+    ]  # fmt: skip
+
+
+def test_the_machines_a_control_names_can_be_a_focus() -> None:
+    from twin.experiments.replication import is_kpi
+
+    assert is_kpi("machines_breaching.MT98.S1.1a")
+    assert label("machines_breaching.MT98.S1.1a").heading() == "Machines breaching MT98.S1.1a"
