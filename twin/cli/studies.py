@@ -44,14 +44,15 @@ from twin.errors import InputError
     "focus_kpis",
     multiple=True,
     metavar="KPI",
-    help="Stop early when this KPI's difference is precise enough (repeatable; default: the "
-    "proposal's [proposal.focus]).",
+    help="Stop early when this KPI's difference is precise enough, see --precision "
+    "(repeatable; default: the proposal's [proposal.focus]).",
 )
 @click.option(
     "--precision",
     type=click.FloatRange(min=0, max=1, min_open=True),
-    help="Relative half-width at which the focus KPIs are precise enough (default: the "
-    "proposal's, else 0.10).",
+    help="The focus KPIs are precise enough when their interval's half-width is at most this "
+    "share of their difference (of 1 % of their level for a difference under 1 % of it; "
+    "default: the proposal's, else 0.10).",
 )
 @run_length
 @study_options(
@@ -170,13 +171,22 @@ def compare(
         kept=tuple(kept_policies(path, arm_b, span)) if operators == "keep" else (),
     )
 
+    from twin.compliance.ruleset import load_ruleset
+
+    cur = load_ruleset(sc.ruleset.name, sc.ruleset.overrides, source=str(path)).jurisdiction
+    cur_code = cur.floor_currency
+
     def show(ev: dict[str, Any]) -> None:
         what = f"failed: {ev['failed']}" if "failed" in ev else f"{ev['wall_seconds']:.1f} s"
         line = (f"twin: {ev['arm']} replication {ev['index']} (seed {ev['seed']}) {what}; "
                 f"{ev['pairs_done']} of at most {ev['of']} pairs")  # fmt: skip
         so = ev.get("so_far")
-        if so is not None:
-            line += f"; {so['kpi']} {so['difference']:+.3g} ± {so['half_width']:.3g} (n={so['n']})"
+        if so is not None:  # the focus KPI so far, in its words and unit
+            from twin.experiments.words import label, with_unit
+
+            k = so["kpi"]
+            line += (f"; {label(k).noun} {with_unit(k, so['difference'], cur_code, signed=True)} ± "
+                     f"{with_unit(k, so['half_width'], cur_code)} (n={so['n']})")  # fmt: skip
         click.echo(line, err=True)
 
     work = folder.open()

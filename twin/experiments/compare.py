@@ -7,7 +7,9 @@ the cluster behind a scheduler address; ``workers=0`` runs them in this process,
 **Early stopping** never depends on the order in which results arrive: after every
 replication index ``k`` whose pairs (and all before it) are in, the rule is evaluated on
 replications ``0..k-1`` only; the first ``k ≥ min_replications`` at which every focus KPI's
-half-width is within the relative precision ends the study, and only those ``k`` pairs are
+half-width is within the relative precision *of its difference* ends the study (for a
+difference under 1 % of the KPI's level, within the relative precision of 1 % of the level:
+:func:`twin.experiments.stats.precision`), and only those ``k`` pairs are
 used (any later ones a fast cluster already computed are counted, not used). So the answer
 is the same with 1 worker, 2 workers or a cluster (a test).
 
@@ -28,7 +30,7 @@ from typing import Any, Protocol
 
 from twin.experiments.arms import Arm, Focus
 from twin.experiments.replication import KPIS, Observation, Task, replicate
-from twin.experiments.stats import Difference, paired, precise_enough
+from twin.experiments.stats import Difference, Precision, paired, precise_enough, precision
 
 Replicate = Callable[[Task], Observation]
 
@@ -321,19 +323,7 @@ def _result(
     )
     names = kpi_names([o for pair in pairs for o in pair])
     diffs = tuple(_difference(plan, results, used, k) for k in names)
-    if stop_at is not None:
-        assert plan.focus is not None
-        stopped = (
-            f"the focus KPIs ({', '.join(plan.focus.kpis)}) reached ±"
-            f"{plan.focus.relative_precision:.0%} after {stop_at} replications"
-        )
-    elif plan.focus is not None:
-        stopped = (
-            f"the maximum of {plan.replications} replications, before the focus KPIs reached "
-            f"±{plan.focus.relative_precision:.0%}"
-        )
-    else:
-        stopped = f"the {plan.replications} replications asked for"
+    stopped = stopping_note(plan, diffs, used, stop_at)
     return StudyResult(
         plan=plan,
         used=used,
@@ -345,6 +335,62 @@ def _result(
         computed_not_used=computed,
         executor=executor,
         wall_seconds=wall,
+    )
+
+
+def _ratio_words(p: Precision) -> str:
+    if p.ratio == 0.0:
+        return "exact (the same difference in every replication)"
+    if not math.isfinite(p.ratio):
+        return "without an interval" if p.n < 2 else "±∞"
+    if p.floor:
+        return f"±{_p(p.ratio)} of 1 % of its level (a difference under 1 % of the level)"
+    return f"±{_p(p.ratio)} of the difference"
+
+
+def _p(share: float) -> str:
+    return f"{share * 100:.0f} %"
+
+
+def stopping_note(plan: Plan, diffs: Sequence[Difference], used: int, stop_at: int | None) -> str:
+    """Why the study stopped where it did, true to the rule of :func:`precise_enough`: the
+    interval's half-width against the difference (or 1 % of the level for a difference
+    about zero); at the cap, how far each focus KPI is from the precision asked."""
+    from twin.experiments.words import label
+
+    if plan.focus is None:
+        return f"the {plan.replications} replications asked for (no focus KPI, no stopping rule)"
+    rp = plan.focus.relative_precision
+    by = {d.kpi: d for d in diffs}
+    nan = math.nan
+    precs = [
+        precision(by.get(k) or paired(k, [nan], [nan], plan.confidence), rp)
+        for k in plan.focus.kpis
+    ]
+    each = "; ".join(f"the {label(p.kpi).noun} {_ratio_words(p)}" for p in precs)
+    if stop_at is not None:
+        return (
+            f"precision reached after {stop_at} replications: every focus KPI's interval is "
+            f"within ±{_p(rp)} of its difference ({each})"
+        )
+    short = [p for p in precs if not p.reached]
+    if not short:
+        return (
+            f"all {used} replications run; every focus KPI's interval is within ±{_p(rp)} of "
+            f"its difference ({each})"
+        )
+    wide = "; ".join(
+        f"the {label(p.kpi).noun} has no interval (fewer than 2 pairs)"
+        if p.n < 2
+        else f"the {label(p.kpi).noun}'s interval is {_ratio_words(p)}, wider than the "
+        f"±{_p(rp)} asked"
+        for p in short
+    )
+    cap = plan.replications
+    ran = "" if used == cap else f" ({used} of them used: failures left out)"
+    return (
+        f"stopped at the cap of {cap} replications{ran} without reaching the precision asked: "
+        f"{wide}"
     )
 
 
@@ -405,4 +451,4 @@ def run_all(
     return out, executor
 
 
-__all__ = ["Failure", "Plan", "StudyResult", "compare", "kpi_names", "run_all"]
+__all__ = ["Failure", "Plan", "StudyResult", "compare", "kpi_names", "run_all", "stopping_note"]

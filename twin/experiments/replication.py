@@ -43,6 +43,9 @@ class Observation:
     ledger_sha256: str | None
     values: Mapping[str, float]
     wall_seconds: float
+    #: the simulated length of the run, and the currency its amounts are in (cents of it)
+    sim_seconds: float = float("nan")
+    currency: str = "EUR"
 
 
 #: the KPIs every study reports (besides ``findings`` and ``findings.<control>``), with what
@@ -65,12 +68,15 @@ KPIS: dict[str, str] = {
     "findings": "findings of every control",
 }
 
+#: per control, ``machines_breaching.<control>``: how many distinct machines its findings name
+MACHINES_BREACHING = "machines_breaching."
+
 
 def is_kpi(name: str) -> bool:
     """Whether a study can compare ``name``: a KPI of :data:`KPIS`, ``findings.<control>``,
     or a department's KPI as ``<section>.<key>[.<subkey>...]`` (``lifecycle.downtime_hours.
     replacement``, ``entrance.refusals``): every department section is observed, flattened."""
-    if name in KPIS or name.startswith("findings."):
+    if name in KPIS or name.startswith(("findings.", MACHINES_BREACHING)):
         return True
     from twin.departments import plans
 
@@ -118,6 +124,20 @@ def observe(result: RunResult) -> dict[str, float]:
             if v["status"] != "not_implemented":
                 out[f"exercised.{control}"] = float(v["status"] in ("breached", "checked"))
     return out
+
+
+def machines_breaching(result: RunResult, machines: set[str]) -> dict[str, float]:
+    """For every control the run counted (``findings.<control>``), how many distinct machines
+    of ``machines`` its findings name as a subject: the machines that cannot be operated as
+    they are under the run's rules (a control about staff or patrons names none)."""
+    c = result.compliance
+    if c is None:
+        return {}
+    named: dict[str, set[str]] = {control: set() for control in c.by_control}
+    for f in result.findings:
+        hit = named.setdefault(str(f["control"]), set())
+        hit.update(s for s in f["subjects"] if s in machines)
+    return {f"{MACHINES_BREACHING}{k}": float(len(v)) for k, v in sorted(named.items())}
 
 
 def _flat(value: Any, key: str, depth: int = 3) -> dict[str, float]:
@@ -207,6 +227,7 @@ def replicate(task: Task) -> Observation:
     result = run(sc, sinks=[theo], chain=True)
     values = observe(result)
     values.update(theo.values())
+    values.update(machines_breaching(result, set(theo.machines)))
     return Observation(
         arm=task.arm,
         index=task.index,
@@ -214,7 +235,19 @@ def replicate(task: Task) -> Observation:
         ledger_sha256=result.ledger_sha256,
         values=values,
         wall_seconds=time.perf_counter() - began,
+        sim_seconds=result.sim_seconds,
+        currency=result.currency,
     )
 
 
-__all__ = ["KPIS", "Observation", "Task", "TheoreticalWin", "is_kpi", "observe", "replicate"]
+__all__ = [
+    "KPIS",
+    "MACHINES_BREACHING",
+    "Observation",
+    "Task",
+    "TheoreticalWin",
+    "is_kpi",
+    "machines_breaching",
+    "observe",
+    "replicate",
+]

@@ -11,19 +11,22 @@ import base64
 import html
 import io
 import math
+from dataclasses import dataclass
 from typing import Any
 
-from twin.experiments.compare import StudyResult
-from twin.experiments.replication import KPIS
-from twin.experiments.stats import Difference
+from twin.experiments.compare import INDEPENDENT_OFFSET, StudyResult
+from twin.experiments.replication import KPIS, MACHINES_BREACHING
+from twin.experiments.stats import NEGLIGIBLE_SHARE, Difference
+from twin.experiments.words import expects_positive, label, shown, with_unit
 
 
 def _shown(d: Difference) -> bool:
-    """Rows for the terminal: every fixed KPI, and each control that found anything (the
-    verdict counts have a table of their own)."""
+    """Rows of the tables: every fixed KPI, and each control and department KPI that is not
+    0 in both arms (the verdict counts have a table of their own; everything is in the
+    JSON)."""
     if d.kpi.startswith(("exercised.", "verdicts.")):
         return False
-    if not d.kpi.startswith("findings."):
+    if d.kpi in KPIS:
         return True
     return bool(d.baseline_mean or d.proposed_mean)
 
@@ -36,14 +39,52 @@ def _num(v: float | None, digits: int = 2) -> str:
     return f"{v:,.{digits}f}"
 
 
-def _ci(d: Difference) -> str:
+def currency_of(result: StudyResult) -> str:
+    """The currency the study's amounts are in (its runs' floor currency)."""
+    for o in (*result.baseline, *result.proposed):
+        return o.currency
+    return "EUR"
+
+
+def run_hours(result: StudyResult) -> float | None:
+    """The simulated length of each replication, in hours (the plan's, else the runs')."""
+    if result.plan.hours is not None:
+        return result.plan.hours
+    secs = [o.sim_seconds for o in result.baseline if math.isfinite(o.sim_seconds)]
+    return secs[0] / 3600.0 if secs else None
+
+
+def length_words(hours: float | None) -> str:
+    """``4 hours``, ``1 day``, ``7 days``, ``36 hours``."""
+    if hours is None:
+        return "the scenario's length"
+    if hours >= 24 and float(hours / 24).is_integer():
+        days = int(hours // 24)
+        return "1 day" if days == 1 else f"{days} days"
+    return "1 hour" if hours == 1 else f"{hours:g} hours"
+
+
+def length_adjective(hours: float | None) -> str:
+    """``4-hour``, ``1-day``, ``7-day`` (before "run")."""
+    if hours is None:
+        return "scenario-length"
+    if hours >= 24 and float(hours / 24).is_integer():
+        return f"{int(hours // 24)}-day"
+    return f"{hours:g}-hour"
+
+
+def _ci(d: Difference, cur: str = "EUR") -> str:
     if d.n < 2:
         return "—"
-    return f"[{_num(d.low)}, {_num(d.high)}]"
+    if d.half_width == 0:
+        return "exact"
+    return f"[{shown(d.kpi, d.low, cur, signed=True)}, {shown(d.kpi, d.high, cur, signed=True)}]"
 
 
 def _rel(d: Difference) -> str:
-    return "—" if d.relative is None else f"{d.relative:+.1%}"
+    if d.relative is None:
+        return "—"
+    return f"{d.relative:+.1%}".replace("-", "−")
 
 
 def _vrf(d: Difference) -> str:
@@ -52,6 +93,248 @@ def _vrf(d: Difference) -> str:
     if math.isinf(d.variance_reduction):
         return "exact"
     return f"{d.variance_reduction:.1f}"
+
+
+def _pct(x: float) -> str:
+    """A share as a rounded percentage: ``14 %``, ``4.3 %``, ``0.4 %``."""
+    v = abs(x) * 100.0
+    return f"{v:.0f} %" if v >= 9.5 else f"{v:.1f} %"
+
+
+def _headline(result: StudyResult) -> Difference | None:
+    """The KPI the answer leads with: the first focus KPI outside the findings, else the
+    theoretical win, else the first KPI."""
+    p = result.plan
+    names = [d.kpi for d in result.differences]
+    order = [k for k in (p.focus.kpis if p.focus else ()) if label(k).family != "findings"]
+    order += ["theo_win_cents", *names]
+    for k in order:
+        if k in names:
+            return result.difference(k)
+    return None
+
+
+def _effect(d: Difference, cur: str, conf: str, length: str) -> str:
+    """One KPI's difference in words, never claiming a direction its interval does not;
+    ``length`` as an adjective (``4-hour``)."""
+    lab = label(d.kpi)
+    noun = ("the number of " if lab.unit == "count" else "the ") + lab.noun
+    if d.n < 2:
+        return f"with fewer than 2 paired replications, {noun} has no interval and no answer"
+    b, pr = with_unit(d.kpi, d.baseline_mean, cur), with_unit(d.kpi, d.proposed_mean, cur)
+    span = f"over a {length} run" if length[0].isdigit() else "over a run"
+    if d.difference == 0 and d.half_width == 0:
+        return f"{noun} is the same under both rules in every replication ({b} {span})"
+    points = lab.unit in ("percent", "share")
+    scale = 100.0 if lab.unit == "share" else 1.0
+    if not d.significant:
+        if points or d.relative is None:
+            lo = with_unit(d.kpi, d.low, cur, signed=True)
+            hi = with_unit(d.kpi, d.high, cur, signed=True)
+            diff = with_unit(d.kpi, d.difference, cur, signed=True)
+            what = f"{diff}, {conf} interval {lo} to {hi}"
+        else:
+            mb = abs(d.baseline_mean)
+            what = (f"{_signed_pct(d.relative)} of today's {b}, {conf} interval "
+                    f"{_signed_pct(d.low / mb)} to {_signed_pct(d.high / mb)}")  # fmt: skip
+        return (
+            f"the difference in {noun} ({what}) is not distinguishable from zero at this "
+            f"precision: the study cannot say whether the proposal raises or lowers it"
+        )
+    verb = "falls" if d.difference < 0 else "rises"
+    exact = d.half_width == 0
+    if points:
+        size = f"{abs(d.difference) * scale:,.2f} points"
+        ci = ("in every replication alike" if exact else
+              f"({conf} interval {min(abs(d.low), abs(d.high)) * scale:,.2f} to "
+              f"{max(abs(d.low), abs(d.high)) * scale:,.2f} points)")  # fmt: skip
+        return f"{noun} {verb} by {size} {ci}, from {b} to {pr} {span}"
+    if d.relative is None:
+        ci = ("in every replication alike" if exact else
+              f"({conf} interval {with_unit(d.kpi, d.low, cur, signed=True)} to "
+              f"{with_unit(d.kpi, d.high, cur, signed=True)})")  # fmt: skip
+        return f"{noun} {verb} from {b} to {pr} {ci} {span}"
+    mb = abs(d.baseline_mean)
+    near, far = sorted((abs(d.low) / mb, abs(d.high) / mb))
+    ci = "in every replication alike" if exact else f"({conf} interval {_pct(near)} to {_pct(far)})"
+    return f"{noun} {verb} by about {_pct(d.relative)} {ci}, from {b} to {pr} {span}"
+
+
+def _signed_pct(x: float) -> str:
+    v = x * 100.0
+    text = f"{abs(v):.0f} %" if abs(v) >= 9.5 else f"{abs(v):.1f} %"
+    return ("−" if v < 0 else "+") + text
+
+
+def _title(cid: str) -> str:
+    from twin.compliance.catalog import load_catalog
+
+    ctl = load_catalog().controls.get(cid)
+    return ctl.title if ctl is not None else ""
+
+
+def _count(v: float) -> str:
+    return f"{v:,.0f}" if float(v).is_integer() else f"{v:,.1f}"
+
+
+def _signed(v: float) -> str:
+    text = _count(abs(v))
+    return ("−" if v < 0 else "+") + text
+
+
+def _consequences(result: StudyResult, conf: str) -> list[str]:
+    """The controls whose findings the proposal changes, distinguishably from zero: first the
+    machines a control names (they cannot be operated as they are), then the other counts."""
+    out: list[str] = []
+    named: set[str] = set()
+    for d in result.differences:
+        if not d.kpi.startswith(MACHINES_BREACHING) or not d.significant:
+            continue
+        cid = d.kpi.removeprefix(MACHINES_BREACHING)
+        named.add(cid)
+        title = _title(cid)
+        who = f"{cid} (“{title}”)" if title else cid
+        today = "none today" if d.baseline_mean == 0 else f"{_count(d.baseline_mean)} today"
+        if d.difference > 0:
+            if d.half_width == 0 and float(d.proposed_mean).is_integer():
+                n = f"{_count(d.proposed_mean)} machines breach {who} in every replication"
+            else:
+                n = (f"on average {_count(d.proposed_mean)} machines breach {who} ({conf} "
+                     f"interval of the change {_signed(d.low)} to {_signed(d.high)})")  # fmt: skip
+            out.append(f"Under the proposal {n} ({today}): they can no longer be operated as "
+                       "they are.")  # fmt: skip
+        else:
+            out.append(f"Under the proposal {_count(d.proposed_mean)} machines breach {who} "
+                       f"({today}).")  # fmt: skip
+    others = [
+        d for d in result.differences
+        if d.kpi.startswith("findings.") and d.significant
+        and d.kpi.removeprefix("findings.") not in named
+    ]  # fmt: skip
+    for d in others[:4]:
+        cid = d.kpi.removeprefix("findings.")
+        title = _title(cid)
+        who = f"{cid} (“{title}”)" if title else cid
+        verb = "rise" if d.difference > 0 else "fall"
+        ci = ("in every replication alike" if d.half_width == 0 else
+              f"({conf} interval of the change {_signed(d.low)} to {_signed(d.high)})")  # fmt: skip
+        out.append(f"Findings of {who} {verb} from {_count(d.baseline_mean)} to "
+                   f"{_count(d.proposed_mean)} a run {ci}.")  # fmt: skip
+    if len(others) > 4:
+        out.append(f"The findings of {len(others) - 4} more controls change too (see the "
+                   "findings by control).")  # fmt: skip
+    if not out:
+        out.append("No control's findings change distinguishably from zero.")
+    return out
+
+
+def _others(result: StudyResult, head: Difference | None, cur: str) -> str:
+    """The other KPIs (not the findings) whose interval excludes 0, in report order: at most
+    four by name, with the size of the change, then how many more."""
+    moved = [
+        d for d in result.differences
+        if d.significant and d is not head and label(d.kpi).family != "findings"
+        and not d.kpi.startswith(("verdicts.", "exercised."))
+    ]  # fmt: skip
+    if not moved:
+        return "No other KPI changes distinguishably from zero."
+
+    def size(d: Difference) -> str:
+        lab = label(d.kpi)
+        if lab.unit in ("percent", "share"):
+            k = 100.0 if lab.unit == "share" else 1.0
+            return f"{d.difference * k:+.2f} points".replace("-", "−")
+        if d.relative is not None:
+            return _signed_pct(d.relative)
+        return with_unit(d.kpi, d.difference, cur, signed=True)
+
+    named = ", ".join(f"{'the number of ' if label(d.kpi).unit == 'count' else 'the '}"
+                      f"{label(d.kpi).noun} ({size(d)})" for d in moved[:4])  # fmt: skip
+    more = f", and {len(moved) - 4} more (see the table)" if len(moved) > 4 else ""
+    return f"Other KPIs that change distinguishably from zero: {named}{more}."
+
+
+def answer(result: StudyResult) -> str:
+    """The report's first paragraph: the answer in plain words, generated from the numbers
+    (the headline KPI's paired difference and interval, the controls it changes, the basis
+    and whether the precision asked was reached)."""
+    p = result.plan
+    cur = currency_of(result)
+    conf = f"{p.confidence * 100:g} %"
+    length = length_adjective(run_hours(result))
+    title = p.proposed.title if p.proposed.title != p.proposed.ruleset else p.proposed.describe()
+    if p.operators == "keep":
+        title += " (the operators keeping today's procedures)"
+    parts: list[str] = []
+    head = _headline(result)
+    if head is not None:
+        effect = _effect(head, cur, conf, length)
+        parts.append(f"{title}: {effect}.")
+    parts.append(_others(result, head, cur))
+    parts += _consequences(result, conf)
+    seeds = f"seeds {p.root_seed}–{p.root_seed + result.used - 1}"
+    pairing = "arms on independent seeds" if p.independent else "common random numbers"
+    basis = (f"Based on {result.used} paired replications of "
+             f"{length_words(run_hours(result))} each ({seeds}, "
+             f"{pairing}).")  # fmt: skip
+    if p.focus is not None:
+        if result.stopped.startswith("stopped at the cap"):
+            basis += (f" The study stopped at its cap of {p.replications} replications "
+                      "without the precision asked (see the stopping note).")  # fmt: skip
+        elif result.stopped.startswith(("precision reached", "all ")):
+            basis += (f" The focus KPIs are known to ±{p.focus.relative_precision * 100:g} % of "
+                      "their difference.")  # fmt: skip
+    if result.failures:
+        basis += f" {len(result.failures)} failed replication(s) are left out."
+    parts.append(basis)
+    return " ".join(parts)
+
+
+def sign_notes(result: StudyResult) -> list[str]:
+    """A comment for each win or hold whose mean is negative in an arm (a casino that lost):
+    what it means, and why the theoretical win is the figure to read."""
+    cur = currency_of(result)
+    length = length_adjective(run_hours(result))
+    theo = next((d for d in result.differences if d.kpi == "theo_win_cents"), None)
+    hold = next((d for d in result.differences if d.kpi == "theo_hold_percent"), None)
+    out: list[str] = []
+    flagged = {
+        d.kpi for d in result.differences
+        if expects_positive(d.kpi) and (d.baseline_mean < 0 or d.proposed_mean < 0)
+    }  # fmt: skip
+    # the actual win first: the hold's note refers to it
+    ordered = sorted(result.differences, key=lambda d: d.kpi != "casino_win_cents")
+    for d in ordered:
+        if not expects_positive(d.kpi) or d.n == 0:
+            continue
+        neg = [(arm, v) for arm, v in (("today", d.baseline_mean),
+                                       ("under the proposal", d.proposed_mean))
+               if math.isfinite(v) and v < 0]  # fmt: skip
+        if not neg:
+            continue
+        lab = label(d.kpi)
+        vals = ", ".join(f"{with_unit(d.kpi, v, cur)} {arm}" for arm, v in neg)
+        if d.kpi == "hold_percent" and "casino_win_cents" in flagged:
+            out.append(f"{lab.name} is negative ({vals}): the same loss as the actual win's, "
+                       "as a share of the money wagered.")  # fmt: skip
+            continue
+        text = (f"{lab.name} is negative ({vals}): over these {length} runs the casino paid "
+                "out more than it took in on this play (prizes and hand-paid jackpots "
+                "exceeded the money played), so it lost money here.")  # fmt: skip
+        if d.kpi in ("casino_win_cents", "hold_percent"):
+            text += (" The actual win counts every prize paid in the run, progressive jackpots "
+                     "included, so a few large prizes decide it")  # fmt: skip
+            if hold is not None and math.isfinite(hold.baseline_mean) and hold.baseline_mean > 0:
+                text += (", and it can be negative although by design the pay tables hold "
+                         f"{with_unit('theo_hold_percent', hold.baseline_mean)} of the money "
+                         "played")  # fmt: skip
+            if theo is not None and math.isfinite(theo.baseline_mean) and theo.baseline_mean > 0:
+                text += (f"; the theoretical win, which the pay tables fix, is "
+                         f"{with_unit('theo_win_cents', theo.baseline_mean, cur)} today and "
+                         f"is the figure to read")  # fmt: skip
+            text += "."
+        out.append(text)
+    return out
 
 
 def verdict_summary(result: StudyResult) -> tuple[list[list[str]], list[str]]:
@@ -79,34 +362,59 @@ def verdict_summary(result: StudyResult) -> tuple[list[list[str]], list[str]]:
     return table, never
 
 
-def rows(result: StudyResult, *, every: bool = False) -> list[list[str]]:
+def rows(result: StudyResult, *, every: bool = False, code: bool = True) -> list[list[str]]:
+    """The differences table: each KPI's display name and unit (its code name last, for
+    ``--focus`` and the JSON), the arms' means, the difference with its interval in the
+    KPI's unit (money in the run's currency), the relative difference and the CRN gain."""
+    cur = currency_of(result)
     header = ["KPI", "baseline", "proposed", "difference", f"{result.plan.confidence:.0%} CI",
-              "relative", "CRN gain", ""]  # fmt: skip
+              "relative", "CRN gain", ""] + (["code name"] if code else [])  # fmt: skip
     out = [header]
     for d in result.differences:
         if not every and not _shown(d):
             continue
         out.append([
-            d.kpi, _num(d.baseline_mean), _num(d.proposed_mean), _num(d.difference), _ci(d),
-            _rel(d), _vrf(d), "*" if d.significant else "",
-        ])  # fmt: skip
+            label(d.kpi).heading(cur), shown(d.kpi, d.baseline_mean, cur),
+            shown(d.kpi, d.proposed_mean, cur), shown(d.kpi, d.difference, cur, signed=True),
+            _ci(d, cur), _rel(d), _vrf(d), "*" if d.significant else "",
+        ] + ([d.kpi] if code else []))  # fmt: skip
     return out
+
+
+def facts(result: StudyResult) -> str:
+    """The run's basis in one line: the simulated length of each replication, the seeds,
+    how many pairs, the pairing, the confidence (issue 32: near the top of every report)."""
+    p = result.plan
+    hours = run_hours(result)
+    span = "" if hours is None else f" ({hours:g} simulated hours)" if hours >= 24 else ""
+    seeds = f"root seed {p.root_seed}: seeds {p.root_seed}–{p.root_seed + result.used - 1}"
+    if p.independent:
+        seeds += f" (the proposed arm's moved by {INDEPENDENT_OFFSET:,})"
+    return (f"{result.used} paired replications of {length_words(hours)}{span} each, "
+            f"{seeds}, " + ("independent arms" if p.independent else "common random numbers")
+            + f"; {p.confidence * 100:g} % paired intervals")  # fmt: skip
+
+
+def _wrap(text: str, indent: str) -> list[str]:
+    """``text`` in lines of 96, never between a number and its unit ("4.2 %")."""
+    import textwrap
+
+    glued = text.replace(" %", "\u00a0%").replace(" min", "\u00a0min")
+    lines = textwrap.wrap(glued, 96, initial_indent=indent, subsequent_indent=indent)
+    return [line.replace("\u00a0", " ") for line in lines]
 
 
 def render_text(result: StudyResult) -> str:
     p = result.plan
     lines = [
         f"Study of {p.scenario}",
+        *_wrap(answer(result), "  "),
+        "",
         f"  baseline  {p.baseline.label}: {p.baseline.describe()}",
         f"  proposed  {p.proposed.label}: {p.proposed.describe()}"
         + (f" ({p.proposed.title})" if p.proposed.title != p.proposed.ruleset else ""),
-        f"  {result.used} paired replications (seeds {p.root_seed}..{p.root_seed + result.used - 1}"
-        + (
-            ", the proposed arm on independent seeds"
-            if p.independent
-            else ", common random numbers"
-        )
-        + f"); stopped at {result.stopped}",
+        f"  {facts(result)}",
+        f"  stopping: {result.stopped}",
         "  operators: "
         + (
             "keep today's procedures under the proposal (the compliance gap on the day the "
@@ -124,17 +432,21 @@ def render_text(result: StudyResult) -> str:
     ]
     table = rows(result)
     widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+    last = len(widths) - 1
     for r in table:
         cells = (
-            c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
+            c.rjust(w) if 0 < i < last else c.ljust(w)
+            for i, (c, w) in enumerate(zip(r, widths, strict=True))
         )
         lines.append("  ".join(cells).rstrip())
     lines.append("")
     lines.append(
         "* the interval excludes 0. CRN gain: variance of an independent-arms difference ÷ "
-        "variance of the paired one (×1 = no gain). Controls with no finding in either arm "
-        "are left out here (in the JSON)."
+        "variance of the paired one (×1 = no gain). Controls with no finding in either arm, "
+        "and department KPIs 0 in both, are left out here (in the JSON)."
     )
+    for note in sign_notes(result):
+        lines += _wrap("Note: " + note, "")
     vt, never = verdict_summary(result)
     lines.append("")
     lines.append("Controls per replication, by verdict (mean):")
@@ -172,6 +484,7 @@ def to_json(result: StudyResult) -> dict[str, Any]:
         "baseline": arm(p.baseline),
         "proposed": arm(p.proposed),
         "root_seed": p.root_seed,
+        "simulated_hours": run_hours(result),
         "replications_max": p.replications,
         "replications_min": p.min_replications,
         "replications_used": result.used,
@@ -187,6 +500,11 @@ def to_json(result: StudyResult) -> dict[str, Any]:
         "executor": result.executor,
         "wall_seconds": round(result.wall_seconds, 3),
         "kpis": dict(KPIS),
+        # issue 32: the answer in words, the currency of the amounts (cents of it), and each
+        # KPI's display name with its unit
+        "answer": answer(result),
+        "currency": currency_of(result),
+        "display": {d.kpi: label(d.kpi).heading(currency_of(result)) for d in result.differences},
         "differences": [d.to_dict() for d in result.differences],
         "failures": [
             {"arm": f.arm, "index": f.index, "seed": f.seed, "error": f.error}
@@ -209,6 +527,120 @@ def png(fig: Any) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
+def _forest_rows(result: StudyResult) -> dict[str, list[Difference]]:
+    """The forest plot's KPIs by family: every fixed KPI, and any other (a department's, a
+    control's findings) whose difference is not exactly 0 or that the study focuses on."""
+    focus = set(result.plan.focus.kpis) if result.plan.focus else set()
+    out: dict[str, list[Difference]] = {}
+    for d in result.differences:
+        if d.kpi.startswith(("verdicts.", "exercised.", MACHINES_BREACHING)) or d.n < 2:
+            continue
+        if d.kpi not in KPIS and d.kpi not in focus and d.difference == 0 and d.half_width == 0:
+            continue
+        lab = label(d.kpi)
+        relative = lab.family in ("money", "time", "counts")
+        if relative and not d.baseline_mean:
+            continue  # a share of nothing: the table has it
+        out.setdefault(lab.family, []).append(d)
+    return out
+
+
+def _forest_value(d: Difference) -> tuple[float, float, float]:
+    """(low, mid, high) on the panel's axis: % of the baseline for money, time and counts;
+    points for rates (shares ×100); findings per run for the findings."""
+    lab = label(d.kpi)
+    if lab.family in ("money", "time", "counts"):
+        s = abs(d.baseline_mean) / 100.0
+        return d.low / s, d.difference / s, d.high / s
+    k = 100.0 if lab.unit == "share" else 1.0
+    return d.low * k, d.difference * k, d.high * k
+
+
+FOREST_UNITS = {"money": " %", "time": " %", "counts": " %", "rates": " pts", "findings": ""}
+FOREST_AXES = {"money": "% of the baseline", "time": "% of the baseline",
+               "counts": "% of the baseline", "rates": "percentage points",
+               "findings": "findings per run"}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Panel:
+    """One panel of the forest plot: a family, its axis half-range, and its KPIs as (code
+    name, low, mid, high) on the panel's axis (see :func:`forest_panels`)."""
+
+    family: str
+    limit: float
+    rows: tuple[tuple[str, float, float, float], ...]
+
+    def clipped(self, kpi: str) -> bool:
+        """Whether ``kpi``'s interval runs past the panel's edge."""
+        return any(k == kpi and (lo < -self.limit or hi > self.limit)
+                   for k, lo, _, hi in self.rows)  # fmt: skip
+
+
+def forest_panels(result: StudyResult) -> list[Panel]:
+    """The forest plot's panels, one per KPI family, each scaled to its own effects: the axis
+    spans the focus KPIs' and the distinguishable effects' intervals, with 40 % of room (all
+    the family's intervals when none is either); a wider interval runs to the edge."""
+    fams = _forest_rows(result)
+    focus = set(result.plan.focus.kpis) if result.plan.focus else set()
+    out: list[Panel] = []
+    for fam in ("money", "rates", "time", "counts", "findings"):
+        ds = fams.get(fam)
+        if not ds:
+            continue
+        vals = [_forest_value(d) for d in ds]
+        anchors = [v for d, v in zip(ds, vals, strict=True) if d.kpi in focus or d.significant]
+        lim = max((max(abs(lo), abs(hi)) for lo, _, hi in anchors or vals), default=0.0) * 1.4
+        rows = tuple((d.kpi, *v) for d, v in zip(ds, vals, strict=True))
+        out.append(Panel(fam, lim or 1.0, rows))
+    return out
+
+
+def _forest(result: StudyResult, plt: Any) -> str | None:
+    """Draw :func:`forest_panels`: an interval past its panel's edge is drawn to the edge
+    with an arrow and its true end written beside it, so a noisy KPI cannot squash the
+    headline to a dot at zero."""
+    from twin.experiments.words import FAMILY_TITLES
+
+    panels = forest_panels(result)
+    if not panels:
+        return None
+    focus = set(result.plan.focus.kpis) if result.plan.focus else set()
+    sig = {d.kpi for d in result.differences if d.significant}
+    cur = currency_of(result)
+    heights = [len(p.rows) + 1.2 for p in panels]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(8.0, 0.38 * sum(heights) + 0.6 * len(panels)),
+                             gridspec_kw={"height_ratios": heights}, squeeze=False)  # fmt: skip
+    for ax, panel in zip(axes[:, 0], panels, strict=True):
+        lim, fam = panel.limit, panel.family
+        y = list(range(len(panel.rows)))[::-1]
+        for yi, (kpi, lo, mid, hi) in zip(y, panel.rows, strict=True):
+            colour = "#0072B2" if kpi in sig else "#999999"  # Okabe-Ito blue / grey
+            a, b = max(lo, -lim), min(hi, lim)
+            ax.plot([a, b], [yi, yi], color=colour, lw=2.5 if kpi in focus else 1.8)
+            if -lim <= mid <= lim:
+                ax.plot([mid], [yi], "o", color=colour)
+            for end, edge, mark in ((lo, -lim, "<"), (hi, lim, ">")):
+                if (end < edge) if mark == "<" else (end > edge):
+                    ax.plot([edge], [yi], mark, color=colour)
+                    text = f"{end:+,.0f}" if abs(end) >= 10 else f"{end:+.1f}"
+                    ax.annotate(text.replace("-", "−") + FOREST_UNITS[fam], (edge, yi),
+                                xytext=(-4 if mark == ">" else 4, 5), textcoords="offset points",
+                                fontsize=7, color=colour,
+                                ha="right" if mark == ">" else "left")  # fmt: skip
+        ax.axvline(0, color="black", lw=0.8)
+        ax.set_xlim(-lim, lim)
+        names = [label(k).heading(cur) + (" ★" if k in focus else "") for k, *_ in panel.rows]
+        ax.set_yticks(y, names, fontsize=8)
+        ax.set_title(FAMILY_TITLES[fam], fontsize=9, loc="left")  # type: ignore[index]
+        ax.set_xlabel(f"proposed − baseline, {FOREST_AXES[fam]}", fontsize=8)
+        ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    out = png(fig)
+    plt.close(fig)
+    return out
+
+
 def _plots(result: StudyResult) -> list[tuple[str, str]]:
     import matplotlib
 
@@ -216,26 +648,11 @@ def _plots(result: StudyResult) -> list[tuple[str, str]]:
     import matplotlib.pyplot as plt
 
     out: list[tuple[str, str]] = []
-    # 1. relative differences of the KPIs with their intervals (a forest plot)
-    ds = [d for d in result.differences
-          if not d.kpi.startswith(("findings", "verdicts.", "exercised."))
-          and d.baseline_mean and d.n >= 2]  # fmt: skip
-    if ds:
-        fig, ax = plt.subplots(figsize=(7.5, 0.42 * len(ds) + 1.2))
-        y = list(range(len(ds)))[::-1]
-        for yi, d in zip(y, ds, strict=True):
-            scale = abs(d.baseline_mean)
-            lo, hi, mid = d.low / scale * 100, d.high / scale * 100, d.difference / scale * 100
-            colour = "#0072B2" if d.significant else "#999999"  # Okabe-Ito blue / grey
-            ax.plot([lo, hi], [yi, yi], color=colour, lw=2.5)
-            ax.plot([mid], [yi], "o", color=colour)
-        ax.axvline(0, color="black", lw=0.8)
-        ax.set_yticks(y, [d.kpi for d in ds])
-        ax.set_xlabel(f"proposed − baseline, % of the baseline ({result.plan.confidence:.0%} "
-                      "paired intervals; blue: excludes 0)")  # fmt: skip
-        ax.grid(axis="x", alpha=0.3)
-        out.append(("Every KPI: the proposal's effect", png(fig)))
-        plt.close(fig)
+    cur = currency_of(result)
+    # 1. the proposal's effects, one scaled panel per family (a forest plot)
+    forest = _forest(result, plt)
+    if forest is not None:
+        out.append(("The proposal's effects, by family", forest))
     # 2. findings by control, both arms, with the difference's interval
     fs = [d for d in result.differences
           if d.kpi.startswith("findings.") and (d.baseline_mean or d.proposed_mean)]  # fmt: skip
@@ -252,10 +669,13 @@ def _plots(result: StudyResult) -> list[tuple[str, str]]:
         ax.grid(axis="x", alpha=0.3)
         out.append(("Findings by control", png(fig)))
         plt.close(fig)
-    # 3. the paired replications of the first focus KPI (or hold): why pairing helps
-    kpi = result.plan.focus.kpis[0] if result.plan.focus is not None else "hold_percent"
-    b = [o.values.get(kpi, math.nan) for o in result.baseline]
-    p = [o.values.get(kpi, math.nan) for o in result.proposed]
+    # 3. the paired replications of the headline KPI: why pairing helps
+    head = _headline(result)
+    kpi = head.kpi if head is not None else "hold_percent"
+    lab = label(kpi)
+    k = {"money": 0.01, "seconds": 1 / 60.0, "share": 100.0}.get(lab.unit, 1.0)
+    b = [o.values.get(kpi, math.nan) * k for o in result.baseline]
+    p = [o.values.get(kpi, math.nan) * k for o in result.proposed]
     if b:
         fig, ax = plt.subplots(figsize=(7.5, 3.4))
         xs = [o.index for o in result.baseline]
@@ -265,21 +685,25 @@ def _plots(result: StudyResult) -> list[tuple[str, str]]:
         ax.plot(xs, p, "s", color="#56B4E9", label="proposed")
         ax.set_xlabel("replication (same seed in both arms)")
         ax.set_xticks(xs)
-        ax.set_ylabel(kpi)
+        ax.set_ylabel(lab.heading(cur))
         ax.legend()
         ax.grid(alpha=0.3)
-        out.append((f"{kpi} in each replication, both arms", png(fig)))
+        out.append((f"{lab.heading(cur)} in each replication, both arms", png(fig)))
         plt.close(fig)
     return out
 
 
 CSS = """
-body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 62em; color: #222; }
+body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 70em; color: #222; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
-td, th { padding: .25em .6em; border-bottom: 1px solid #ddd; text-align: right; }
+td, th { padding: .25em .5em; border-bottom: 1px solid #ddd; text-align: right; }
 td:first-child, th:first-child { text-align: left; }
-tr.sig td { background: #eef6fb; } table.meta td { text-align: left; }
+td { white-space: nowrap; } td:first-child, td.text { white-space: normal; }
+td:first-child { min-width: 13em; } .text { text-align: left; min-width: 14em; }
+span.code { font: .75em monospace; color: #777; }
+tr.sig td { background: #eef6fb; } table.meta td { text-align: left; white-space: normal; }
+p.answer { font-size: 1.08em; }
 .muted { color: #666; } img { max-width: 100%; }
 code { background: #f4f4f4; padding: 0 .25em; }
 """
@@ -298,21 +722,98 @@ def page_head(title: str, kind: str, question: str) -> list[str]:
     return parts
 
 
+def findings_by_control(result: StudyResult) -> list[list[str]]:
+    """Each control that found anything in either arm: its id and title (the controls
+    catalog's, as ``twin controls`` shows them), the mean findings per run in each arm, the
+    difference with its interval, and the machines its findings name under each arm."""
+    from twin.compliance.catalog import load_catalog
+
+    titles = {k: v.title for k, v in load_catalog().controls.items()}
+    conf = f"{result.plan.confidence:.0%} CI"
+    table = [["control", "title", "baseline", "proposed", "difference", conf,
+              "machines named (baseline → proposed)"]]  # fmt: skip
+    names = {d.kpi for d in result.differences}
+    for d in result.differences:
+        if not d.kpi.startswith("findings.") or not (d.baseline_mean or d.proposed_mean):
+            continue
+        cid = d.kpi.removeprefix("findings.")
+        m = MACHINES_BREACHING + cid
+        machines = "—"
+        if m in names:
+            md = result.difference(m)
+            if md.baseline_mean or md.proposed_mean:
+                machines = f"{_count(md.baseline_mean)} → {_count(md.proposed_mean)}"
+        table.append([cid, titles.get(cid, "(not in the catalog)"), shown(d.kpi, d.baseline_mean),
+                      shown(d.kpi, d.proposed_mean), shown(d.kpi, d.difference, signed=True),
+                      _ci(d), machines])  # fmt: skip
+    return table
+
+
+def _html_table(
+    table: list[list[str]],
+    marked: int | None = None,
+    classes: dict[int, str] | None = None,
+    code: int | None = None,
+) -> str:
+    """Rows as an HTML table; ``marked``: the column whose ``*`` shades the row;
+    ``classes``: a class for the cells of a column (``text``: words); ``code``: a column of
+    code names, shown small under the row's name instead of in a column of its own."""
+    e = html.escape
+    cls = classes or {}
+    head = "".join(
+        f"<th class='{cls[i]}'>{e(h)}</th>" if i in cls else f"<th>{e(h)}</th>"
+        for i, h in enumerate(table[0])
+        if i != code
+    )
+    out = [f"<table><tr>{head}</tr>"]
+    for r in table[1:]:
+        row = " class='sig'" if marked is not None and r[marked] == "*" else ""
+        cells = []
+        for i, c in enumerate(r):
+            if i == code:
+                continue
+            text = e(c)
+            if i == 0 and code is not None:
+                text += f"<br><span class='code'>{e(r[code])}</span>"
+            cells.append(f"<td class='{cls[i]}'>{text}</td>" if i in cls else f"<td>{text}</td>")
+        out.append(f"<tr{row}>{''.join(cells)}</tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
 def render_html(result: StudyResult) -> str:
     p = result.plan
     e = html.escape
     title = p.proposed.title or p.proposed.describe()
     parts = page_head(title, "rule-change study", p.proposed.question)
+    parts.append(f"<p class='answer'><strong>Answer.</strong> {e(answer(result))}</p>")
+    parts.append(f"<p><strong>Basis.</strong> {e(facts(result))}.</p>")
+    rule = ""
+    if p.focus is not None:
+        rp = f"{p.focus.relative_precision * 100:g} %"
+        floor = f"{NEGLIGIBLE_SHARE * 100:g} %"
+        rule = (f" The rule: after at least {p.min_replications} pairs, stop when every focus KPI "
+                f"({', '.join(label(k).heading(currency_of(result)) for k in p.focus.kpis)}) "
+                f"has an interval whose half-width is at most {rp} of the size of its "
+                f"difference; for a difference smaller than {floor} of the KPI's "
+                f"level, at most {rp} of {floor} of the level (the difference "
+                f"is then known to be negligible); otherwise run to the cap of "
+                f"{p.replications}.")  # fmt: skip
+    parts.append(f"<p><strong>Stopping.</strong> {e(result.stopped[:1].upper())}"
+                 f"{e(result.stopped[1:])}.{e(rule)}</p>")  # fmt: skip
+    hours = run_hours(result)
     parts.append(
         "<table class='meta'>"
         f"<tr><th>scenario</th><td>{e(p.scenario)}</td></tr>"
         f"<tr><th>baseline</th><td>{e(p.baseline.describe())}</td></tr>"
         f"<tr><th>proposed</th><td>{e(p.proposed.describe())}</td></tr>"
-        f"<tr><th>replications</th><td>{result.used} pairs, seeds {p.root_seed}–"
-        f"{p.root_seed + result.used - 1}, "
+        f"<tr><th>length of a run</th><td>{e(length_words(hours))}"
+        + (f" ({hours:g} simulated hours)" if hours is not None else "")
+        + "</td></tr>"
+        f"<tr><th>replications</th><td>{result.used} pairs (at most {p.replications}), "
+        f"root seed {p.root_seed}: seeds {p.root_seed}–{p.root_seed + result.used - 1}, "
         f"{'the proposed arm on independent seeds' if p.independent else 'common random numbers'}"
         "</td></tr>"
-        f"<tr><th>stopped at</th><td>{e(result.stopped)}</td></tr>"
         "<tr><th>operators</th><td>"
         + (
             e("keep today's procedures: " + ", ".join(f"{k} = {v}" for k, v in p.kept))
@@ -330,17 +831,39 @@ def render_html(result: StudyResult) -> str:
         parts.append("</ul>")
     parts.append(f"<h2>Differences (proposed − baseline), {p.confidence:.0%} paired intervals</h2>")
     table = rows(result)
-    parts.append("<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in table[0]) + "</tr>")
-    for r in table[1:]:
-        cls = " class='sig'" if r[-1] == "*" else ""
-        parts.append(f"<tr{cls}>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>")
-    parts.append("</table>")
+    keep = [table[0]]
+    for r, d in zip(table[1:], [d for d in result.differences if _shown(d)], strict=True):
+        if not d.kpi.startswith(("findings.", MACHINES_BREACHING)):  # those: by control
+            keep.append(r)
+    zero = sum(1 for d in result.differences if not _shown(d)
+               and not d.kpi.startswith(("exercised.", "verdicts.", "findings.",
+                                         MACHINES_BREACHING)))  # fmt: skip
+    parts.append(_html_table(keep, marked=7, code=8))
     parts.append(
-        "<p class='muted'>* the interval excludes 0 (shaded). CRN gain: the variance of the "
-        "difference between independent arms over that of the paired difference; the paired "
-        "interval is √(gain) times narrower. Controls that found nothing in either arm are "
-        "left out of the table; every number is in <code>compare.json</code>.</p>"
-    )
+        "<p class='muted'>* the interval excludes 0 (shaded). Money in "
+        f"{e(currency_of(result))} (the floor's currency), waits in minutes. CRN gain: the "
+        "variance of the difference between independent arms over that of the paired "
+        "difference; the paired interval is √(gain) times narrower. "
+        + (f"{zero} department KPIs that are 0 in both arms are left out of the table. "
+           if zero else "")
+        + "Every number is in <code>compare.json</code> under its code name.</p>"
+    )  # fmt: skip
+    notes = sign_notes(result)
+    if notes:
+        parts.append("<h2>Why some numbers are negative</h2><ul>")
+        parts += [f"<li>{e(n)}</li>" for n in notes]
+        parts.append("</ul>")
+    ft = findings_by_control(result)
+    parts.append("<h2>Findings by control</h2>")
+    if len(ft) > 1:
+        parts.append(_html_table(ft, classes={1: "text"}))
+        parts.append("<p class='muted'>Mean findings per replication. Titles are the controls "
+                     "catalog's (<code>twin controls</code>) and quote the regulation as it "
+                     "stands; the thresholds applied are each arm's ruleset's. Machines named: "
+                     "the distinct machines the control's findings name, mean per "
+                     "replication.</p>")  # fmt: skip
+    else:
+        parts.append("<p>No control found anything in either arm.</p>")
     vt, never = verdict_summary(result)
     parts.append("<h2>What the controls could say</h2><table><tr>"
                  + "".join(f"<th>{e(h)}</th>" for h in vt[0]) + "</tr>")  # fmt: skip
@@ -351,11 +874,17 @@ def render_html(result: StudyResult) -> str:
     if never:
         parts.append(f"<p>Not exercised in any replication of either arm ({len(never)}): "
                      f"{e(', '.join(never))}. A clean study says nothing of them.</p>")  # fmt: skip
-    for heading, png in _plots(result):
+    for heading, img in _plots(result):
         parts.append(f"<h2>{e(heading)}</h2><img alt='{e(heading)}' "
-                     f"src='data:image/png;base64,{png}'>")  # fmt: skip
+                     f"src='data:image/png;base64,{img}'>")  # fmt: skip
+        if heading.startswith("The proposal's effects"):
+            parts.append("<p class='muted'>Each panel has its own scale: money, time and counts "
+                         "as a share of the baseline, rates in percentage points, findings per "
+                         "run. Blue: the interval excludes 0; ★: a focus KPI; an arrow: the "
+                         "interval runs past the edge, to the value written.</p>")  # fmt: skip
     parts.append("</body></html>\n")
     return "".join(parts)
 
 
-__all__ = ["CSS", "png", "render_html", "render_text", "rows", "to_json"]
+__all__ = ["CSS", "Panel", "answer", "facts", "findings_by_control", "forest_panels", "png",
+           "render_html", "render_text", "rows", "sign_notes", "to_json"]  # fmt: skip

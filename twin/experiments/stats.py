@@ -102,15 +102,54 @@ def _welch_half_width(vb: float, vp: float, n: int, confidence: float) -> float:
     return t * math.sqrt(se2)
 
 
+#: the share of a KPI's level below which a difference counts as negligible: the stopping
+#: rule then measures the interval against this share of the level instead of the difference
+#: (a proposal that changes a KPI by nothing cannot be known to ±10 % of nothing)
+NEGLIGIBLE_SHARE = 0.01
+
+
+@dataclass(frozen=True, slots=True)
+class Precision:
+    """How precisely a difference is known, as the stopping rule reads it (issue 32).
+
+    The rule: the interval's half-width is at most ``relative_precision`` × the *yardstick*,
+    the size of the difference itself, or, when the difference is smaller than
+    :data:`NEGLIGIBLE_SHARE` of the KPI's level (the larger of the two arms' means), that
+    share of the level (``floor`` True): a difference of about zero is known precisely when
+    it is known to be negligible. A KPI both arms leave at exactly 0 (or exactly equal in
+    every replication) is known exactly: half-width 0."""
+
+    kpi: str
+    n: int
+    half_width: float
+    yardstick: float
+    #: True when the yardstick is the share of the level (the difference is about zero)
+    floor: bool
+    #: half-width ÷ yardstick (0 when both are 0; inf when the yardstick is 0 and the
+    #: half-width is not, or with fewer than 2 pairs)
+    ratio: float
+    reached: bool
+
+
+def precision(diff: Difference, relative_precision: float) -> Precision:
+    """The precision of ``diff`` against the stopping rule (see :class:`Precision`)."""
+    level = max(abs(diff.baseline_mean), abs(diff.proposed_mean))
+    size = abs(diff.difference)
+    floor_size = NEGLIGIBLE_SHARE * level if math.isfinite(level) else math.nan
+    floor = not size >= floor_size
+    yardstick = floor_size if floor else size
+    hw = diff.half_width
+    if diff.n < 2 or not math.isfinite(hw) or not math.isfinite(yardstick):
+        return Precision(diff.kpi, diff.n, hw, yardstick, floor, math.inf, False)
+    ratio = (0.0 if hw == 0 else math.inf) if yardstick == 0 else hw / yardstick
+    return Precision(diff.kpi, diff.n, hw, yardstick, floor, ratio, ratio <= relative_precision)
+
+
 def precise_enough(diff: Difference, relative_precision: float) -> bool:
-    """Whether the interval's half-width is within ``relative_precision`` of the larger of
-    the two arms' means (a KPI both arms leave at 0 is known exactly)."""
-    scale = max(abs(diff.baseline_mean), abs(diff.proposed_mean))
-    if diff.n < 2 or not math.isfinite(diff.half_width):
-        return False
-    if scale == 0:
-        return diff.half_width == 0
-    return diff.half_width <= relative_precision * scale
+    """Whether the interval's half-width is within ``relative_precision`` of the size of the
+    difference (or of :data:`NEGLIGIBLE_SHARE` of the KPI's level when the difference is
+    smaller than that): see :class:`Precision`."""
+    return precision(diff, relative_precision).reached
 
 
-__all__ = ["Difference", "paired", "precise_enough"]
+__all__ = ["NEGLIGIBLE_SHARE", "Difference", "Precision", "paired", "precise_enough", "precision"]

@@ -193,21 +193,47 @@ def sweep(
                        tuple(points), failures, executor)  # fmt: skip
 
 
-def _n(v: float) -> str:
-    if not math.isfinite(v):
-        return "—"
-    return f"{v:,.0f}" if abs(v) >= 1e4 else f"{v:,.2f}"
+def _currency(r: SweepResult) -> str:
+    for p in r.points:
+        for o in p.observations:
+            return o.currency
+    return "EUR"
+
+
+def _hours(r: SweepResult) -> float | None:
+    if r.hours is not None:
+        return r.hours
+    for p in r.points:
+        for o in p.observations:
+            if math.isfinite(o.sim_seconds):
+                return o.sim_seconds / 3600.0
+    return None
 
 
 def render_text(r: SweepResult, kpis: tuple[str, ...]) -> str:
+    """The sweep's table: each KPI by its display name and unit (issue 32), its mean and
+    interval at each point, and its paired difference from the first point."""
+    from twin.experiments.report import length_words
+    from twin.experiments.words import label, shown
+
+    cur = _currency(r)
+    last = r.root_seed + r.replications - 1
     lines = [
         f"Sweep of {r.scenario}: {r.grid.title}",
-        f"  {len(r.grid.points)} points × {r.replications} replications (seeds {r.root_seed}.."
-        f"{r.root_seed + r.replications - 1}, common random numbers), on {r.executor}",
-        f"  means with {r.confidence:.0%} intervals; Δ: paired difference from the first point",
+        f"  {len(r.grid.points)} points × {r.replications} replications of "
+        f"{length_words(_hours(r))} each (root seed {r.root_seed}: seeds {r.root_seed}–{last}, "
+        f"common random numbers), on {r.executor}",
+        f"  means with {r.confidence * 100:g} % intervals; Δ: paired difference from the first "
+        "point",
         "",
     ]
-    header = ["point", *kpis, *(f"Δ {k}" for k in kpis)]
+
+    def cell(k: str, v: float, lo: float, hi: float, signed: bool) -> str:
+        return (f"{shown(k, v, cur, signed=signed)} [{shown(k, lo, cur, signed=signed)}, "
+                f"{shown(k, hi, cur, signed=signed)}]")  # fmt: skip
+
+    names = [label(k).heading(cur) for k in kpis]
+    header = ["point", *names, *(f"Δ {n}" for n in names)]
     table = [header]
     for p in r.points:
         lv = {lv.kpi: lv for lv in p.levels}
@@ -215,10 +241,10 @@ def render_text(r: SweepResult, kpis: tuple[str, ...]) -> str:
         row = [p.arm.label]
         for k in kpis:
             x = lv.get(k)
-            row.append("—" if x is None else f"{_n(x.mean)} [{_n(x.low)}, {_n(x.high)}]")
+            row.append("—" if x is None else cell(k, x.mean, x.low, x.high, False))
         for k in kpis:
             d = df.get(k)
-            row.append("ref" if d is None else f"{_n(d.difference)} [{_n(d.low)}, {_n(d.high)}]")
+            row.append("ref" if d is None else cell(k, d.difference, d.low, d.high, True))
         table.append(row)
     widths = [max(len(t[i]) for t in table) for i in range(len(header))]
     for t in table:
@@ -280,8 +306,10 @@ def render_html(r: SweepResult, kpis: tuple[str, ...]) -> str:
     import matplotlib.pyplot as plt
 
     from twin.experiments.report import page_head, png
+    from twin.experiments.words import label
 
     e = html.escape
+    cur = _currency(r)
     parts = page_head(r.grid.title, "sweep", r.grid.question)
     parts.append(f"<pre>{e(render_text(r, kpis))}</pre>")
     labels = [p.arm.label for p in r.points]
@@ -291,14 +319,17 @@ def render_html(r: SweepResult, kpis: tuple[str, ...]) -> str:
             continue
         fig, ax = plt.subplots(figsize=(7.5, 3.2))
         xs = list(range(len(labels)))
-        means = [x.mean if x else math.nan for x in lv]
-        lows = [x.mean - x.low if x and math.isfinite(x.low) else 0.0 for x in lv]
-        highs = [x.high - x.mean if x and math.isfinite(x.high) else 0.0 for x in lv]
+        lab = label(k)
+        f = {"money": 0.01, "seconds": 1 / 60.0, "share": 100.0}.get(lab.unit, 1.0)
+        means = [x.mean * f if x else math.nan for x in lv]
+        lows = [(x.mean - x.low) * f if x and math.isfinite(x.low) else 0.0 for x in lv]
+        highs = [(x.high - x.mean) * f if x and math.isfinite(x.high) else 0.0 for x in lv]
         ax.errorbar(xs, means, yerr=[lows, highs], fmt="o-", color="#0072B2", capsize=4)
         ax.set_xticks(xs, labels, rotation=20, ha="right")
-        ax.set_ylabel(k)
+        ax.set_ylabel(lab.heading(cur))
         ax.grid(alpha=0.3)
-        parts.append(f"<h2>{e(k)}</h2><img alt='{e(k)}' src='data:image/png;base64,{png(fig)}'>")
+        h = lab.heading(cur)
+        parts.append(f"<h2>{e(h)}</h2><img alt='{e(h)}' src='data:image/png;base64,{png(fig)}'>")
         plt.close(fig)
     parts.append("</body></html>\n")
     return "".join(parts)
