@@ -14,17 +14,11 @@ from pathlib import Path
 import pytest
 
 from twin.experiments import Plan, compare, load_arm, paired
+from twin.experiments.answer import answer, sign_notes
 from twin.experiments.arms import Arm, Focus
 from twin.experiments.compare import StudyResult, stopping_note
 from twin.experiments.replication import KPIS, Observation, Task, replicate
-from twin.experiments.report import (
-    answer,
-    findings_by_control,
-    forest_panels,
-    render_html,
-    render_text,
-    sign_notes,
-)
+from twin.experiments.report import findings_by_control, forest_panels, render_html, render_text
 from twin.experiments.stats import Difference, precise_enough, precision
 from twin.experiments.words import DISPLAY, label, money, shown
 

@@ -213,7 +213,7 @@ def _hours(r: SweepResult) -> float | None:
 def render_text(r: SweepResult, kpis: tuple[str, ...]) -> str:
     """The sweep's table: each KPI by its display name and unit (issue 32), its mean and
     interval at each point, and its paired difference from the first point."""
-    from twin.experiments.report import length_words
+    from twin.experiments.answer import length_words
     from twin.experiments.words import label, shown
 
     cur = _currency(r)
