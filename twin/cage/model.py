@@ -47,6 +47,7 @@ from datetime import date, datetime, timedelta
 from typing import Protocol
 
 import numpy as np
+import simpy
 from dateutil.relativedelta import relativedelta
 
 from twin.cage.books import RETENTION, CageBooks, Proc, Volume, _Armed, month_label
@@ -56,6 +57,7 @@ from twin.cage.records import (
     CageReconciled,
     CageTransaction,
     ChequeRedeemed,
+    ChequeRedemptionRequested,
     ChequeRepresented,
     ChequeReturned,
     DishonouredChequeEntered,
@@ -187,6 +189,9 @@ class Cage(CageBooks):
         self._collected: list[tuple[MoneyRemoved, str, int, int]] = []
         self._pending_items: list[UnclaimedFound] = []
         self._pending_requests: dict[str, Volume] = {}
+        #: cheque redemptions waiting for the operator's ``pay_cheque`` ([cage] operator):
+        #: payment -> (the patron's wait, the window's cashier)
+        self.redemptions: dict[str, tuple[simpy.events.Event, str]] = {}
         self.years: list[tuple[str, date]] = []
         world.bus.attach(self)  # the count room receives the containers the drop team empties
 
@@ -301,15 +306,50 @@ class Cage(CageBooks):
         pay = self.payments[payment]
         if not cashier or pay.banked or pay.redeemed:
             return ""
+        if "cheque_redemption" in self.cfg.operator:  # the operator pays it (pay_cheque)
+            done = self.env.event()
+            self.redemptions[payment] = (done, cashier)
+            self.emit(ChequeRedemptionRequested, payment=payment, patron=patron,
+                      cashier=cashier, amount_cents=pay.amount)  # fmt: skip
+            txn: str = yield done
+            return txn
         yield self._minutes(self.cfg.transaction_minutes, rng)
         if pay.banked:
             return ""
+        return self._redeem(pay, cashier)
+
+    def _redeem(self, pay: Payment, cashier: str, authoriser: str | None = None) -> str:
         pay.redeemed = True
         txn = self._transaction(
-            "cheque_redeemed", "cash", patron, cashier, pay.amount, pay.amount, 0, 0, 0, payment
-        )
-        self.emit(ChequeRedeemed, payment=payment, by="drawer", substitute="", cashier=cashier)
+            "cheque_redeemed", "cash", pay.patron, cashier, pay.amount, pay.amount, 0, 0, 0,
+            pay.id, authoriser=authoriser,
+        )  # fmt: skip
+        self.emit(ChequeRedeemed, payment=pay.id, by="drawer", substitute="", cashier=cashier)
         return txn
+
+    def redemption_refusal(self, payment: str, cashier: str, authoriser: str) -> str | None:
+        """Why the operator may not pay the waiting redemption of ``payment`` at
+        ``cashier``'s window, authorised by ``authoriser`` ("" none), or None."""
+        waiting = self.redemptions.get(payment)
+        if waiting is None:
+            known = ", ".join(sorted(self.redemptions)) or "none"
+            return f"no redemption of cheque {payment!r} waits (waiting: {known})"
+        if cashier != waiting[1]:
+            return f"cheque {payment} is at {waiting[1]}'s window, not {cashier!r}'s"
+        if cashier not in self.staff.on_duty("cashier"):
+            return f"{cashier} is not a cashier on duty"
+        if authoriser and authoriser not in self.staff.members:
+            return f"{authoriser!r} is no member of the staff"
+        if authoriser and not self.staff.members[authoriser].on_duty:
+            return f"{authoriser} is not on duty"
+        return None
+
+    def pay_redemption(self, payment: str, cashier: str, authoriser: str) -> None:
+        """The operator pays the waiting redemption (checked by :meth:`redemption_refusal`):
+        the cash out, authorised by ``authoriser`` (reg 41(b)), and the cheque marked
+        redeemed (38(2)(f)); the patron goes on."""
+        done, _ = self.redemptions.pop(payment)
+        done.succeed(self._redeem(self.payments[payment], cashier, authoriser))
 
     def substitute_cheque(
         self, patron: str, payment: str, extra_cents: int, rng: np.random.Generator
@@ -335,14 +375,16 @@ class Cage(CageBooks):
     def _transaction(
         self, kind: str, method: str, patron: str, cashier: str, amount: int, cash_in: int,
         cash_out: int, chips_in: int, chips_out: int, payment: str,
+        authoriser: str | None = None,
     ) -> str:  # fmt: skip
         txn = self._id("TXN")
-        authoriser = ""
-        if cash_out > 0:
-            authoriser = self._on("chief_cashier", skip=(cashier,))
-            if self.armed.unauthorised_payout:
-                self.armed.unauthorised_payout = False
-                authoriser = ""
+        if authoriser is None:  # (given: the operator named who authorised it)
+            authoriser = ""
+            if cash_out > 0:
+                authoriser = self._on("chief_cashier", skip=(cashier,))
+                if self.armed.unauthorised_payout:
+                    self.armed.unauthorised_payout = False
+                    authoriser = ""
         self.drawer += cash_in - cash_out
         self.day_in += cash_in
         self.day_out += cash_out
@@ -409,7 +451,7 @@ class Cage(CageBooks):
         today = self._today()
         groups: dict[tuple[str, str], list[Payment]] = {}
         for p in self.payments.values():
-            if p.banked or p.redeemed:
+            if p.banked or p.redeemed or p.id in self.redemptions:
                 continue
             fam = "cheque" if p.method == "cheque" else "card"
             inst = COLLECTING_BANK if fam == "cheque" else CARD_ISSUER[p.method]

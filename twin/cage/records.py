@@ -79,6 +79,18 @@ class ChequeRedeemed(Record):
     cashier: str
 
 
+@record("cheque_redemption_requested", roles=("payment", "patron", "cashier"))
+class ChequeRedemptionRequested(Record):
+    """The drawer of an unbanked gaming cheque ``payment`` asks at ``cashier``'s window to
+    take it back for ``amount_cents`` in cash (38(2)(f)); the payment waits for the operator
+    (``[cage] operator = ["cheque_redemption"]``; never written otherwise)."""
+
+    payment: str
+    patron: str
+    cashier: str
+    amount_cents: int
+
+
 @record("payments_banked", roles=("batch",))
 class PaymentsBanked(Record):
     """Reg 38(2)(g): cheques delivered to a credit institution for collection (``method``
@@ -343,6 +355,7 @@ __all__ = [
     "CageReconciled",
     "CageTransaction",
     "ChequeRedeemed",
+    "ChequeRedemptionRequested",
     "ChequeRepresented",
     "ChequeReturned",
     "DishonouredChequeEntered",
