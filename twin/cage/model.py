@@ -56,8 +56,8 @@ from twin.cage.records import (
     BankingEvidence,
     CageReconciled,
     CageTransaction,
+    ChequePayoutRequested,
     ChequeRedeemed,
-    ChequeRedemptionRequested,
     ChequeRepresented,
     ChequeReturned,
     DishonouredChequeEntered,
@@ -118,6 +118,17 @@ class Payment:
     particulars: GamingPaymentAccepted
     redeemed: bool = False
     banked: bool = False
+
+
+@dataclass
+class _Payout:
+    """A cheque payout waiting for the operator: the patron's wait, the window's cashier, the
+    cheque's amount and the stream its particulars are drawn from."""
+
+    done: simpy.events.Event
+    cashier: str
+    amount: int
+    rng: np.random.Generator
 
 
 @dataclass
@@ -189,9 +200,9 @@ class Cage(CageBooks):
         self._collected: list[tuple[MoneyRemoved, str, int, int]] = []
         self._pending_items: list[UnclaimedFound] = []
         self._pending_requests: dict[str, Volume] = {}
-        #: cheque redemptions waiting for the operator's ``pay_cheque`` ([cage] operator):
-        #: payment -> (the patron's wait, the window's cashier)
-        self.redemptions: dict[str, tuple[simpy.events.Event, str]] = {}
+        #: cheque payouts waiting for the operator's ``pay_cheque`` ([cage] operator):
+        #: patron -> the payout asked for
+        self.payouts: dict[str, _Payout] = {}
         self.years: list[tuple[str, date]] = []
         world.bus.attach(self)  # the count room receives the containers the drop team empties
 
@@ -271,6 +282,14 @@ class Cage(CageBooks):
         cashier = self._cashier()
         if not cashier:
             return ""
+        if method == "cheque" and chips == "cash" and "cheque_payout" in self.cfg.operator:
+            done = self.env.event()  # the operator pays it (pay_cheque)
+            self.payouts[patron] = _Payout(done, cashier, amount_cents, r)
+            self.emit(ChequePayoutRequested, patron=patron, cashier=cashier,
+                      amount_cents=amount_cents)  # fmt: skip
+            paid: tuple[str, str] = yield done
+            self._last_payment = paid[1]
+            return paid[0]
         yield self._minutes(self.cfg.transaction_minutes, r)
         payment = ""
         if method != "cash":
@@ -285,6 +304,35 @@ class Cage(CageBooks):
             "buy_in", method, patron, cashier, amount_cents, cash_in, cash_out, 0, chips_out,
             payment,
         )  # fmt: skip
+
+    def payout_refusal(self, patron: str, cashier: str, authoriser: str) -> str | None:
+        """Why the operator may not pay ``patron``'s waiting cheque payout at ``cashier``'s
+        window, authorised by ``authoriser`` ("" none), or None."""
+        waiting = self.payouts.get(patron)
+        if waiting is None:
+            known = ", ".join(sorted(self.payouts)) or "nobody"
+            return f"no cheque payout to {patron!r} waits (waiting: {known})"
+        if cashier != waiting.cashier:
+            return f"{patron} is at {waiting.cashier}'s window, not {cashier!r}'s"
+        if cashier not in self.staff.on_duty("cashier"):
+            return f"{cashier} is not a cashier on duty"
+        if authoriser and authoriser not in self.staff.members:
+            return f"{authoriser!r} is no member of the staff"
+        if authoriser and not self.staff.members[authoriser].on_duty:
+            return f"{authoriser} is not on duty"
+        return None
+
+    def pay_payout(self, patron: str, cashier: str, authoriser: str) -> None:
+        """The operator pays the waiting payout (checked by :meth:`payout_refusal`): the
+        cheque recorded with its particulars (reg 38(2)) and the cash paid out, authorised by
+        ``authoriser`` (reg 41(b)); the patron goes on."""
+        p = self.payouts.pop(patron)
+        payment = self._accept_payment(patron, "cheque", p.amount, cashier, p.rng)
+        txn = self._transaction(
+            "buy_in", "cheque", patron, cashier, p.amount, 0, p.amount, 0, 0, payment,
+            authoriser=authoriser,
+        )  # fmt: skip
+        p.done.succeed((txn, payment))
 
     def redeem_chips(
         self, patron: str, amount_cents: int, rng: np.random.Generator | None = None
@@ -306,50 +354,15 @@ class Cage(CageBooks):
         pay = self.payments[payment]
         if not cashier or pay.banked or pay.redeemed:
             return ""
-        if "cheque_redemption" in self.cfg.operator:  # the operator pays it (pay_cheque)
-            done = self.env.event()
-            self.redemptions[payment] = (done, cashier)
-            self.emit(ChequeRedemptionRequested, payment=payment, patron=patron,
-                      cashier=cashier, amount_cents=pay.amount)  # fmt: skip
-            txn: str = yield done
-            return txn
         yield self._minutes(self.cfg.transaction_minutes, rng)
         if pay.banked:
             return ""
-        return self._redeem(pay, cashier)
-
-    def _redeem(self, pay: Payment, cashier: str, authoriser: str | None = None) -> str:
         pay.redeemed = True
         txn = self._transaction(
-            "cheque_redeemed", "cash", pay.patron, cashier, pay.amount, pay.amount, 0, 0, 0,
-            pay.id, authoriser=authoriser,
-        )  # fmt: skip
-        self.emit(ChequeRedeemed, payment=pay.id, by="drawer", substitute="", cashier=cashier)
+            "cheque_redeemed", "cash", patron, cashier, pay.amount, pay.amount, 0, 0, 0, payment
+        )
+        self.emit(ChequeRedeemed, payment=payment, by="drawer", substitute="", cashier=cashier)
         return txn
-
-    def redemption_refusal(self, payment: str, cashier: str, authoriser: str) -> str | None:
-        """Why the operator may not pay the waiting redemption of ``payment`` at
-        ``cashier``'s window, authorised by ``authoriser`` ("" none), or None."""
-        waiting = self.redemptions.get(payment)
-        if waiting is None:
-            known = ", ".join(sorted(self.redemptions)) or "none"
-            return f"no redemption of cheque {payment!r} waits (waiting: {known})"
-        if cashier != waiting[1]:
-            return f"cheque {payment} is at {waiting[1]}'s window, not {cashier!r}'s"
-        if cashier not in self.staff.on_duty("cashier"):
-            return f"{cashier} is not a cashier on duty"
-        if authoriser and authoriser not in self.staff.members:
-            return f"{authoriser!r} is no member of the staff"
-        if authoriser and not self.staff.members[authoriser].on_duty:
-            return f"{authoriser} is not on duty"
-        return None
-
-    def pay_redemption(self, payment: str, cashier: str, authoriser: str) -> None:
-        """The operator pays the waiting redemption (checked by :meth:`redemption_refusal`):
-        the cash out, authorised by ``authoriser`` (reg 41(b)), and the cheque marked
-        redeemed (38(2)(f)); the patron goes on."""
-        done, _ = self.redemptions.pop(payment)
-        done.succeed(self._redeem(self.payments[payment], cashier, authoriser))
 
     def substitute_cheque(
         self, patron: str, payment: str, extra_cents: int, rng: np.random.Generator
@@ -451,7 +464,7 @@ class Cage(CageBooks):
         today = self._today()
         groups: dict[tuple[str, str], list[Payment]] = {}
         for p in self.payments.values():
-            if p.banked or p.redeemed or p.id in self.redemptions:
+            if p.banked or p.redeemed:
                 continue
             fam = "cheque" if p.method == "cheque" else "card"
             inst = COLLECTING_BANK if fam == "cheque" else CARD_ISSUER[p.method]

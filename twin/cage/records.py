@@ -79,13 +79,12 @@ class ChequeRedeemed(Record):
     cashier: str
 
 
-@record("cheque_redemption_requested", roles=("payment", "patron", "cashier"))
-class ChequeRedemptionRequested(Record):
-    """The drawer of an unbanked gaming cheque ``payment`` asks at ``cashier``'s window to
-    take it back for ``amount_cents`` in cash (38(2)(f)); the payment waits for the operator
-    (``[cage] operator = ["cheque_redemption"]``; never written otherwise)."""
+@record("cheque_payout_requested", roles=("patron", "cashier"))
+class ChequePayoutRequested(Record):
+    """A patron at ``cashier``'s window hands over a gaming cheque for ``amount_cents`` and
+    asks for cash: the payout waits for the operator (``[cage] operator =
+    ["cheque_payout"]``; never written otherwise)."""
 
-    payment: str
     patron: str
     cashier: str
     amount_cents: int
@@ -354,8 +353,8 @@ __all__ = [
     "BankingEvidence",
     "CageReconciled",
     "CageTransaction",
+    "ChequePayoutRequested",
     "ChequeRedeemed",
-    "ChequeRedemptionRequested",
     "ChequeRepresented",
     "ChequeReturned",
     "DishonouredChequeEntered",

@@ -40,9 +40,9 @@ PaymentParticular = Literal[
 ]
 PAYMENT_PARTICULARS: tuple[PaymentParticular, ...] = get_args(PaymentParticular)
 #: The cage's acts that can wait for an operator's command (``[cage] operator``):
-#: "cheque_redemption", a drawer taking back an unbanked gaming cheque for cash (the
-#: ``pay_cheque`` command, twin.cage.actions).
-OperatorAct = Literal["cheque_redemption"]
+#: "cheque_payout", cash paid out to a patron against a gaming cheque (the ``pay_cheque``
+#: command, twin.cage.actions).
+OperatorAct = Literal["cheque_payout"]
 
 
 class CagePolicy(_Model):
