@@ -3,7 +3,9 @@
 A drill is data (``viz/drills/<id>.toml``, listed in ``viz/drills/README.md``): the scenario
 and settings that make the situation arise, the record that starts the attempt, the steps the
 operator performs (each one operator command: ``assign_job``, ``note``, ``open_door``,
-``close_door``), the records the world must write before the attempt ends, each with the
+``close_door``, or a department's: ``pay_cheque``, ``check_id``, ``admit_entrant``,
+``refuse_entrant``, ``fill_table``, ``sign_table_card``, ``evaluate_case``,
+``report_suspicion``), the records the world must write before the attempt ends, each with the
 clause of the regulations it carries out, and a time limit.
 
 :func:`start_attempt` builds the world (its ledger in the attempt's folder), runs it fast
@@ -15,10 +17,14 @@ an outcome its ``after`` names, e.g. a slip signed before the payout it records)
 the floor refused, outcomes missing, the compliance engine's findings during the attempt
 (control id and title from the catalog), and the time taken.
 
-Only the trainee's acts are scored: their own commands, and the drilled subject (the
-trigger's machine) in the drilled episode (from the trigger until the same situation arises
-on that machine again). A finding counts if its evidence holds one of the trainee's commands,
-or it names the drilled machine and its evidence lies in the episode; every other finding
+Only the trainee's acts are scored: their own commands, and the drilled subject in the
+drilled episode (from the trigger until the same situation arises on that subject again). The
+subject is what the trigger record's field ``[trigger] subject`` names: by default its
+machine; a table, a cage window's cashier, a person at the door, a patron reported. A
+department's command takes its arguments from the trigger record's fields of the same names,
+the step's ``args`` and ``staff`` (someone of a role on duty). A finding counts if its
+evidence holds one of the trainee's commands, or it names the drilled subject and its
+evidence lies in the episode; every other finding
 during the attempt (another machine's jackpot, a later episode) is listed in the score's
 ``shown`` ("shown, not scored"), never deducted. A trigger may require a patron playing at
 its machine (``patron_playing``), read from the sessions in the records. The score and the
