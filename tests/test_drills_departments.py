@@ -290,20 +290,34 @@ def _drill(tmp_path: Path, step: str = "", trigger: str = "") -> Path:
 
 
 def test_the_drill_files_validate_with_one_clear_error(tmp_path: Path) -> None:
-    spec = load_drill(_drill(tmp_path, 'args={credit=true}\nstaff={x="dealer"}', 'subject="table"'))
+    spec = load_drill(
+        _drill(tmp_path, 'args={credit=true}\nstaff={table="dealer"}', 'subject="table"')
+    )
     assert (spec.subject, dict(spec.steps[0].args), dict(spec.steps[0].staff)) == (
         "table",
         {"credit": True},
-        {"x": "dealer"},
+        {"table": "dealer"},
     )
     assert load_drill(_drill(tmp_path)).subject == "machine"  # the default
-    for step, trigger, key in (
-        ('args="x"', "", r"step\[0\]\.args"),
-        ("staff={x=1}", "", r"step\[0\]\.staff"),
-        ("", 'subject="a table"', r"trigger\.subject"),
-    ):
-        with pytest.raises(InputError, match=key):
-            load_drill(_drill(tmp_path, step, trigger))
+    cases = (
+        ('args="x"', "", "step[0].args", "a table of the command's arguments"),
+        ("staff={table=1}", "", "step[0].staff", "a table of argument = role"),
+        ("", 'subject="a table"', "trigger.subject", "the name of the trigger record's field"),
+        # an argument the command does not take
+        ("args={tabel=1}", "", "step[0].args", "arguments of fill_table (table, amount_cents"),
+        # an argument the trigger record does not give (a cheque payout's patron, on a fill)
+        ("", "", "step[1].args", "a value for pay_cheque's patron (the trigger record"),
+    )
+    for step, trigger, key, expected in cases:
+        path = _drill(tmp_path, step, trigger)
+        if key == "step[1].args":
+            path.write_text(
+                path.read_text()
+                + '[[step]]\nid="b"\ntext="b"\ncommand="pay_cheque"\nclause="MT98.R41.b"\n'
+            )
+        with pytest.raises(InputError) as err:
+            load_drill(path)
+        assert key in str(err.value) and expected in str(err.value), str(err.value)
     for name in DRILLED:  # the shipped ones
         assert load_drill(DRILLS / f"{name}.toml").id == name
 

@@ -195,6 +195,8 @@ def load_drill(path: Path) -> DrillSpec:
             raise InputError(path, f"{where}args", "a table of the command's arguments", repr(args))
         if not isinstance(staff, dict) or not all(isinstance(r, str) for r in staff.values()):
             raise InputError(path, f"{where}staff", "a table of argument = role", repr(staff))
+        if command not in _SLOT_ACTIONS:
+            _check_arguments(path, where, command, args, staff, str(trig.get("kind", "start")))
         steps.append(
             Step(
                 id=_need(s, "id", str, path, where),
@@ -231,6 +233,39 @@ def load_drill(path: Path) -> DrillSpec:
         trigger_patron_playing=playing,
         subject=subject,
     )
+
+
+#: the slot floor's and the staff's commands, built by the drill itself (the rest are the
+#: departments', built from the trigger record's fields and the step's ``args`` and ``staff``)
+_SLOT_ACTIONS = ("assign_job", "note", "open_door", "close_door")
+
+
+def _check_arguments(
+    path: Path, where: str, command: str, args: Mapping[str, Any], staff: Mapping[str, str],
+    trigger_kind: str,
+) -> None:  # fmt: skip
+    """A department's step names only its command's arguments, and every argument comes from
+    the trigger record (a field of the same name), ``args`` or ``staff``."""
+    from twin.kinds import ALL
+
+    params = [f.name for f in dataclasses.fields(commands()[command])]  # type: ignore[arg-type]
+    given = [*args, *staff]
+    unknown = [a for a in given if a not in params]
+    if unknown:
+        raise InputError(
+            path, f"{where}args", f"arguments of {command} ({', '.join(params)})", unknown[0]
+        )
+    record = ALL.get(trigger_kind)
+    fields = {f.name for f in dataclasses.fields(record)} if record is not None else set()
+    missing = [p for p in params if p not in given and p not in fields]
+    if missing:
+        raise InputError(
+            path,
+            f"{where}args",
+            f"a value for {command}'s {missing[0]} (the trigger record {trigger_kind} has no "
+            "such field)",
+            "none",
+        )
 
 
 def all_drills() -> list[DrillSpec]:
