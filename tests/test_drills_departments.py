@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +22,14 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pytest
 from conftest import REPO
 
-from twin.aml.actions import ReportSuspicion
+from twin.aml.actions import EvaluateCase, ReportSuspicion
 from twin.cage.actions import PayCheque
-from twin.door.actions import AdmitEntrant
+from twin.door import Door
+from twin.door.actions import AdmitEntrant, CheckId, RefuseEntrant
 from twin.errors import InputError
 from twin.ledger import read_rows
-from twin.pit.actions import FillTable
+from twin.pit import Pit
+from twin.pit.actions import FillTable, SignTableCard
 from viz.app import Viewer, init_pygame
 from viz.drill import (
     DRILLS,
@@ -233,9 +236,10 @@ def test_a_suspicion_reported_to_a_sergeant_is_a_finding_of_r49_1(tmp_path: Path
     badly, and the engine finds it under reg 49(1) (25)."""
     attempt = start_attempt(find_drill("suspicious-transaction-report"), out=tmp_path)
     case = attempt.trigger_doc["case"]
-    play = [("key", "1"), ("wait", 30), ("key", "2"), ("wait", 30)]
-    for what, value in play:
-        attempt.wait(value) if what == "wait" else attempt.perform(int(value) - 1)
+    attempt.perform(0)  # review
+    attempt.wait(30)
+    attempt.perform(1)  # evaluate
+    attempt.wait(30)
     attempt.source.put(ReportSuspicion(case, "police", "Sergeant"))
     attempt.wait(30)
     sc = play_script(attempt, [("key", "4")])
@@ -344,3 +348,135 @@ def test_every_department_hook_is_off_by_default() -> None:
 
     for model in (AmlConfig, CageConfig, EntranceConfig, TablesConfig):
         assert model.model_fields["operator"].default == ()
+
+
+# -- the departments' hooks, command by command (what the drills do not reach) ----------------
+
+
+def _at_once(name: str, tmp_path: Path, *settings: str) -> Attempt:
+    """The drill's casino, with ``settings`` added, handed over at once (no trigger)."""
+    spec = find_drill(name)
+    spec = replace(
+        spec, settings=(*spec.settings, *settings), trigger_kind="start", machine="A-001"
+    )
+    return start_attempt(spec, out=tmp_path)
+
+
+def _commands(ledger: Path) -> list[tuple[str, str]]:
+    """(command, reason or "") of the operator's commands, in order."""
+    return [
+        (d["command"], d.get("reason", ""))
+        for _s, _t, d in _rows(ledger, "command_accepted", "command_rejected")
+        if d["source"] == "operator"
+    ]
+
+
+def test_a_credit_goes_back_to_the_cage_and_onto_the_card(tmp_path: Path) -> None:
+    """``tables.operator = ["credit"]``: a tray holding over twice its float asks for a credit
+    of the excess; more than the tray holds is refused; the credit made and entered on the
+    card, the count at the end reconciles (no finding of reg 41(a))."""
+    attempt = _at_once("table-fill", tmp_path, 'tables.operator=["credit"]')
+    pit = attempt.casino.find(Pit)
+    assert pit is not None
+    t = pit.tables["RL-1"]
+    t.tray = 50_000  # the players lost: the tray holds 2.5 times its float of 20,000
+    pit._keep_tray(t)
+    pit._keep_tray(t)  # asked once: a request waits until the operator makes it
+    attempt.source.put(FillTable("RL-1", 60_000, True))
+    attempt.source.put(FillTable("RL-1", 30_000, False))
+    attempt.source.put(FillTable("RL-1", 30_000, True))
+    attempt.source.put(SignTableCard("RL-1"))
+    attempt.wait(10)
+    assert (t.tray, t.credits) == (20_000, 30_000)
+    attempt.finish()
+    ledger = tmp_path / "ledger.sqlite"
+    asked = [d for _s, _t, d in _rows(ledger, "table_fill_requested")]
+    assert [(d["amount_cents"], d["credit"]) for d in asked] == [(30_000, True)]
+    assert _commands(ledger) == [
+        ("fill_table", "a credit of 60000 cents from a tray of 50000"),
+        ("fill_table", "no fill of table 'RL-1' is asked for (asked: RL-1 (credit))"),
+        ("fill_table", ""),
+        ("sign_table_card", ""),
+    ]
+    (count,) = [d for _s, _t, d in _rows(ledger, "table_count")]
+    assert (count["credits_cents"], count["closing_cents"]) == (30_000, 20_000)
+    findings = [d for _s, t, d in _rows(ledger, "finding") if d["control"] == "MT98.R41.a"]
+    assert findings == []
+
+
+def test_the_door_refuses_for_its_own_reason_and_admits_once(tmp_path: Path) -> None:
+    """With nobody listed: a clean check and a refusal is the door's own decision
+    ("door_decision"); a second check of the same entrant, and any command about someone
+    not waiting, is refused; an admitted entrant goes in (``entry_admitted``)."""
+    attempt = _at_once("door-identification", tmp_path, "patrons.population.self_excluded_share=0")
+    door = attempt.casino.find(Door)
+    assert door is not None
+    while len(door.waiting) < 2:
+        attempt.wait(60)
+    first, second = sorted(door.waiting, key=lambda p: door.waiting[p].visit)[:2]
+    others = ", ".join(sorted(p for p in door.waiting if p != first))  # (delivered at once)
+    for cmd in (CheckId(first), CheckId(first), RefuseEntrant(first), AdmitEntrant(first),
+                CheckId(second), AdmitEntrant(second)):  # fmt: skip
+        attempt.source.put(cmd)
+    attempt.wait(5)
+    attempt.finish()
+    ledger = tmp_path / "ledger.sqlite"
+    assert _commands(ledger) == [
+        ("check_id", ""),
+        ("check_id", f"{first}'s identity document was checked already"),
+        ("refuse_entrant", ""),
+        ("admit_entrant", f"{first!r} is not waiting at the door (waiting: {others})"),
+        ("check_id", ""),
+        ("admit_entrant", ""),
+    ]
+    refused = [d for _s, _t, d in _rows(ledger, "entry_refused") if d["person"] == first]
+    admitted = [d for _s, _t, d in _rows(ledger, "entry_admitted") if d["person"] == second]
+    assert [d["reason"] for d in refused] == ["door_decision"] and len(admitted) == 1
+
+
+def test_the_reporting_officer_s_commands_are_checked(tmp_path: Path) -> None:
+    """A report before the evaluation, a decision the desk does not know, a report on a case
+    found not suspicious and a second report to the same recipient are refused, each with
+    its reason; a case not waiting cannot be evaluated."""
+    attempt = start_attempt(find_drill("suspicious-transaction-report"), out=tmp_path)
+    case = attempt.trigger_doc["case"]
+    for cmd in (
+        ReportSuspicion(case, "police", "Inspector"),
+        EvaluateCase(case, "maybe", "x"),
+        EvaluateCase(case, "no_suspicion", "a first report: watched"),
+        EvaluateCase(case, "suspicious", "x"),
+        ReportSuspicion(case, "police", "Inspector"),
+    ):
+        attempt.source.put(cmd)
+    attempt.wait(5)
+    attempt.finish()
+    assert _commands(tmp_path / "ledger.sqlite") == [
+        ("report_suspicion", f"case {case!r} has not been evaluated by the Reporting Officer"),
+        ("evaluate_case", "a decision 'suspicious' or 'no_suspicion', not 'maybe'"),
+        ("evaluate_case", ""),
+        ("evaluate_case", f"no report {case!r} waits for the Reporting Officer (waiting: none)"),
+        (
+            "report_suspicion",
+            f"case {case} was evaluated no_suspicion: there is no suspicion to report",
+        ),
+    ]
+
+
+def test_a_second_report_to_the_same_recipient_is_refused(tmp_path: Path) -> None:
+    attempt = start_attempt(find_drill("suspicious-transaction-report"), out=tmp_path)
+    case = attempt.trigger_doc["case"]
+    for cmd in (
+        EvaluateCase(case, "suspicious", "chips not won"),
+        ReportSuspicion(case, "board_mllo", ""),
+        ReportSuspicion(case, "board_mllo", ""),
+        ReportSuspicion(case, "press", ""),
+    ):
+        attempt.source.put(cmd)
+    attempt.wait(5)
+    attempt.finish()
+    assert _commands(tmp_path / "ledger.sqlite") == [
+        ("evaluate_case", ""),
+        ("report_suspicion", ""),
+        ("report_suspicion", f"case {case} was reported to board_mllo already"),
+        ("report_suspicion", "a recipient 'police' or 'board_mllo', not 'press'"),
+    ]
