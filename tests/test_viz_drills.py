@@ -44,6 +44,14 @@ CORRECT: dict[str, Script] = {
     ],
     "tilt-during-play": [("key", "1"), ("wait", 20), ("key", "2"), ("wait", 900), ("key", "3")],
     "drop-collection": [("key", "1"), ("wait", 300), ("key", "2"), ("wait", 20), ("key", "3")],
+    # issue 32: the departments' drills (tests/test_drills_departments.py)
+    "cheque-payout": [("key", "1"), ("wait", 30), ("key", "2"), ("wait", 30), ("key", "3")],
+    "door-identification": [("key", "1"), ("wait", 20), ("key", "2"), ("wait", 20), ("key", "3")],
+    "table-fill": [("key", "1"), ("wait", 30), ("key", "2"), ("wait", 30), ("key", "3")],
+    "suspicious-transaction-report": [
+        ("key", "1"), ("wait", 30), ("key", "2"), ("wait", 30), ("key", "3"), ("wait", 30),
+        ("key", "4"),
+    ],
 }  # fmt: skip
 
 

@@ -3,7 +3,9 @@
 A drill is data (``viz/drills/<id>.toml``, listed in ``viz/drills/README.md``): the scenario
 and settings that make the situation arise, the record that starts the attempt, the steps the
 operator performs (each one operator command: ``assign_job``, ``note``, ``open_door``,
-``close_door``), the records the world must write before the attempt ends, each with the
+``close_door``, or a department's: ``pay_cheque``, ``check_id``, ``admit_entrant``,
+``refuse_entrant``, ``fill_table``, ``sign_table_card``, ``evaluate_case``,
+``report_suspicion``), the records the world must write before the attempt ends, each with the
 clause of the regulations it carries out, and a time limit.
 
 :func:`start_attempt` builds the world (its ledger in the attempt's folder), runs it fast
@@ -15,10 +17,14 @@ an outcome its ``after`` names, e.g. a slip signed before the payout it records)
 the floor refused, outcomes missing, the compliance engine's findings during the attempt
 (control id and title from the catalog), and the time taken.
 
-Only the trainee's acts are scored: their own commands, and the drilled subject (the
-trigger's machine) in the drilled episode (from the trigger until the same situation arises
-on that machine again). A finding counts if its evidence holds one of the trainee's commands,
-or it names the drilled machine and its evidence lies in the episode; every other finding
+Only the trainee's acts are scored: their own commands, and the drilled subject in the
+drilled episode (from the trigger until the same situation arises on that subject again). The
+subject is what the trigger record's field ``[trigger] subject`` names: by default its
+machine; a table, a cage window's cashier, a person at the door, a patron reported. A
+department's command takes its arguments from the trigger record's fields of the same names,
+the step's ``args`` and ``staff`` (someone of a role on duty). A finding counts if its
+evidence holds one of the trainee's commands, or it names the drilled subject and its
+evidence lies in the episode; every other finding
 during the attempt (another machine's jackpot, a later episode) is listed in the score's
 ``shown`` ("shown, not scored"), never deducted. A trigger may require a patron playing at
 its machine (``patron_playing``), read from the sessions in the records. The score and the
@@ -27,6 +33,7 @@ ledger are saved; the viewer shows a summary screen.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import tomllib
@@ -40,7 +47,7 @@ import pygame
 
 from twin import api
 from twin.casino import Casino
-from twin.commands import Command, Note
+from twin.commands import Command, Note, commands, parse_command
 from twin.drivers import StepDriver
 from twin.errors import InputError
 from twin.ledger import Ledger, read_rows
@@ -55,7 +62,16 @@ if TYPE_CHECKING:
 
 DRILLS = Path(__file__).with_name("drills")
 REPO_SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
-ACTIONS = ("assign_job", "note", "open_door", "close_door")
+#: the operator commands a step may be: the slot floor's and the staff's, and the departments'
+#: operator hooks (the cage, the door, the pit, the AML desk; each off unless a scenario's
+#: ``operator`` setting makes the act wait for the operator)
+ACTIONS = (
+    "assign_job", "note", "open_door", "close_door",
+    "pay_cheque",
+    "check_id", "admit_entrant", "refuse_entrant",
+    "fill_table", "sign_table_card",
+    "evaluate_case", "report_suspicion",
+)  # fmt: skip
 #: points lost per mistake (the score starts at 100 and stops at 0)
 PENALTY = {"missed": 25, "order": 10, "refused": 5, "outcome": 20, "finding": 25, "late": 10}
 
@@ -69,6 +85,11 @@ class Step:
     job: str = ""  # assign_job: the kind of job (default: the trigger's)
     door: str = "slot"
     after: tuple[str, ...] = ()  # outcome ids whose records must be in the ledger first
+    #: a department's command: arguments given as they are (``args``), and arguments that
+    #: name a person, filled with someone of that role on duty (``staff``: argument -> role);
+    #: the rest are the trigger record's fields of the same names
+    args: Mapping[str, Any] = field(default_factory=dict)
+    staff: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +122,10 @@ class DrillSpec:
     #: the trigger only counts on a machine a patron is playing at (a session started, the
     #: patron not gone) when its record is written
     trigger_patron_playing: bool = False
+    #: the drilled subject: the trigger record's field that names it ("machine", "table",
+    #: "cashier" (a cage window), "person", "patron"...); outcomes and findings count when
+    #: they are about it
+    subject: str = "machine"
 
 
 def _need(
@@ -132,6 +157,11 @@ def load_drill(path: Path) -> DrillSpec:
     playing = trig.get("patron_playing", False)
     if not isinstance(playing, bool):
         raise InputError(path, "trigger.patron_playing", "true or false", repr(playing))
+    subject = trig.get("subject", "machine")
+    if not isinstance(subject, str) or not subject.isidentifier():
+        raise InputError(
+            path, "trigger.subject", "the name of the trigger record's field", repr(subject)
+        )
     outcomes: list[Outcome] = []
     for i, o in enumerate(doc.get("outcome", [])):
         where = f"outcome[{i}]."
@@ -160,6 +190,13 @@ def load_drill(path: Path) -> DrillSpec:
             raise InputError(
                 path, f"{where}after", f"a list of outcome ids ({', '.join(known)})", repr(after)
             )
+        args, staff = s.get("args", {}), s.get("staff", {})
+        if not isinstance(args, dict):
+            raise InputError(path, f"{where}args", "a table of the command's arguments", repr(args))
+        if not isinstance(staff, dict) or not all(isinstance(r, str) for r in staff.values()):
+            raise InputError(path, f"{where}staff", "a table of argument = role", repr(staff))
+        if command not in _SLOT_ACTIONS:
+            _check_arguments(path, where, command, args, staff, str(trig.get("kind", "start")))
         steps.append(
             Step(
                 id=_need(s, "id", str, path, where),
@@ -169,6 +206,8 @@ def load_drill(path: Path) -> DrillSpec:
                 job=str(s.get("job", "")),
                 door=str(s.get("door", "slot")),
                 after=tuple(after),
+                args=dict(args),
+                staff=dict(staff),
             )
         )
     if not 1 <= len(steps) <= 9:
@@ -192,7 +231,41 @@ def load_drill(path: Path) -> DrillSpec:
         steps=tuple(steps),
         outcomes=tuple(outcomes),
         trigger_patron_playing=playing,
+        subject=subject,
     )
+
+
+#: the slot floor's and the staff's commands, built by the drill itself (the rest are the
+#: departments', built from the trigger record's fields and the step's ``args`` and ``staff``)
+_SLOT_ACTIONS = ("assign_job", "note", "open_door", "close_door")
+
+
+def _check_arguments(
+    path: Path, where: str, command: str, args: Mapping[str, Any], staff: Mapping[str, str],
+    trigger_kind: str,
+) -> None:  # fmt: skip
+    """A department's step names only its command's arguments, and every argument comes from
+    the trigger record (a field of the same name), ``args`` or ``staff``."""
+    from twin.kinds import ALL
+
+    params = [f.name for f in dataclasses.fields(commands()[command])]  # type: ignore[arg-type]
+    given = [*args, *staff]
+    unknown = [a for a in given if a not in params]
+    if unknown:
+        raise InputError(
+            path, f"{where}args", f"arguments of {command} ({', '.join(params)})", unknown[0]
+        )
+    record = ALL.get(trigger_kind)
+    fields = {f.name for f in dataclasses.fields(record)} if record is not None else set()
+    missing = [p for p in params if p not in given and p not in fields]
+    if missing:
+        raise InputError(
+            path,
+            f"{where}args",
+            f"a value for {command}'s {missing[0]} (the trigger record {trigger_kind} has no "
+            "such field)",
+            "none",
+        )
 
 
 def all_drills() -> list[DrillSpec]:
@@ -273,7 +346,8 @@ class Attempt:
         self.source = source
         self.folder = folder
         self.started_t = 0.0
-        self.machine = spec.machine
+        self.machine = spec.machine  # the drilled subject (a machine, or the trigger's subject)
+        self.trigger_doc: dict[str, Any] = {}  # the trigger record, as written
         self.trigger_job = ""
         self.patron = ""  # the patron playing at the machine when the trigger came (if any)
         self.score: Score | None = None
@@ -282,6 +356,11 @@ class Attempt:
     @property
     def model(self) -> FloorModel:
         return self.source.model
+
+    @property
+    def subject(self) -> str:
+        """The drilled subject: the machine, table, cashier, person... the attempt is about."""
+        return self.machine
 
     def wait_for_trigger(self) -> None:
         """Run the world fast until the drill's situation arises."""
@@ -302,7 +381,7 @@ class Attempt:
                 if rec.kind == spec.trigger_kind and not seen:
                     doc = rec.payload()
                     matches = all(doc.get(k) == v for k, v in spec.trigger_match.items())
-                    where = str(doc.get("machine", ""))
+                    where = str(doc.get(spec.subject, ""))
                     patron = playing.get(where, "")
                     if (
                         matches
@@ -325,14 +404,17 @@ class Attempt:
                 "none happened",
             )
         trig = seen[0]
+        self.trigger_doc = dict(trig)
         self.started_t = float(trig["t"])
-        self.machine = str(trig.get("machine", "")) or self.machine
+        self.machine = str(trig.get(spec.subject, "")) or self.machine
         self.trigger_job = str(trig.get("job_id", ""))
         self.patron = str(trig.get("playing", ""))
 
     # -- the operator's steps (keyboard/mouse -> inbox) ----------------------------------------
     def command_for(self, step: Step) -> Command | None:
         m = self.machine
+        if step.command not in ("note", "open_door", "close_door", "assign_job"):
+            return self._department_command(step)
         if step.command == "note":
             return Note(f"drill {self.spec.id}: {step.id}: {step.text}")
         if step.command == "open_door":
@@ -354,6 +436,18 @@ class Attempt:
             members[role] = idle[0] if idle else ""
         return AssignJob(job.id, members)
 
+    def _department_command(self, step: Step) -> Command:
+        """A department's command: its arguments from the trigger record's fields of the same
+        names, the step's ``args``, and someone on duty of each ``staff`` role."""
+        cls = commands()[step.command]
+        names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+        args = {n: self.trigger_doc[n] for n in names if n in self.trigger_doc}
+        args.update(step.args)
+        for name, role in step.staff.items():
+            on = sorted(m for m, r in self.model.on_duty.items() if r == role)
+            args[name] = on[0] if on else ""
+        return parse_command(step.command, args)
+
     def perform(self, index: int) -> None:
         """The operator performs step ``index`` (0-based): its command goes into the inbox."""
         if self.score is not None or not 0 <= index < len(self.spec.steps):
@@ -373,7 +467,7 @@ class Attempt:
         if self.score is not None:
             return self.score
         self.source.close()
-        self.score = score(self.spec, self.folder / "ledger.sqlite", self.started_t, self.machine)
+        self.score = score(self.spec, self.folder / "ledger.sqlite", self.started_t, self.subject)
         (self.folder / "score.json").write_text(json.dumps(self.score.to_json(), indent=2) + "\n")
         return self.score
 
@@ -396,7 +490,8 @@ def start_attempt(spec: DrillSpec, *, out: Path | None = None) -> Attempt:
     attempt = Attempt(spec, casino, source, folder)
     attempt.wait_for_trigger()
     if not attempt.machine:
-        raise InputError(spec.path, "trigger.machine", "the machine the drill is about", "none")
+        what = "the machine" if spec.subject == "machine" else f"the {spec.subject}"
+        raise InputError(spec.path, f"trigger.{spec.subject}", f"{what} the drill is about", "none")
     return attempt
 
 
@@ -415,11 +510,13 @@ def score(spec: DrillSpec, ledger: Path, started_t: float, machine: str) -> Scor
     """Score an attempt from its ledger alone (see the module docstring).
 
     Only the trainee's acts count: their own commands, and what happened to the drilled
-    subject (``machine``) in the drilled episode, from the trigger to the next time the same
-    situation arises on that machine (the end of the ledger if it does not). Findings about
-    anything else (another machine's jackpot, a later episode) are listed in ``shown``,
-    never deducted.
+    subject (``machine``: the machine, or whatever the trigger record's field
+    ``spec.subject`` names: a table, a cage window's cashier, a person...) in the drilled
+    episode, from the trigger to the next time the same situation arises on that subject
+    (the end of the ledger if it does not). Findings about anything else (another machine's
+    jackpot, a later episode) are listed in ``shown``, never deducted.
     """
+    about = spec.subject
     titles = _titles()
     wanted = {"command_accepted", "command_rejected", "finding", *(o.kind for o in spec.outcomes)}
     if spec.trigger_kind != "start":
@@ -467,7 +564,7 @@ def score(spec: DrillSpec, ledger: Path, started_t: float, machine: str) -> Scor
             for seq, d in docs
             if seq in episode
             and d["kind"] == o.kind
-            and d.get("machine") == machine
+            and d.get(about) == machine
             and all(d.get(k) == v for k, v in o.match.items())
         ]
         if hits:
@@ -581,7 +678,7 @@ def _episode_end(
         seq
         for seq, d in docs
         if d["kind"] == spec.trigger_kind
-        and d.get("machine") == machine
+        and d.get(spec.subject) == machine
         and all(d.get(k) == v for k, v in spec.trigger_match.items())
     ]
     return again[1] if len(again) > 1 else 1 << 62
@@ -595,7 +692,11 @@ def _match_step(
         if m is None or m["drill"] != drill:
             return None
         return next((i for i, s in enumerate(steps) if s.id == m["step"] and i not in taken), None)
-    return next((i for i, s in enumerate(steps) if s.command == command and i not in taken), None)
+    free = [i for i, s in enumerate(steps) if s.command == command and i not in taken]
+    # of the steps of this command, the first whose given arguments the command has (a report
+    # to the police, another to the Board); else the first (a step done with other arguments)
+    exact = [i for i in free if all(args.get(k) == v for k, v in steps[i].args.items())]
+    return next(iter(exact or free), None)
 
 
 # -- the drill's screens -----------------------------------------------------------------------
@@ -615,7 +716,9 @@ class DrillScreen:
     def attach(self, viewer: Viewer) -> None:
         self.viewer = viewer
         viewer.extra = self.draw
-        viewer.selected = self.attempt.machine
+        on_floor = self.attempt.machine in viewer.plan.machines  # a machine drill
+        if on_floor:
+            viewer.selected = self.attempt.machine
         original = viewer.handle
 
         def handle(ev: pygame.event.Event) -> None:
@@ -623,6 +726,8 @@ class DrillScreen:
                 original(ev)
 
         viewer.handle = handle  # type: ignore[method-assign]
+        if not on_floor:
+            return
         rect = viewer.machine_screen_rect(self.attempt.machine)
         while rect.w < 24 and viewer.zoom < 12:
             viewer.zoom_at(1.25, rect.center)
@@ -668,7 +773,7 @@ class DrillScreen:
         who = f", patron {a.patron}" if a.patron else ""
         y += t.draw(
             s,
-            f"machine {a.machine}{who}   time {elapsed / 60:4.1f} of {limit / 60:.0f} min",
+            f"{a.spec.subject} {a.machine}{who}   time {elapsed / 60:4.1f} of {limit / 60:.0f} min",
             (x, y),
             20,
             colour,

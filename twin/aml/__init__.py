@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from twin.aml import injections  # noqa: F401  (registers the desk's injections)
+from twin.aml import actions, injections  # noqa: F401  (registers its commands, injections)
 from twin.aml.documents import documents
 from twin.aml.kpis import AmlKpis
 from twin.aml.launderers import Launderers

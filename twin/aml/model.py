@@ -192,6 +192,12 @@ class AmlDesk:
         self.reports_on: dict[str, list[int]] = {}  # patron -> seqs of internal reports
         self.reported: dict[str, float] = {}  # patron -> first police report t
         self.volumes: dict[str, tuple[date, bool]] = {}  # id -> (last entry, destroyed)
+        #: reports waiting for the operator's evaluation ([aml] operator): case -> the case
+        self.awaiting: dict[str, Case] = {}
+        #: the operator's evaluations: case -> (decision, reasons); and whom each suspicion
+        #: was reported to
+        self.decided: dict[str, tuple[str, str]] = {}
+        self.sent: dict[str, set[str]] = {}
         self._n: dict[str, int] = {}
         world.bus.attach(self)
 
@@ -578,6 +584,9 @@ class AmlDesk:
             return
         if not self.officer:
             return  # no Reporting Officer: nobody evaluates the report
+        if "evaluation" in self.cfg.operator:
+            self.awaiting[case] = self.cases[case]  # the operator evaluates (twin.aml.actions)
+            return
         self.env.process(self.evaluate(self.cases[case]))
 
     # -- the Reporting Officer (50(2)(b)-(c), 49(1), 51) ---------------------------------------
@@ -627,15 +636,6 @@ class AmlDesk:
         return [c for c, k in self.cases.items() if self._who(k.patron) == who]
 
     def report(self, case: Case, reasons: str) -> None:
-        cfg = self.cfg
-        cases = [self.cases[c] for c in self._cases_of(case.patron)]
-        seqs = tuple(sorted({s for k in cases for s in k.transactions}))
-        p = self._particulars(case.patron)
-        person = (f"{p.name}, {p.document_type} {p.document_number}, born {p.date_of_birth}, "
-                  f"{p.nationality}, {p.address}")  # fmt: skip
-        detail = "; ".join(f"{k.flag} (case {k.id})" for k in cases)
-        other = (f"{len(cases)} internal reports on the patron; visits: "
-                 f"{self.visit.get(case.patron, 0)}; identification records kept")  # fmt: skip
         if self.armed.no_reasons:
             self.armed.no_reasons = False
             reasons = ""
@@ -644,14 +644,62 @@ class AmlDesk:
             self.armed.board_not_told = False
             recipients = ["police"]
         for recipient in recipients:
-            self.emit(
-                SuspicionReported, case=case.id, officer=cfg.officer, patron=case.patron,
-                recipient=recipient,
-                rank=str(POLICE_MIN_RANK.of(self.rules)) if recipient == "police" else "",
-                transactions=seqs, transaction_detail=detail, person=person, reasons=reasons,
-                other=other,
-            )  # fmt: skip
+            rank = str(POLICE_MIN_RANK.of(self.rules)) if recipient == "police" else ""
+            self._report_to(case, reasons, recipient, rank)
+
+    def _report_to(self, case: Case, reasons: str, recipient: str, rank: str) -> None:
+        """The report of reg 51 on ``case`` to ``recipient`` (a police officer of ``rank``)."""
+        cases = [self.cases[c] for c in self._cases_of(case.patron)]
+        seqs = tuple(sorted({s for k in cases for s in k.transactions}))
+        p = self._particulars(case.patron)
+        person = (f"{p.name}, {p.document_type} {p.document_number}, born {p.date_of_birth}, "
+                  f"{p.nationality}, {p.address}")  # fmt: skip
+        detail = "; ".join(f"{k.flag} (case {k.id})" for k in cases)
+        other = (f"{len(cases)} internal reports on the patron; visits: "
+                 f"{self.visit.get(case.patron, 0)}; identification records kept")  # fmt: skip
+        self.emit(
+            SuspicionReported, case=case.id, officer=self.cfg.officer, patron=case.patron,
+            recipient=recipient, rank=rank, transactions=seqs, transaction_detail=detail,
+            person=person, reasons=reasons, other=other,
+        )  # fmt: skip
         self.reported.setdefault(case.patron, self.env.now)
+
+    # -- the operator as the Reporting Officer (twin.aml.actions) ------------------------------
+    def evaluation_refusal(self, case: str, decision: str) -> str | None:
+        """Why the operator may not evaluate ``case`` with ``decision`` now, or None."""
+        if case not in self.awaiting:
+            known = ", ".join(sorted(self.awaiting)) or "none"
+            return f"no report {case!r} waits for the Reporting Officer (waiting: {known})"
+        if decision not in ("suspicious", "no_suspicion"):
+            return f"a decision 'suspicious' or 'no_suspicion', not {decision!r}"
+        return None
+
+    def operator_evaluates(self, case: str, decision: str, reasons: str) -> None:
+        """The Reporting Officer's evaluation of ``case`` (50(2)(b)), in the light of every
+        report on the patron so far."""
+        c = self.awaiting.pop(case)
+        self.decided[case] = (decision, reasons)
+        self.emit(RoEvaluation, case=case, officer=self.cfg.officer, patron=c.patron,
+                  decision=decision, reasons=reasons,
+                  considered=tuple(self.reports_on.get(self._who(c.patron), [])))  # fmt: skip
+
+    def report_refusal(self, case: str, recipient: str) -> str | None:
+        """Why the operator may not report ``case`` to ``recipient`` now, or None."""
+        decided = self.decided.get(case)
+        if decided is None:
+            return f"case {case!r} has not been evaluated by the Reporting Officer"
+        if decided[0] != "suspicious":
+            return f"case {case} was evaluated {decided[0]}: there is no suspicion to report"
+        if recipient not in ("police", "board_mllo"):
+            return f"a recipient 'police' or 'board_mllo', not {recipient!r}"
+        if recipient in self.sent.get(case, set()):
+            return f"case {case} was reported to {recipient} already"
+        return None
+
+    def operator_reports(self, case: str, recipient: str, rank: str) -> None:
+        """The Reporting Officer reports the suspicion of ``case`` to ``recipient``."""
+        self.sent.setdefault(case, set()).add(recipient)
+        self._report_to(self.cases[case], self.decided[case][1], recipient, rank)
 
     # -- training (48, 50(2)(d)) -----------------------------------------------------------------
     def _first_sight(self, rec: ShiftStarted) -> None:

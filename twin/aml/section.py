@@ -7,7 +7,7 @@ Validated with the same one-line, key-path errors as every scenario section
 from __future__ import annotations
 
 from datetime import time
-from typing import Annotated, ClassVar
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import (
     Field,
@@ -23,6 +23,7 @@ from twin.scenario import (
     NonNegativeInt,
     PositiveInt,
     Share,
+    _check_unique,
     _Model,
 )
 
@@ -62,6 +63,12 @@ class AmlPolicy(_Model):
     appoint_reporting_officer: bool = True
 
 
+#: The desk's acts that can wait for an operator's command (``[aml] operator``):
+#: "evaluation", the Reporting Officer's evaluation of each internal report and his reports
+#: of a suspicion to the police and the Board (the commands of twin.aml.actions).
+OperatorAct = Literal["evaluation"]
+
+
 class AmlConfig(_Model):
     """``[aml]`` (docs/scenario-aml.md): the licensee's anti-money-laundering function and
     the launderers the twin sends in. Shares in [0, 1]; money in cents of the floor's
@@ -98,9 +105,13 @@ class AmlConfig(_Model):
     reports_to_suspect: PositiveInt = 2
     launderers: tuple[LaundererGroup, ...] = Field(default=(), strict=False)
     policy: AmlPolicy = Field(default_factory=AmlPolicy)
+    #: the Reporting Officer's acts that wait for an operator's command instead of being done
+    #: by the desk (a drill's hook, like ``staff.dispatch.operator``); default none
+    operator: tuple[OperatorAct, ...] = Field(default=(), strict=False)
 
     @model_validator(mode="after")
     def _office(self) -> AmlConfig:
+        _check_unique(list(self.operator), "operator", "", "act")
         if self.office_closes <= self.office_opens:
             raise invalid(
                 f"a time after office_opens ({self.office_opens:%H:%M})",

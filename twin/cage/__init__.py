@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from twin.cage import injections  # noqa: F401  (registers the cage's injections)
+from twin.cage import actions, injections  # noqa: F401  (registers its commands, injections)
 from twin.cage.books import retention_ends
 from twin.cage.model import Cage
 from twin.cage.params import RULES as CAGE_RULES

@@ -47,6 +47,7 @@ from datetime import date, datetime, timedelta
 from typing import Protocol
 
 import numpy as np
+import simpy
 from dateutil.relativedelta import relativedelta
 
 from twin.cage.books import RETENTION, CageBooks, Proc, Volume, _Armed, month_label
@@ -55,6 +56,7 @@ from twin.cage.records import (
     BankingEvidence,
     CageReconciled,
     CageTransaction,
+    ChequePayoutRequested,
     ChequeRedeemed,
     ChequeRepresented,
     ChequeReturned,
@@ -116,6 +118,17 @@ class Payment:
     particulars: GamingPaymentAccepted
     redeemed: bool = False
     banked: bool = False
+
+
+@dataclass
+class _Payout:
+    """A cheque payout waiting for the operator: the patron's wait, the window's cashier, the
+    cheque's amount and the stream its particulars are drawn from."""
+
+    done: simpy.events.Event
+    cashier: str
+    amount: int
+    rng: np.random.Generator
 
 
 @dataclass
@@ -187,6 +200,9 @@ class Cage(CageBooks):
         self._collected: list[tuple[MoneyRemoved, str, int, int]] = []
         self._pending_items: list[UnclaimedFound] = []
         self._pending_requests: dict[str, Volume] = {}
+        #: cheque payouts waiting for the operator's ``pay_cheque`` ([cage] operator):
+        #: patron -> the payout asked for
+        self.payouts: dict[str, _Payout] = {}
         self.years: list[tuple[str, date]] = []
         world.bus.attach(self)  # the count room receives the containers the drop team empties
 
@@ -266,6 +282,14 @@ class Cage(CageBooks):
         cashier = self._cashier()
         if not cashier:
             return ""
+        if method == "cheque" and chips == "cash" and "cheque_payout" in self.cfg.operator:
+            done = self.env.event()  # the operator pays it (pay_cheque)
+            self.payouts[patron] = _Payout(done, cashier, amount_cents, r)
+            self.emit(ChequePayoutRequested, patron=patron, cashier=cashier,
+                      amount_cents=amount_cents)  # fmt: skip
+            paid: tuple[str, str] = yield done
+            self._last_payment = paid[1]
+            return paid[0]
         yield self._minutes(self.cfg.transaction_minutes, r)
         payment = ""
         if method != "cash":
@@ -280,6 +304,35 @@ class Cage(CageBooks):
             "buy_in", method, patron, cashier, amount_cents, cash_in, cash_out, 0, chips_out,
             payment,
         )  # fmt: skip
+
+    def payout_refusal(self, patron: str, cashier: str, authoriser: str) -> str | None:
+        """Why the operator may not pay ``patron``'s waiting cheque payout at ``cashier``'s
+        window, authorised by ``authoriser`` ("" none), or None."""
+        waiting = self.payouts.get(patron)
+        if waiting is None:
+            known = ", ".join(sorted(self.payouts)) or "nobody"
+            return f"no cheque payout to {patron!r} waits (waiting: {known})"
+        if cashier != waiting.cashier:
+            return f"{patron} is at {waiting.cashier}'s window, not {cashier!r}'s"
+        if cashier not in self.staff.on_duty("cashier"):
+            return f"{cashier} is not a cashier on duty"
+        if authoriser and authoriser not in self.staff.members:
+            return f"{authoriser!r} is no member of the staff"
+        if authoriser and not self.staff.members[authoriser].on_duty:
+            return f"{authoriser} is not on duty"
+        return None
+
+    def pay_payout(self, patron: str, cashier: str, authoriser: str) -> None:
+        """The operator pays the waiting payout (checked by :meth:`payout_refusal`): the
+        cheque recorded with its particulars (reg 38(2)) and the cash paid out, authorised by
+        ``authoriser`` (reg 41(b)); the patron goes on."""
+        p = self.payouts.pop(patron)
+        payment = self._accept_payment(patron, "cheque", p.amount, cashier, p.rng)
+        txn = self._transaction(
+            "buy_in", "cheque", patron, cashier, p.amount, 0, p.amount, 0, 0, payment,
+            authoriser=authoriser,
+        )  # fmt: skip
+        p.done.succeed((txn, payment))
 
     def redeem_chips(
         self, patron: str, amount_cents: int, rng: np.random.Generator | None = None
@@ -335,14 +388,16 @@ class Cage(CageBooks):
     def _transaction(
         self, kind: str, method: str, patron: str, cashier: str, amount: int, cash_in: int,
         cash_out: int, chips_in: int, chips_out: int, payment: str,
+        authoriser: str | None = None,
     ) -> str:  # fmt: skip
         txn = self._id("TXN")
-        authoriser = ""
-        if cash_out > 0:
-            authoriser = self._on("chief_cashier", skip=(cashier,))
-            if self.armed.unauthorised_payout:
-                self.armed.unauthorised_payout = False
-                authoriser = ""
+        if authoriser is None:  # (given: the operator named who authorised it)
+            authoriser = ""
+            if cash_out > 0:
+                authoriser = self._on("chief_cashier", skip=(cashier,))
+                if self.armed.unauthorised_payout:
+                    self.armed.unauthorised_payout = False
+                    authoriser = ""
         self.drawer += cash_in - cash_out
         self.day_in += cash_in
         self.day_out += cash_out

@@ -79,6 +79,17 @@ class ChequeRedeemed(Record):
     cashier: str
 
 
+@record("cheque_payout_requested", roles=("patron", "cashier"))
+class ChequePayoutRequested(Record):
+    """A patron at ``cashier``'s window hands over a gaming cheque for ``amount_cents`` and
+    asks for cash: the payout waits for the operator (``[cage] operator =
+    ["cheque_payout"]``; never written otherwise)."""
+
+    patron: str
+    cashier: str
+    amount_cents: int
+
+
 @record("payments_banked", roles=("batch",))
 class PaymentsBanked(Record):
     """Reg 38(2)(g): cheques delivered to a credit institution for collection (``method``
@@ -342,6 +353,7 @@ __all__ = [
     "BankingEvidence",
     "CageReconciled",
     "CageTransaction",
+    "ChequePayoutRequested",
     "ChequeRedeemed",
     "ChequeRepresented",
     "ChequeReturned",

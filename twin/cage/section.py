@@ -39,6 +39,10 @@ PaymentParticular = Literal[
     "account_holder", "bank", "bank_address", "account_number", "number", "guarantee_card"
 ]
 PAYMENT_PARTICULARS: tuple[PaymentParticular, ...] = get_args(PaymentParticular)
+#: The cage's acts that can wait for an operator's command (``[cage] operator``):
+#: "cheque_payout", cash paid out to a patron against a gaming cheque (the ``pay_cheque``
+#: command, twin.cage.actions).
+OperatorAct = Literal["cheque_payout"]
 
 
 class CagePolicy(_Model):
@@ -107,9 +111,13 @@ class CageConfig(_Model):
     produce_minutes: NonNegativeDist = Triangular(low=5.0, mode=20.0, high=60.0)
 
     policy: CagePolicy = Field(default_factory=CagePolicy)
+    #: the cage's acts that wait for an operator's command instead of being done by the
+    #: cashier at once (a drill's hook, like ``staff.dispatch.operator``); default none
+    operator: tuple[OperatorAct, ...] = Field(default=(), strict=False)
 
     @model_validator(mode="after")
     def _check_methods(self) -> CageConfig:
+        _check_unique(list(self.operator), "operator", "", "act")
         known = ("cash", "cheque", "credit_card", "debit_card")
         for name in self.methods:
             if name not in known:

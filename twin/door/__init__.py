@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from twin.department import Department, Plan, Site
-from twin.door import injections
+from twin.door import actions, injections  # noqa: F401  (actions: the door's commands)
 from twin.door.model import Door, EntranceKpis
 from twin.door.params import ADMISSION_MIN_AGE
 from twin.door.section import EntranceConfig

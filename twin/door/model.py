@@ -49,6 +49,7 @@ from twin.door.records import (
     CasinoLicensed,
     DocumentBorrowed,
     EntrantPlayed,
+    EntrantWaiting,
     EntryAdmitted,
     EntryRefused,
     GamingAreaDeclared,
@@ -120,6 +121,16 @@ class Entrant(Protocol):
     def id(self) -> str: ...
     @property
     def visit_number(self) -> int: ...
+
+
+@dataclass
+class Waiting:
+    """An entrant waiting for the operator: their visit, and what the id check found (None
+    before the operator checked the document)."""
+
+    done: simpy.events.Event
+    visit: int
+    found: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -222,6 +233,8 @@ class Door:
         self.counts: Counter[str] = Counter()
         #: injected (twin.aml.injections): the next visitor admitted here is let in unidentified
         self.unidentified_next = False
+        #: entrants waiting for the operator ([entrance] operator): person -> their wait
+        self.waiting: dict[str, Waiting] = {}
 
     # -- the department ----------------------------------------------------------------------
     def start(self) -> None:
@@ -344,6 +357,11 @@ class Door:
         """Identify a member's visit: refuse with the reason, or admit to the gaming area."""
         home = self.home
         person, visit = visitor.id, visitor.visit_number
+        if "identification" in self.config.operator:  # the operator identifies and decides
+            wait = self.waiting[person] = Waiting(self.world.env.event(), visit)
+            self.world.bus.emit(EntrantWaiting, casino=home.id, person=person, visit=visit)
+            admitted: bool = yield wait.done
+            return admitted
         # injected (reg 45): a visitor the door would admit is let in with no id check
         skip = self.unidentified_next and not self.check(home, person, "play")
         found = () if skip else self.identify(home, person, visit, "play")
@@ -361,6 +379,37 @@ class Door:
         self.let_in(home, person, visit, "play", GAMING)
         return True
         yield  # the door takes no time: the floor's timeline is unchanged
+
+    # -- the operator at the door (twin.door.actions) -----------------------------------------
+    def refusal(self, person: str, act: str) -> str | None:
+        """Why the operator may not ``act`` ("check", "admit", "refuse") on ``person`` now."""
+        wait = self.waiting.get(person)
+        if wait is None:
+            known = ", ".join(sorted(self.waiting)) or "nobody"
+            return f"{person!r} is not waiting at the door (waiting: {known})"
+        if act == "check" and wait.found is not None:
+            return f"{person}'s identity document was checked already"
+        return None
+
+    def check_waiting(self, person: str) -> None:
+        """The operator checks the waiting entrant's document (an ``id_checked`` record)."""
+        wait = self.waiting[person]
+        wait.found = self.identify(self.home, person, wait.visit, "play")
+
+    def decide(self, person: str, admit: bool) -> None:
+        """The operator lets the waiting entrant in, or turns them away: for the first reason
+        the id check found, "not_identified" with no id check, "door_decision" with none."""
+        wait = self.waiting.pop(person)
+        if admit:
+            self.let_in(self.home, person, wait.visit, "play", GAMING)
+        elif wait.found:
+            self.refuse(self.home, person, wait.visit, wait.found)
+        else:
+            reason = "not_identified" if wait.found is None else "door_decision"
+            self.counts[f"refused:{reason}"] += 1
+            self.world.bus.emit(EntryRefused, casino=self.home.id, person=person,
+                                visit=wait.visit, reason=reason)  # fmt: skip
+        wait.done.succeed(admit)
 
     # -- self-exclusion (reg 24(3)) -----------------------------------------------------------
     def request(

@@ -80,6 +80,17 @@ class IdChecked(Record):
     found: tuple[str, ...]
 
 
+@record("entrant_waiting", roles=("casino", "person"))
+class EntrantWaiting(Record):
+    """An entrant (visit ``visit``) waits at ``casino``'s door for the operator to identify
+    them and let them in or turn them away (``[entrance] operator = ["identification"]``;
+    never written otherwise)."""
+
+    casino: str
+    person: str
+    visit: int
+
+
 @record("entry_refused", roles=("casino", "person"))
 class EntryRefused(Record):
     """The door turned the entrant away; ``reason`` the first of ``found`` (in the order
@@ -190,6 +201,7 @@ __all__ = [
     "CasinoLicensed",
     "DocumentBorrowed",
     "EntrantPlayed",
+    "EntrantWaiting",
     "EntryAdmitted",
     "EntryRefused",
     "GamingAreaDeclared",

@@ -95,6 +95,12 @@ class DoorPolicy(_Model):
         return self
 
 
+#: The door's acts that can wait for an operator's command (``[entrance] operator``):
+#: "identification", each entrant of this casino identified and admitted or refused by the
+#: operator (the commands of twin.door.actions).
+OperatorAct = Literal["identification"]
+
+
 class EntranceConfig(_Model):
     """``[entrance]``: the door (regs 20, 24). ``casino`` is this licensee's casino id;
     ``non_gaming_zones`` the zones of the approved layout outside the gaming area (bars,
@@ -117,9 +123,13 @@ class EntranceConfig(_Model):
     authorisation_hours: PositiveFloat = 2.0
     peers: tuple[PeerCasino, ...] = Field(default=(), strict=False)
     policy: DoorPolicy = Field(default_factory=DoorPolicy)
+    #: the door's acts that wait for an operator's command instead of being done by the door
+    #: at once (a drill's hook, like ``staff.dispatch.operator``); default none
+    operator: tuple[OperatorAct, ...] = Field(default=(), strict=False)
 
     @model_validator(mode="after")
     def _check(self) -> EntranceConfig:
+        _check_unique(list(self.operator), "operator", "", "act")
         _check_unique([p.id for p in self.peers], "peers", "id", "casino id")
         for i, p in enumerate(self.peers):
             if p.id == self.casino:

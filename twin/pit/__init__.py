@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from twin.department import Department, Plan, Site
-from twin.pit import injections
+from twin.pit import actions, injections  # noqa: F401  (actions: the pit's commands)
 from twin.pit.kpis import TablesKpis
 from twin.pit.notice import NoticeBoard
 from twin.pit.pit import Pit

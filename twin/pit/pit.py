@@ -46,6 +46,7 @@ from twin.pit.records import (
     TableClosed,
     TableCount,
     TableFill,
+    TableFillRequested,
     TableOpened,
     TableStakes,
     TableStretch,
@@ -192,6 +193,12 @@ class Pit:
         self.dealers_busy: set[str] = set()
         self._notice_key: tuple[Any, ...] | None = None
         self.no_notice = False  # the casino exhibits no entrance notice at all (injected)
+        #: fills and credits waiting for the operator ([tables] operator): table -> the
+        #: request's (amount, credit)
+        self.requests: dict[str, tuple[int, bool]] = {}
+        #: fills and credits the operator made that are not on the table card yet: table ->
+        #: (fills, credits) in cents
+        self.unentered: dict[str, tuple[int, int]] = {}
 
     # -- the department ----------------------------------------------------------------------
 
@@ -382,9 +389,57 @@ class Pit:
     def _keep_tray(self, t: Table) -> None:
         par = t.cfg.tray_cents
         if t.tray < par // 4:
-            self._fill(t, par - t.tray)
+            self._fill_or_ask(t, par - t.tray, credit=False)
         elif t.tray > 2 * par:
-            self._fill(t, t.tray - par, credit=True)
+            self._fill_or_ask(t, t.tray - par, credit=True)
+
+    def _fill_or_ask(self, t: Table, amount: int, *, credit: bool) -> None:
+        """Fill (or credit) the tray at once, or, when the operator makes it ([tables]
+        operator), ask for it (once: a request waits until the operator makes it)."""
+        if ("credit" if credit else "fill") not in self.config.operator:
+            self._fill(t, amount, credit=credit)
+        elif t.id not in self.requests:
+            self.requests[t.id] = (amount, credit)
+            self.world.bus.emit(TableFillRequested, table=t.id, dealer=t.dealer,
+                                amount_cents=amount, credit=credit)  # fmt: skip
+
+    # -- the operator's fills and credits (twin.pit.actions) ----------------------------------
+    def fill_refusal(self, table: str, amount: int, credit: bool) -> str | None:
+        """Why the operator may not fill (credit) ``table`` with ``amount`` now, or None."""
+        asked = self.requests.get(table)
+        what = "credit" if credit else "fill"
+        if asked is None or asked[1] != credit:
+            known = ", ".join(f"{k} ({'credit' if c else 'fill'})"
+                              for k, (_, c) in sorted(self.requests.items()))  # fmt: skip
+            return f"no {what} of table {table!r} is asked for (asked: {known or 'none'})"
+        if amount <= 0:
+            return f"a {what} of {amount} cents"
+        if credit and amount > self.tables[table].tray:
+            return f"a credit of {amount} cents from a tray of {self.tables[table].tray}"
+        return None
+
+    def operator_fill(self, table: str, amount: int, credit: bool) -> None:
+        """The chips go between the cage and the tray with their slip (a ``table_fill``
+        record); the dealer enters them on the table card when the operator says so."""
+        del self.requests[table]
+        t = self.tables[table]
+        t.tray += -amount if credit else amount
+        self.world.bus.emit(TableFill, table=t.id, dealer=t.dealer, amount_cents=amount,
+                            credit=credit)  # fmt: skip
+        fills, credits = self.unentered.get(table, (0, 0))
+        self.unentered[table] = (fills, credits + amount) if credit else (fills + amount, credits)
+
+    def card_refusal(self, table: str) -> str | None:
+        if table not in self.unentered:
+            return f"no fill or credit of table {table!r} waits to be entered on its table card"
+        return None
+
+    def enter_on_card(self, table: str) -> None:
+        """The dealer enters the fills and credits made on the table card."""
+        fills, credits = self.unentered.pop(table)
+        t = self.tables[table]
+        t.fills += fills
+        t.credits += credits
 
     def play(self, patron: str, visit: int) -> Generator[simpy.events.Event, Any, bool]:
         """The hall's ``play_elsewhere`` for visit number ``visit`` of ``patron``: a share of
@@ -574,6 +629,7 @@ class Pit:
                      finding=f"drop box {t.id}: counted {t.drop} cents, the table card's "
                      f"buy-ins {t.card_drop} cents")  # fmt: skip
         t.opening, t.fills, t.credits, t.drop, t.card_drop = t.tray, 0, 0, 0, 0
+        self.unentered.pop(t.id, None)  # the card is closed: what it lacks stays off it
 
     # -- the card room ------------------------------------------------------------------------
 

@@ -155,6 +155,18 @@ class TableFill(Record):
     credit: bool
 
 
+@record("table_fill_requested", roles=("table", "dealer"))
+class TableFillRequested(Record):
+    """The dealer of ``table`` asks for a fill (chips from the cage, ``credit`` False) or a
+    credit (chips back to the cage, ``credit`` True) of ``amount_cents``: it waits for the
+    operator (``[tables] operator``; never written otherwise)."""
+
+    table: str
+    dealer: str
+    amount_cents: int
+    credit: bool
+
+
 @record("table_count", roles=("table", "members"))
 class TableCount(Record):
     """The drop box counted and reconciled against the table card for one period.
@@ -297,6 +309,7 @@ __all__ = [
     "TableCount",
     "TableEquipmentChanged",
     "TableFill",
+    "TableFillRequested",
     "TableOpened",
     "TableStakes",
     "TableStretch",

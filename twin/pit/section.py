@@ -119,6 +119,12 @@ class TablesPolicy(_Model):
     notice_entrance_fee_cents: NonNegativeInt | None = None
 
 
+#: The pit's acts that can wait for an operator's command (``[tables] operator``): "fill"
+#: (chips from the cage to a table whose tray runs low) and "credit" (chips back to the
+#: cage from a tray that holds too many), made with the commands of twin.pit.actions.
+OperatorAct = Literal["fill", "credit"]
+
+
 class TablesConfig(_Model):
     """The ``[tables]`` table: the pit and the card room (regs 21, 22, 23, 26).
 
@@ -159,6 +165,10 @@ class TablesConfig(_Model):
     counterfeit_share: Share = 0.0
     drop_team: tuple[Ident, ...] = Field(default=("attendant", "inspector"), strict=False)
     policy: TablesPolicy = Field(default_factory=TablesPolicy)
+    #: the tray's fills and credits that wait for an operator's command instead of being
+    #: made at once (a drill's hook, like ``staff.dispatch.operator``); default none. A fill
+    #: the table cannot wait for (a buy-in or a payout the tray cannot cover) is made at once.
+    operator: tuple[OperatorAct, ...] = Field(default=(), strict=False)
 
     @property
     def shown_conditions(self) -> tuple[str, ...]:
@@ -176,6 +186,7 @@ class TablesConfig(_Model):
     @model_validator(mode="after")
     def _check(self) -> TablesConfig:
         _check_unique([t.id for t in self.tables], "tables", "id", "table id")
+        _check_unique(list(self.operator), "operator", "", "act")
         _check_unique([e.asset for e in self.equipment], "equipment", "asset", "asset id")
         _check_unique([a.id for a in self.card_room], "card_room", "id", "card room area id")
         assets = [e.asset for e in self.equipment]
