@@ -157,9 +157,12 @@ class Viewer:
             or ("cage" in names and known.cage)
             or ("pit" in names and bool(known.tables))
             or ("junkets" in names and bool(known.junket_leaders))
+            or ("premium" in names and known.premium)
         )
         self.plan: Plan = plan(
-            ((m.id, m.bank, m.zone) for m in source.model.machines.values()), hall=self.has_hall
+            ((m.id, m.bank, m.zone) for m in source.model.machines.values()),
+            hall=self.has_hall,
+            premium_tables=len(known.table_list("premium")) if "premium" in names else 0,
         )
         self._hall: HallPlan | None = None
         self._hall_key: tuple[object, ...] = ()
@@ -235,6 +238,7 @@ class Viewer:
                 [t for t, tv in hall_state.tables.items() if tv.kind == "card_room"],
                 [t for t, tv in hall_state.tables.items() if tv.kind == "junket"],
                 self._windows,
+                [t for t, tv in hall_state.tables.items() if tv.kind == "premium"],
             )
         return self._hall
 
@@ -558,6 +562,16 @@ class Viewer:
                 seated = sum(tv.seated for tv in hall.table_list("junket"))
                 queue = "" if hall.seat_queue is None else f", {hall.seat_queue} waiting for a seat"
                 out.append((f"  {seated} at the junket tables{queue}", P.MUTED))
+        figures = []
+        if "premium" in names and hall.premium:
+            figures.append(model.premium_figures())
+        if "aml" in names and hall.aml:
+            figures.append(model.aml_figures())
+        if "surveillance" in names and hall.cameras:
+            figures.append(model.surveillance_figures())
+        for head, *rest in figures:
+            out.append((head, P.TEXT))
+            out.extend((line, P.MUTED) for line in rest)
         return out
 
     def staff_roles(self) -> list[tuple[P.RoleStyle, int, int]]:
@@ -688,7 +702,12 @@ class Viewer:
         what, key = self.selected_place
         lines: list[str] = []
         if what == "table" and key in self.source.model.hall.tables:
-            lines = PitView().lines(self, key)
+            if self.source.model.hall.tables[key].kind == "premium":
+                from viz.views.premium import PremiumView
+
+                lines = PremiumView().lines(self, key)
+            else:
+                lines = PitView().lines(self, key)
         elif what == "window":
             lines = CageView().lines(self, int(key))
         if not lines:

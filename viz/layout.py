@@ -2,7 +2,8 @@
 the entrance (where patrons come in and go out) below them, in the middle; below the entrance,
 when the run has them, the hall (issue 32): the door and its queue under the entrance, the
 pit's tables and the card room to its left, the cage's windows, the count room, the junket
-room and the staff room to its right (:func:`hall`).
+room, the premium room (Singapore: the floor is widened for it) and the staff room to its
+right (:func:`hall`).
 
 Positions are in world units (one machine cell is :data:`CELL` units); the view's zoom and pan
 map them to pixels. Built from ``(machine, bank, zone)`` triples in floor order, so a live
@@ -53,9 +54,12 @@ class Plan:
         return None
 
 
-def plan(floor: Iterable[tuple[str, str, str]], hall: bool = False) -> Plan:
+def plan(
+    floor: Iterable[tuple[str, str, str]], hall: bool = False, premium_tables: int = 0
+) -> Plan:
     """The plan of the floor's machines; ``hall``: with the band below the entrance that
-    holds the other departments (:func:`hall`)."""
+    holds the other departments (:func:`hall`), widened by the premium room's width when the
+    run has one (``premium_tables`` tables, right of the junket room)."""
     zones: dict[str, dict[str, list[str]]] = {}
     for machine, bank, zone in floor:
         zones.setdefault(zone, {}).setdefault(bank, []).append(machine)
@@ -99,12 +103,16 @@ def plan(floor: Iterable[tuple[str, str, str]], hall: bool = False) -> Plan:
         x0 += zone_w + 2 * ZONE_PAD + ZONE_GAP
     zone_rects = {z: (x, y, w, tallest) for z, (x, y, w, _h) in zone_rects.items()}
     width = max(x0 - ZONE_GAP, 1.0)
-    if hall and width < HALL_MIN_WIDTH:  # the floor's zones centred over the wider hall
-        shift = (HALL_MIN_WIDTH - width) / 2
+    # the premium room is right of the junket room, and the hall is centred on the entrance:
+    # the room's width is added on both sides
+    extra = premium_width(premium_tables) + GAP + 4.0 if premium_tables else 0.0
+    least = HALL_MIN_WIDTH + 2 * extra
+    if hall and width < least:  # the floor's zones centred over the wider hall
+        shift = (least - width) / 2
         machines = {k: (x + shift, y, w, h) for k, (x, y, w, h) in machines.items()}
         banks = {k: (x + shift, y, w, h) for k, (x, y, w, h) in banks.items()}
         zone_rects = {k: (x + shift, y, w, h) for k, (x, y, w, h) in zone_rects.items()}
-        width = HALL_MIN_WIDTH
+        width = least
     entrance = (width / 2, tallest + ENTRANCE / 2)
     height = tallest + ENTRANCE
     band: Rect = (0.0, height, width, HALL) if hall else (0.0, height, width, 0.0)
@@ -128,6 +136,8 @@ class HallPlan:
     count_room: Rect
     junket_room: Rect
     staff_room: Rect
+    #: the premium-player room, right of the junket room (zero size: none)
+    premium_room: Rect = (0.0, 0.0, 0.0, 0.0)
 
     def table_at(self, x: float, y: float) -> str | None:
         """The table or card room holding the world point ``(x, y)``, if any."""
@@ -160,16 +170,23 @@ def _flow(
     return out, y + row
 
 
+def premium_width(tables: int) -> float:
+    """The premium room's width for ``tables`` tables in one row."""
+    return max(70.0, tables * (TABLE[0] + GAP + 6.0) + 8.0)
+
+
 def hall(
     p: Plan,
     tables: Iterable[str],
     rooms: Iterable[str],
     junket_tables: Iterable[str],
     windows: int,
+    premium_tables: Iterable[str] = (),
 ) -> HallPlan:
     """The hall in ``p``'s band: the door under the entrance; the pit's ``tables`` and card
     ``rooms`` to its left; the cage (``windows`` windows) and the count room, the junket room
-    (``junket_tables``) and the staff room to its right."""
+    (``junket_tables``), the premium room (``premium_tables``, when the run has one) and the
+    staff room to its right."""
     bx, by, bw, bh = p.band
     ex = p.entrance[0]
     door = (ex - DOOR_HALF, by + 4.0, 2 * DOOR_HALF, 16.0)
@@ -195,7 +212,17 @@ def hall(
     junket_room = (x, by + 2.0, jw, 56.0)
     placed.update(_flow([(t, TABLE) for t in jt], x + 8.0, by + 2.0 + LABEL + 8.0, x + jw)[0])
     staff_room = (x, by + 66.0, max(jw, bx + bw - x - 4.0), bh - 68.0)
+    pt = list(premium_tables)
+    premium_room = (0.0, 0.0, 0.0, 0.0)
+    if pt:
+        px = x + jw + GAP + 4.0
+        premium_room = (px, by + 2.0, premium_width(len(pt)), 56.0)
+        placed.update(
+            _flow([(t, TABLE) for t in pt], px + 8.0, by + 2.0 + LABEL + 8.0, px + premium_room[2])[
+                0
+            ]
+        )
     return HallPlan(
         door, queue, refused, pit_rect, placed, cage, wins, cage_queue, count_room, junket_room,
-        staff_room,
+        staff_room, premium_room,
     )  # fmt: skip

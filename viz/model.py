@@ -19,7 +19,9 @@ view showed.
 The departments around the slot floor (issue 32) are kept from their records too
 (:class:`HallState`): the door's entries and refusals, each table's and card room's state,
 dealer and figures, the cage's transactions by window (a cashier's), the count, the junkets
-in. A patron refused at the door, or whose visit was a table's or the card room's, leaves no
+in, the premium room (its players, accounts, deposits and sessions), and the figures of the
+AML desk and of surveillance, which have no place on the floor (the sidebar shows them). A
+patron refused at the door, or whose visit was a table's or the card room's, leaves no
 ``patron_left``: the record that ends their visit there (the refusal, the stretch, the
 session) takes them off the floor, so "inside" and "waiting" count only who is inside.
 
@@ -27,7 +29,8 @@ Some things the records write only when they end: a stretch at a table, a card r
 a junket table's session, a wait for a machine. Live, :meth:`FloorModel.observe` reads them
 from the live world between steps (read only, on the main thread, while SimPy is not
 running): the players seated at each table now, the patrons waiting for a machine, the junket
-members waiting for a seat. A replay derives the same from the whole ledger
+members waiting for a seat, the premium table each player in the room sits at (a session is
+recorded once, at the day's cash-in). A replay derives the same from the whole ledger
 (:func:`stays`: a stay began at the patron's record before it), so it shows what the live
 view showed (a test holds them together). Apart from :meth:`FloorModel.observe`, nothing
 here touches SimPy or the casino's objects.
@@ -197,7 +200,7 @@ TABLE_LAST = 8
 @dataclass(slots=True)
 class TableView:
     """A gaming table, a card room area or a junket room table as its records tell it
-    (``kind`` "table", "card_room" or "junket"); ``seated`` is the live world's
+    (``kind`` "table", "card_room", "junket" or "premium"); ``seated`` is the live world's
     (:meth:`FloorModel.observe`): a stretch's record is written when it ends."""
 
     id: str
@@ -264,6 +267,38 @@ class HallState:
     machine_queue: int | None = None
     #: live only: junket members waiting for a seat at a junket room table (None: not known)
     seat_queue: int | None = None
+    #: the premium room (issue 32): a run with one (its players' registrations were seen)
+    premium: bool = False
+    premium_players: set[str] = field(default_factory=set)
+    #: player -> "premium" or "ended", from the desk's decisions (history included)
+    premium_status: dict[str, str] = field(default_factory=dict)
+    accounts_open: set[str] = field(default_factory=set)
+    #: players in the room now: chips drawn for the evening's session (t > 0), the session
+    #: not yet recorded (it is, once, at the day's cash-in): player -> when they came in
+    premium_in: dict[str, float] = field(default_factory=dict)
+    #: by calendar day (the records' ``day``): deposits made (count, cents), sessions recorded
+    deposits_by_day: dict[str, tuple[int, int]] = field(default_factory=dict)
+    sessions_by_day: dict[str, int] = field(default_factory=dict)
+    premium_sessions: int = 0
+    premium_win_cents: int = 0
+    #: the AML desk (issue 32, its figures in the sidebar): red flags observed, internal
+    #: reports (case -> patron) not yet evaluated, evaluations by decision, suspicion reports
+    #: by recipient
+    aml: bool = False
+    red_flags: int = 0
+    aml_open: dict[str, str] = field(default_factory=dict)
+    internal_reports: int = 0
+    evaluations: dict[str, int] = field(default_factory=dict)
+    suspicions: dict[str, int] = field(default_factory=dict)
+    #: surveillance (its figures in the sidebar): cameras, recordings made and recycled, the
+    #: recordings held as evidence now, the cases open, requests produced or refused
+    cameras: set[str] = field(default_factory=set)
+    recordings_made: int = 0
+    recordings_recycled: int = 0
+    held: dict[str, str] = field(default_factory=dict)  # recording -> case
+    cases_open: set[str] = field(default_factory=set)
+    cases_opened: int = 0
+    requests: dict[str, int] = field(default_factory=dict)  # "produced" / "refused" -> count
 
     def table_list(self, kind: str) -> list[TableView]:
         return [tv for tv in self.tables.values() if tv.kind == kind]
@@ -414,6 +449,18 @@ class FloorModel:
                 tv = hall.tables.setdefault(table.id, TableView(table.id, "junket"))
                 tv.seated, tv.seats = int(table.seats.count), int(table.seats.capacity)
             hall.seat_queue = sum(len(table.seats.queue) for table in junkets.tables)
+        room = getattr(casino, "premium", None)
+        if room is not None:
+            by_id = {p.id: p for p in room.players}
+            seated: dict[str, int] = dict.fromkeys(room.tables, 0)
+            for player in hall.premium_in:
+                p = by_id.get(player)
+                if p is not None:  # the table its visit took (PremiumRoom.visit's choice)
+                    tid = room.tables[(p.visits + int(p.id[2:] or 0)) % len(room.tables)]
+                    seated[tid] += 1
+            for tid in room.tables:
+                tv = hall.tables.setdefault(tid, TableView(tid, "premium"))
+                tv.game, tv.seated = str(room.game.id), seated[tid]
         slots = getattr(casino, "slots", None)
         if slots is not None:
             hall.machine_queue = round(slots.floor.queue.level)
@@ -466,6 +513,56 @@ class FloorModel:
             return f"{queue} waiting for a machine" if queue else ""
         n = len(self.waiting) - len(self.hall.at_door)
         return f"{n} inside, not at a machine" if n > 0 else ""
+
+    def today(self) -> str:
+        """The calendar day now (ISO, in the scenario's time zone), as the records' ``day``."""
+        return self.clock.at(self.t).date().isoformat()
+
+    def premium_figures(self) -> list[str]:
+        """The premium room's key figures (the sidebar's), from the records: players with
+        premium status, accounts open, players in the room now, deposits and sessions today
+        (S$: the room's records are in Singapore cents)."""
+        hall = self.hall
+        today = self.today()
+        status = sum(1 for v in hall.premium_status.values() if v == "premium")
+        n, cents = hall.deposits_by_day.get(today, (0, 0))
+        sessions = hall.sessions_by_day.get(today, 0)
+        return [
+            f"premium: {status} of {len(hall.premium_players)} players premium, "
+            f"{len(hall.accounts_open)} accounts open",
+            f"  {len(hall.premium_in)} in the room; today {n} deposits S$ {cents / 100:,.0f}, "
+            f"{sessions} sessions",
+            f"  {hall.premium_sessions} sessions over the run, room won "
+            f"S$ {hall.premium_win_cents / 100:,.0f}",
+        ]
+
+    def aml_figures(self) -> list[str]:
+        """The AML desk's key figures (the sidebar's): red flags, internal reports awaiting
+        the Reporting Officer's evaluation, evaluations by decision, suspicion reports by
+        recipient (the police, the Board's MLLO), all over the run so far."""
+        hall = self.hall
+        ev = hall.evaluations
+        sus = hall.suspicions
+        return [
+            f"AML: {len(hall.aml_open)} internal reports open of {hall.internal_reports}, "
+            f"{hall.red_flags} red flags",
+            f"  evaluated {sum(ev.values())} ({ev.get('suspicious', 0)} suspicious), "
+            f"reported {sum(sus.values())} (police {sus.get('police', 0)}, "
+            f"Board {sus.get('board_mllo', 0)})",
+        ]
+
+    def surveillance_figures(self) -> list[str]:
+        """Surveillance's key figures (the sidebar's): cameras, recordings kept (made less
+        recycled) and held as evidence, cases open, requests for recordings answered."""
+        hall = self.hall
+        req = hall.requests
+        kept = hall.recordings_made - hall.recordings_recycled
+        return [
+            f"surveillance: {len(hall.cameras)} cameras; recordings {hall.recordings_made:,} "
+            f"made, {kept:,} kept, {len(hall.held)} held",
+            f"  cases {len(hall.cases_open)} open of {hall.cases_opened}; requests "
+            f"{req.get('produced', 0)} produced, {req.get('refused', 0)} refused",
+        ]
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -855,6 +952,98 @@ def _on_junket(model: FloorModel, d: Doc, m: MachineView | None) -> None:
         model.say(d, f"junket {d['junket']} departed")
 
 
+def _on_premium(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    hall = model.hall
+    kind = d["kind"]
+    player = str(d["player"])
+    hall.premium = True
+    if kind == "premium_player_registered":
+        hall.premium_players.add(player)
+    elif kind == "deposit_account_opened":
+        hall.accounts_open.add(str(d["account"]))
+    elif kind == "deposit_account_closed":
+        hall.accounts_open.discard(str(d["account"]))
+    elif kind == "premium_status_decided":
+        hall.premium_status[player] = "ended" if d["decision"] == "ended" else "premium"
+    elif kind == "premium_deposit_made":
+        n, cents = hall.deposits_by_day.get(str(d["day"]), (0, 0))
+        hall.deposits_by_day[str(d["day"])] = (n + 1, cents + int(d["amount_cents"]))
+    elif kind == "premium_drawdown":
+        if d["purpose"] == "chips" and float(d["t"]) > 0:  # (history's play is off the room)
+            hall.premium_in[player] = float(d["t"])
+    elif kind == "premium_played":
+        hall.premium_in.pop(player, None)
+        day = str(d["day"])
+        hall.sessions_by_day[day] = hall.sessions_by_day.get(day, 0) + 1
+        hall.premium_sessions += 1
+        hall.premium_win_cents -= int(d["net_cents"])
+        tv = _table(model, str(d["table"]), "premium")
+        tv.game = str(d["game"])
+        tv.stretches += 1
+        tv.handle_cents += int(d["staked_cents"])
+        tv.win_cents -= int(d["net_cents"])
+        tv.last.append((float(d["t"]), player, int(d["net_cents"])))
+
+
+def _on_aml(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    hall = model.hall
+    kind = d["kind"]
+    hall.aml = True
+    if kind == "red_flag_observed":
+        hall.red_flags += 1
+    elif kind == "internal_report":
+        hall.internal_reports += 1
+        hall.aml_open[str(d["case"])] = str(d["patron"])
+    elif kind == "ro_evaluation":
+        hall.aml_open.pop(str(d["case"]), None)
+        decision = str(d["decision"])
+        hall.evaluations[decision] = hall.evaluations.get(decision, 0) + 1
+    elif kind == "suspicion_reported":
+        recipient = str(d["recipient"])
+        hall.suspicions[recipient] = hall.suspicions.get(recipient, 0) + 1
+        model.say(d, f"AML: suspicion of {d['patron']} reported to the {recipient}")
+
+
+def _on_surveillance(model: FloorModel, d: Doc, m: MachineView | None) -> None:
+    hall = model.hall
+    kind = d["kind"]
+    if kind == "camera_installed":
+        hall.cameras.add(str(d["camera"]))
+    elif kind == "recording_made":
+        hall.recordings_made += 1
+    elif kind == "recording_recycled":
+        hall.recordings_recycled += 1
+    elif kind == "case_opened":
+        hall.cases_open.add(str(d["case"]))
+        hall.cases_opened += 1
+    elif kind == "recording_held":
+        hall.held[str(d["recording"])] = str(d["case"])
+    elif kind == "case_closed":
+        hall.cases_open.discard(str(d["case"]))
+        for rec in d["recordings"]:
+            if hall.held.get(str(rec)) == str(d["case"]):
+                del hall.held[str(rec)]
+    elif kind in ("recording_produced", "recording_request_refused"):
+        what = "produced" if kind == "recording_produced" else "refused"
+        hall.requests[what] = hall.requests.get(what, 0) + 1
+
+
+_PREMIUM_KINDS = (
+    "premium_player_registered", "deposit_account_opened", "deposit_account_closed",
+    "premium_status_decided", "premium_deposit_made", "premium_drawdown", "premium_played",
+)  # fmt: skip
+_AML_KINDS = (
+    "reporting_officer_appointed",
+    "red_flag_observed",
+    "internal_report",
+    "ro_evaluation",
+    "suspicion_reported",
+)
+_SURVEILLANCE_KINDS = (
+    "camera_installed", "recording_made", "recording_recycled", "case_opened",
+    "recording_held", "case_closed", "recording_produced", "recording_request_refused",
+)  # fmt: skip
+
 _DOOR_KINDS = ("casino_licensed", "entry_admitted", "entry_refused")
 _PIT_KINDS = (
     "pit_configured", "card_room_approved", "table_stakes", "table_opened", "table_closed",
@@ -904,6 +1093,9 @@ _HANDLERS = {
     **dict.fromkeys(_PIT_KINDS, _on_pit),
     **dict.fromkeys(("cage_transaction", "drop_counted"), _on_cage),
     **dict.fromkeys(_JUNKET_KINDS, _on_junket),
+    **dict.fromkeys(_PREMIUM_KINDS, _on_premium),
+    **dict.fromkeys(_AML_KINDS, _on_aml),
+    **dict.fromkeys(_SURVEILLANCE_KINDS, _on_surveillance),
 }
 
 
@@ -1012,6 +1204,14 @@ class LedgerReplay:
         self.stays = stays(self.by_t)
         self.stay_starts = [start for start, _end, _where in self.stays]
         self.longest_stay = max((end - start for start, end, _w in self.stays), default=0.0)
+        #: the premium room's tables (and game) the ledger's sessions name, in id order: a
+        #: replay knows the room's tables from the sessions played at them
+        self.premium_tables: dict[str, str] = {}
+        for r in self.rows:
+            if r.kind == "premium_played":
+                d = json.loads(r.body)
+                self.premium_tables[str(d["table"])] = str(d["game"])
+        self.premium_tables = dict(sorted(self.premium_tables.items()))
 
     def seek(self, t: float) -> FloorModel:
         """The model after every row with time ``<= t`` (in seq order)."""
@@ -1048,6 +1248,9 @@ class LedgerReplay:
                     seated[where] = seated.get(where, 0) + 1
                 else:
                     queue += 1
+        for tid, game in self.premium_tables.items():
+            tv = model.hall.tables.setdefault(tid, TableView(tid, "premium"))
+            tv.game = game
         for tid, tv in model.hall.tables.items():
             tv.seated = seated.get(tid, 0)
         model.hall.machine_queue = queue
@@ -1064,19 +1267,34 @@ _COURSE = frozenset(
 )  # fmt: skip
 
 
+_STAY_KINDS = frozenset(
+    {"junket_table_played", "casino_licensed", "premium_drawdown", "premium_played"}
+)
+
+
 def stays(rows: Iterable[Row]) -> list[tuple[float, float, str]]:
     """From a ledger's rows in time order: each stay in a place that its record writes only
     when it ends, as ``(start, end, place)`` sorted by start: a stretch at a table (the table's
     id; it began at the patron's record before it), a card room session (the area; ``seconds``
-    long), a junket table's session (its ``started``), and a wait for a machine (place "": from
-    the patron's record before it to the session's start, or to leaving with none)."""
+    long), a junket table's session (its ``started``), a premium room session (from the
+    player's chips drawn for it, t > 0, to its record at the cash-in), and a wait for a
+    machine (place "": from the patron's record before it to the session's start, or to
+    leaving with none)."""
     last: dict[str, float] = {}
+    chips: dict[str, float] = {}  # premium player -> when they drew chips for a session
     out: list[tuple[float, float, str]] = []
     home = ""
     for row in rows:
-        if row.kind not in _COURSE and row.kind not in ("junket_table_played", "casino_licensed"):
+        if row.kind not in _COURSE and row.kind not in _STAY_KINDS:
             continue
         d = json.loads(row.body)
+        if row.kind == "premium_drawdown":
+            if d["purpose"] == "chips" and row.t > 0:
+                chips[str(d["player"])] = row.t
+            continue
+        if row.kind == "premium_played":
+            out.append((chips.pop(str(d["player"]), row.t), row.t, str(d["table"])))
+            continue
         if row.kind == "casino_licensed":
             home = str(d["casino"]) if d["home"] else home
             continue

@@ -51,11 +51,10 @@ F = TypeVar("F", bound=Factory)
 #: The departments the viewer does not draw yet, and why. A department's view, once written,
 #: moves it from here to a module of this package.
 NOT_DRAWN: dict[str, str] = {
-    "premium": "the premium-player room (its tables PR-01...; a session recorded once, at the "
-    "day's cash-in) is not drawn yet: issue 32 draws the door, pit, cage and junket room",
-    "aml": "the AML desk has no place on the floor; the viewer issue decides what it shows",
+    "aml": "the AML desk has no place on the floor: its figures (internal reports open, "
+    "evaluations, suspicion reports to the police and the Board) are in the sidebar",
     "surveillance": "the cameras watch every area and their recordings have no place on the "
-    "floor; the viewer issue decides whether to show the cases and the recordings held",
+    "floor: its figures (cameras, recordings kept and held, cases, requests) are in the sidebar",
 }
 
 
