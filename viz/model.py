@@ -455,9 +455,8 @@ class FloorModel:
             seated: dict[str, int] = dict.fromkeys(room.tables, 0)
             for player in hall.premium_in:
                 p = by_id.get(player)
-                if p is not None:  # the table its visit took (PremiumRoom.visit's choice)
-                    tid = room.tables[(p.visits + int(p.id[2:] or 0)) % len(room.tables)]
-                    seated[tid] += 1
+                if p is not None:  # the table its visit took
+                    seated[room.table_of(p)] += 1
             for tid in room.tables:
                 tv = hall.tables.setdefault(tid, TableView(tid, "premium"))
                 tv.game, tv.seated = str(room.game.id), seated[tid]

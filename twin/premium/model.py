@@ -415,13 +415,17 @@ class PremiumRoom:
         nets = self.bet.sample_net_cents(rng, np.full(rounds, stake, dtype=np.int64))
         return max(int(nets.sum()), -chips)
 
+    def table_of(self, p: PremiumPlayer) -> str:
+        """The table of ``p``'s current (latest) visit: the players take the tables in turn."""
+        return self.tables[(p.visits + int(p.id[2:] or 0)) % len(self.tables)]
+
     def visit(self, p: PremiumPlayer, day: date) -> Generator[simpy.events.Event, Any, None]:
         """A session at a table of the room, on chips drawn from the account."""
         chips = (p.balance * 3 // 10 // K) * K
         if chips <= 0 or p.account is None:
             return
         p.visits += 1
-        table = self.tables[(p.visits + int(p.id[2:] or 0)) % len(self.tables)]
+        table = self.table_of(p)
         rng = self.world.streams.stream(table, "outcomes")
         stake = max((int(chips * self.cfg.stake_share) // 10_000) * 10_000, 10_000)
         rounds = self.cfg.session_rounds
