@@ -216,3 +216,51 @@ def test_a_signal_during_a_finalizer_is_delivered_after_it_not_lost(
         assert "Exception ignored" not in capfd.readouterr().err
     finally:
         restore()
+
+
+def test_the_run_is_told_complete_as_its_folder_is_put_in_place(tmp_path: Path) -> None:
+    """``api.run(on_committed=...)`` is called with the finished folder as it is put in place,
+    with signals deferred: the CLI's "interrupted after the run was complete" then holds for a
+    signal at any instant after the commit (CI once saw a SIGTERM land between the run's
+    return and the CLI noting its folder, which said only "interrupted")."""
+    from twin import api
+    from twin.outputs import MARKER
+
+    seen: list[tuple[Path, bool, bool]] = []
+
+    def told(out: Path) -> None:
+        seen.append((out, (out / "summary.json").is_file(), (out / MARKER).exists()))
+
+    out = tmp_path / "run"
+    api.run(ROOT / "scenarios" / "tiny.toml", hours=0.5, out=out, on_committed=told)
+    assert seen == [(out, True, False)]
+    seen.clear()
+    api.run(ROOT / "scenarios" / "tiny.toml", hours=0.5, out=out, replace=True, sink_process=True,
+            on_committed=told)  # fmt: skip
+    assert seen == [(out, True, False)]
+
+
+def test_a_signal_as_the_command_returns_is_one_line_naming_the_finished_run(
+    tmp_path: Path,
+) -> None:
+    """A signal that lands as the command returns, after its run was put in place (CI saw
+    it: "twin: interrupted (SIGTERM)" with nothing more, or, from the console script, a
+    traceback), still says where the finished run is, in one line. The command here is a
+    stand-in that finished a run and is signalled on its way out."""
+    script = (
+        "import os, signal\n"
+        "from pathlib import Path\n"
+        "from twin import cli\n"
+        "def command(argv):\n"
+        f"    cli.WRITTEN.append(Path({str(tmp_path / 'run')!r}))\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)  # handled as the command returns\n"
+        "cli._main = command\n"
+        "cli.main()\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert (proc.returncode, proc.stdout) == (143, "")
+    assert proc.stderr == (
+        f"twin: interrupted (SIGTERM) after the run was complete: it is in {tmp_path / 'run'}\n"
+    )

@@ -235,6 +235,7 @@ def run(
     on_hardware_lines: Callable[[list[str]], None] | None = None,
     hardware_resume: str | Path | None = None,
     sink_process: bool = False,
+    on_committed: Callable[[Path], None] | None = None,
 ) -> RunResult:
     """Run a scenario to its end and return the typed result.
 
@@ -250,7 +251,9 @@ def run(
     last event that run applied or declared lost (docs/smib-protocol.md, twin restart).
     ``sink_process``: the compliance checks and the ledger run in a second process, so the
     run uses two cores (issue 31; the same records and ledger head); not with ``hardware``
-    (forking a process whose link threads run is unsafe).
+    (forking a process whose link threads run is unsafe). ``on_committed``: called with the
+    finished folder as it is put in place (signals deferred: a stop after the run finds it
+    told; the CLI's "interrupted after the run was complete").
     """
     sc = prepare(scenario, seed=seed, hours=hours, overrides=overrides)
     resume = _resume_points(hardware, hardware_resume)  # before `out` may be replaced
@@ -271,7 +274,10 @@ def run(
     if session is not None and driver is None:
         driver = PacedDriver(1.0)
     try:
-        return _run(casino, sc, metrics, injections, driver, folder, chain, replay, sink_process)
+        return _run(
+            casino, sc, metrics, injections, driver, folder, chain, replay, sink_process,
+            on_committed,
+        )  # fmt: skip
     finally:
         if session is not None:
             session.stop()
@@ -287,6 +293,7 @@ def _run(
     chain: bool,
     replay: Iterable[Record] | None,
     sink_process: bool = False,
+    on_committed: Callable[[Path], None] | None = None,
 ) -> RunResult:
     ledger: Ledger | None = None
     hasher: HashChain | None = None
@@ -333,6 +340,8 @@ def _run(
                 ledger.close()
             folder.commit()
             done = True
+            if on_committed is not None:  # with the commit: no signal comes between them
+                on_committed(folder.out)
         return result
     except BaseException as exc:
         stop = exc if isinstance(exc, Interrupted) else None

@@ -110,12 +110,18 @@ def main(argv: list[str] | None = None) -> Any:
 
     restore = signals.install()
     try:
-        return _main(argv)
-    finally:
-        if argv is None:  # the process's own command: Python's shutdown is not to be cut
+        try:
+            return _main(argv)
+        finally:
+            if argv is None:  # the process's own command: Python's shutdown is not to be cut
+                signals.quiet()
+            else:  # called in-process (tests): the caller's handlers come back
+                restore()
+    except signals.Interrupted as stop:  # it came as the command returned: still one line
+        if argv is None:
             signals.quiet()
-        else:  # called in-process (tests): the caller's handlers come back
-            restore()
+        click.echo(f"twin: {stop_line(stop)}", err=True)
+        sys.exit(stop.exit_code)
 
 
 def _main(argv: list[str] | None) -> Any:
@@ -144,12 +150,13 @@ def _main(argv: list[str] | None) -> Any:
         if stop is None:
             raise
         quiet()  # a second Ctrl-C must not cut this line short
-        click.echo(f"twin: {_stopped(stop)}", err=True)
+        click.echo(f"twin: {stop_line(stop)}", err=True)
         sys.exit(stop.exit_code)
 
 
-def _stopped(stop: Any) -> str:
-    """The one line that says what a signal stopped and what it left."""
+def stop_line(stop: Any) -> str:
+    """The one line that says what a signal stopped and what it left (also for a signal
+    that comes as the command returns, caught by ``python -m twin`` itself)."""
     what = f"interrupted ({stop.name})"
     if stop.out is None and WRITTEN:
         return f"{what} after the run was complete: it is in {WRITTEN[-1]}"

@@ -215,6 +215,7 @@ def run(
                 hardware_resume=hardware_resume,
                 on_hardware_lines=_status_lines() if hardware_url is not None else None,
                 sink_process=sink_process,
+                on_committed=WRITTEN.append,  # a stop from then on finds the run complete
             )
         except ConnectionError as exc:
             click.echo(f"twin: error: {exc}", err=True)
@@ -226,7 +227,6 @@ def run(
                 err=True,
             )
             sys.exit(130)
-    WRITTEN.append(out)
     summary = result.summary()
     if as_json:
         click.echo(json.dumps(summary, indent=2))
