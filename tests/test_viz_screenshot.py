@@ -365,14 +365,14 @@ def test_a_screenshot_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_one_command_makes_every_readme_screenshot(tmp_path: Path) -> None:
-    """``twin viz --screenshots FOLDER``: the five PNGs the README shows, 1280x800, the live
+    """``twin viz --screenshots FOLDER``: the six PNGs the README shows, 1280x800, the live
     one of the default scenario at 22:00; no temporary file left (~20 s)."""
     docs = tmp_path / "docs"
     docs.mkdir()
     done = twin_viz("--screenshots", "docs", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     names = ["viz-live.png", "viz-meter-panel.png", "viz-live-2500.png", "viz-replay.png",
-             "viz-drill-score.png"]  # fmt: skip
+             "viz-drill-score.png", "viz-premium.png"]  # fmt: skip
     assert done.stdout.splitlines() == [f"docs/{n}" for n in names]
     assert sorted(p.name for p in docs.iterdir()) == sorted(names)
     for name in names:

@@ -10,7 +10,9 @@ The README's screenshots, headless at 1280x800 (the live and replay ones drawn a
 * ``viz-meter-panel.png``: the same moment zoomed on its busiest machine, its meter panel open;
 * ``viz-live-2500.png``: the large floor (2,500 machines) at 12:00, fitted to the window;
 * ``viz-replay.png``: a 6-hour run of the default floor replayed from its ledger at 14:15;
-* ``viz-drill-score.png``: the jackpot hand pay drill's score screen (a hand pay too late).
+* ``viz-drill-score.png``: the jackpot hand pay drill's score screen (a hand pay too late);
+* ``viz-premium.png``: the Singapore floor at 21:00, zoomed on the premium room, the evening's
+  players at its tables, table PR-01's panel open.
 
 Every file is drawn to a temporary file in the target folder first; only when all are drawn are
 they renamed over the old ones, so a failed or interrupted run leaves the old screenshots as
@@ -56,6 +58,7 @@ DOCS = (
     "viz-live-2500.png",
     "viz-replay.png",
     "viz-drill-score.png",
+    "viz-premium.png",
 )
 
 
@@ -249,6 +252,19 @@ def main(out: Path) -> list[Path]:
             play_script(attempt, [("wait", 1020), ("key", "2"), ("wait", 720)], screen)
             viewer.draw()
             save(viewer.screen, next(shot))
+
+            sg = open_live(root / "scenarios" / "singapore.toml", out=work / "sg", factor=60.0)
+            viewer = Viewer(sg, SIZE, title="singapore: the premium room")
+            seek_to(sg, parse_at("21:00").seconds(sg.model.clock, sg.end))
+            viewer.draw()
+            hall = viewer.hall_plan
+            assert hall is not None and "PR-01" in hall.tables
+            viewer.zoom_at(1.7, viewer.world_rect(hall.tables["PR-02"]).center)
+            viewer.draw()
+            viewer.click(viewer.world_rect(hall.tables["PR-01"]).center)
+            viewer.draw()
+            save(viewer.screen, next(shot))
+            sg.close()
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return paths
