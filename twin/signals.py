@@ -57,11 +57,15 @@ REDELIVER_SECONDS = 0.005
 
 
 def _in_finalizer(frame: FrameType | None) -> bool:
-    """Whether the main thread is inside an object's ``__del__``: an exception raised there is
-    printed ("Exception ignored in ...", with a traceback) and dropped, and the stop with it."""
+    """Whether the main thread is inside an object's ``__del__`` (or a weakref callback of the
+    import system's): an exception raised there is printed ("Exception ignored in ...", with a
+    traceback) and dropped, and the stop with it."""
     while frame is not None:
-        if frame.f_code.co_name == "__del__":
+        code = frame.f_code
+        if code.co_name == "__del__":
             return True
+        if code.co_name == "cb" and code.co_filename.startswith("<frozen importlib"):
+            return True  # the import lock's weakref callback: its exception is ignored too
         frame = frame.f_back
     return False
 

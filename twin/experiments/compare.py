@@ -199,6 +199,9 @@ def _pool(workers: int | None, scheduler: str | None, fn: Replicate) -> Iterator
             threads_per_worker=1,
             processes=True,
             dashboard_address=None,
+            # no dashboard, and the scheduler's own HTTP server on a free port, not on 8787
+            # (two studies at once: "Port 8787 is already in use" on the user's terminal)
+            scheduler_kwargs={"dashboard": False, "dashboard_address": ":0"},
             silence_logs=logging.CRITICAL,  # a worker whose scheduler went first (a study
             # stopped) logs its failed heartbeat at ERROR: noise; a task's own error comes back
             # with its future
