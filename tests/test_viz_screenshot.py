@@ -288,7 +288,10 @@ def unwritable(tmp_path: Path, case: str) -> Path:
             return folder / "shot.png"
         if Path("/sys").is_dir() and not writable(Path("/sys")):  # root: a read-only file system
             return Path("/sys") / "twin-viz-shot.png"
-        pytest.skip("no read-only folder for this user")
+        raise AssertionError(
+            "no read-only folder for this user: run as a user, or as root "
+            "with /sys mounted read-only"
+        )  # not a skip: it would prove nothing
     raise AssertionError(case)
 
 
