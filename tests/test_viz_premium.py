@@ -9,12 +9,9 @@ casino run live to 16:00 for the AML desk's and surveillance's figures.
 
 from __future__ import annotations
 
-import json
 import os
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 os.environ["SDL_VIDEODRIVER"] = "dummy"  # headless: real surfaces, no window
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -22,6 +19,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame
 import pytest
 from conftest import REPO
+from test_viz_departments import colour, rows
 
 from viz import palette as P
 from viz.app import SIDEBAR, TICKER, TOPBAR, Viewer, init_pygame
@@ -40,17 +38,6 @@ DAY = "2026-03-02"
 @pytest.fixture(autouse=True)
 def _pygame() -> None:
     init_pygame(headless=True)
-
-
-def colour(s: pygame.Surface, at: tuple[float, float]) -> tuple[int, int, int]:
-    c = s.get_at((int(at[0]), int(at[1])))
-    return (c.r, c.g, c.b)
-
-
-def rows(ledger: Path) -> list[tuple[int, float, str, dict[str, Any]]]:
-    with sqlite3.connect(ledger) as db:
-        got = db.execute("SELECT seq, t, kind, body FROM records ORDER BY seq").fetchall()
-    return [(seq, t, kind, json.loads(body)) for seq, t, kind, body in got]
 
 
 @dataclass
