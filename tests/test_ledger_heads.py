@@ -30,7 +30,7 @@ HEADS = {
     # stream is drawn by it) and [licensing] (its licences on file, the month's staff life:
     # a hire's application, the Board's request, the Chief Cashier's ground in the first day)
     "default": (80_845, "5f886d7d2f2fbbf44d05bead932a99424ca75086ccec0fee7f5f39bc4e61bdc1"),
-    "large": (256_515, "d61c4016dcab0103cc81d3013f371693dfa0b331c944a7b9848a5b2048e90d0b"),
+    "large": (256_515, "02e4f72a6b3f817db930ade1ce186569ec334fb21bf548d0465609057f9718e3"),
     "singapore": (10_012, "6bd539629ccf7209593d58a023fb69846d5b8e97dab33a77a7a1843e6c62d360"),
     # issue 28: the small and tiny floors keep no employee's licence: one finding of reg 8 ("no
     # such function in this casino") joins the ledger
@@ -39,11 +39,14 @@ HEADS = {
     # large and staffing, the floors with findings, the same findings at the same times land
     # later, each at the time of the place it is numbered at (its found_t and at: when it was
     # found); every other record is the same, its seq moved by the findings now after it
-    "small": (5_945, "8246d7a4ae27dade3be15e875a2e9fbebdc713b6eb2189060fe1617c5f51036c"),
+    # issue 31, later: LAG batches late (an hour), not one, so the sink process is seldom
+    # waited for: the same five floors, the same records and findings (checked record by
+    # record), the findings numbered later
+    "small": (5_945, "67482296ead8ce965f2a57548f050c4aa4e140ea9500992d0a722bd5b8ca9728"),
     # issue 28: the staffing floor is new (the provisional-licence proposal's)
-    "staffing": (230_585, "9ce77d16891baad49a633bb0c2299b531800c63ebf993686bdf221838f8d380f"),
-    "study": (6_038, "23d97f105b8abafa5924739bfcfec1735e5fbdecdbb25c9582c7b3513b9455fb"),
-    "tiny": (140, "38cd7d004622b277c9534f9b79d29168af3c0b0698731e38db93b7c5b26878a1"),
+    "staffing": (230_585, "f5d9f19f8ac52a1a70e8a97dc03b0a3e2fb17de97904785c3e002f9cce1a93d2"),
+    "study": (6_038, "9fdfc8c0d70da5c34073bd056b878ec0ee0cc23e62e81771caec75b9666e91df"),
+    "tiny": (140, "c920528c86c8f5905c81ce0f4e32b1d704d6a51af2e22e3bd140324d2cf93126"),
 }
 SLOW = {"large", "staffing"}  # 36 s and 30 s here: behind the slow marker, which .ci/run runs
 

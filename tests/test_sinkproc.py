@@ -19,7 +19,7 @@ from twin.compliance.ruleset import load_ruleset
 from twin.errors import InputError
 from twin.machines.facts import FloorFacts
 from twin.patrons.records import PatronArrived
-from twin.records import LAG, Draft, MemorySink, RecordBus
+from twin.records import BOUNDARY_SECONDS, LAG, Draft, MemorySink, RecordBus
 from twin.sinkproc import SinkProcess, SinkProcessError
 
 
@@ -30,6 +30,7 @@ class _Producer:
         self.drafts: list[Draft] = []
         self.held: list[list[Draft]] = []
         self.cuts: list[float] = []
+        self.lags: list[int] = []
 
     def accept(self, rec: Any) -> None:
         if rec.kind == "patron_arrived" and not rec.patron.startswith("F"):
@@ -38,11 +39,12 @@ class _Producer:
     def close(self) -> None:
         pass
 
-    def boundary(self, t: float) -> list[Draft]:
+    def boundary(self, t: float, lag: int) -> list[Draft]:
         self.cuts.append(t)
+        self.lags.append(lag)
         self.held.append(self.drafts)
         self.drafts = []
-        return self.held.pop(0) if len(self.held) > LAG else []
+        return self.held.pop(0) if len(self.held) > lag else []
 
     def finish(self, end: float) -> list[Draft]:
         out = [d for batch in self.held for d in batch] + self.drafts
@@ -59,10 +61,13 @@ def _arrival(patron: str, t: float | None = None) -> dict[str, Any]:
     return fields
 
 
-def _bus() -> tuple[RecordBus, list[float], MemorySink, _Producer]:
-    """A bus on a clock the test sets, a sink, and the test producer (a sink too)."""
+def _bus(lag: int | None = None) -> tuple[RecordBus, list[float], MemorySink, _Producer]:
+    """A bus on a clock the test sets (``lag``: a live run's), a sink, and the test producer
+    (a sink too)."""
     now = [0.0]
     bus = RecordBus(lambda: now[0])
+    if lag is not None:
+        bus.cut_every(BOUNDARY_SECONDS, lag=lag)
     sink, producer = MemorySink(), _Producer()
     bus.attach(sink)
     bus.attach(producer)
@@ -71,13 +76,14 @@ def _bus() -> tuple[RecordBus, list[float], MemorySink, _Producer]:
 
 
 def test_a_producers_records_are_numbered_one_batch_late_at_a_minutes_first_record() -> None:
-    bus, now, sink, producer = _bus()
+    bus, now, sink, producer = _bus(lag=1)  # a live run's (a viewer, a drill)
     for t, who in ((0.0, "A"), (10.0, "B"), (59.5, "C"), (61.0, "D"), (61.0, "E"), (200.0, "G")):
         now[0] = t
         bus.emit(PatronArrived, **_arrival(who))
     bus.finish_producers(300.0)
     got = [(r.seq, r.t, r.patron) for r in sink.of(PatronArrived)]  # type: ignore[attr-defined]
     assert producer.cuts == [61.0, 200.0]  # the first record of a minute with records
+    assert producer.lags == [1, 1]
     assert got == [
         (0, 0.0, "A"), (1, 10.0, "B"), (2, 59.5, "C"),
         (3, 61.0, "D"), (4, 61.0, "E"),
@@ -87,6 +93,39 @@ def test_a_producers_records_are_numbered_one_batch_late_at_a_minutes_first_reco
         # at the end: everything left, in order
         (9, 300.0, "F3"), (10, 300.0, "F4"), (11, 300.0, "F8"),
     ]  # fmt: skip
+
+
+def test_a_runs_producers_records_are_numbered_an_hour_of_batches_late() -> None:
+    """Every run but a live one: ``LAG`` (60) batches late, so a sink process that checks a
+    slow stretch is seldom waited for; what is left is numbered at the end."""
+    assert LAG == 60
+    bus, now, sink, producer = _bus()
+    for minute in range(LAG + 3):  # one record a minute: a batch each
+        now[0] = 60.0 * minute + 1.0
+        bus.emit(PatronArrived, **_arrival(f"A{minute}"))
+    bus.finish_producers(10_000.0)
+    got = [(r.seq, r.t, r.patron) for r in sink.of(PatronArrived)]  # type: ignore[attr-defined]
+    assert set(producer.lags) == {LAG} and len(producer.cuts) == LAG + 2
+    # A0..A60, then at the cut before A61 the drafts of the batch LAG cuts before: A0's
+    assert got[LAG + 1] == (LAG + 1, 60.0 * (LAG + 1) + 1.0, "F0")
+    assert got[LAG + 2] == (LAG + 2, 60.0 * (LAG + 1) + 1.0, f"A{LAG + 1}")
+    assert got[LAG + 3] == (LAG + 3, 60.0 * (LAG + 2) + 1.0, "F1")
+    assert got[LAG + 4][2] == f"A{LAG + 2}"
+    # the end: the drafts of the LAG + 1 batches not yet numbered, in order, at the end's time
+    seq = {p: q for q, _, p in got}  # a draft is named after the seq of its arrival
+    assert got[LAG + 5 :] == [
+        (LAG + 5 + k, 10_000.0, f"F{seq[f'A{k + 2}']}") for k in range(LAG + 1)
+    ]  # fmt: skip
+    assert len(got) == 2 * (LAG + 3)
+
+
+def test_a_live_run_cuts_with_a_lag_of_at_least_one_before_its_first_record() -> None:
+    bus = RecordBus(lambda: 0.0)
+    with pytest.raises(ValueError, match="0 batches late"):
+        bus.cut_every(60.0, lag=0)
+    bus.emit(PatronArrived, **_arrival("A"))
+    with pytest.raises(RuntimeError, match="from the first record on"):
+        bus.cut_every(60.0, lag=1)
 
 
 def test_a_producer_is_attached_before_the_first_record() -> None:
@@ -270,10 +309,10 @@ class _Failing:
 def test_a_failure_in_the_sink_process_stops_the_run_with_its_traceback() -> None:
     far = SinkProcess(_Failing(), None)  # type: ignore[arg-type]
     far.accept(PatronArrived(seq=0, t=0.0, **_arrival("A")))
-    far.boundary(60.0)  # the batch goes; its answer is not needed yet
+    far.boundary(60.0, 1)  # the batch goes; its answer is not needed yet
     failed = r"(?s)the sink process failed:.*ZeroDivisionError: a checker failed on patron_arrived"
     with pytest.raises(SinkProcessError, match=failed):
-        far.boundary(120.0)
+        far.boundary(120.0, 1)
     far._proc.join(timeout=10)
     assert far._proc.exitcode is not None  # the child is gone
     far.abort()  # a stopping run's cleanup is harmless after it
@@ -293,7 +332,7 @@ far = SinkProcess(None, None, ledger={str(path)!r})
 for i in range(3):
     far.accept(PatronArrived(seq=i, t=float(i), patron=f"P{{i}}", segment="local",
                              bankroll_cents=100, visit=1, residency="local"))
-far.boundary(60.0)
+far.boundary(60.0, 1)
 far.flush()
 sys.exit(3)
 """

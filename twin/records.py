@@ -260,22 +260,28 @@ Draft = tuple[type[Record], dict[str, Any]]
 
 #: Simulated seconds between two batch boundaries of the record stream (see RecordBus).
 BOUNDARY_SECONDS = 60.0
-#: How many boundaries later a producer's records are numbered (see RecordBus).
-LAG = 1
+#: How many boundaries later a producer's records are numbered (see RecordBus): an hour of
+#: batches, so that a sink process checking a slow stretch (the first batch of installs, a busy
+#: evening) is seldom waited for; findings keep when they were found (``found_t``, ``at``).
+LAG = 60
+#: ... in a run that shows its findings as they come (a viewer, a drill, hardware): the next
+#: boundary's.
+LIVE_LAG = 1
 
 
 class Producer(Protocol):
     """A sink that makes records of its own from the stream (the compliance engine's findings),
     in the simulation's process or in a sink process (:mod:`twin.sinkproc`).
 
-    ``boundary(t)``: the records before the one about to be emitted at ``t`` are a batch; the
-    producer has checked them and fires what was due before ``t``; it returns the drafts it made
-    for the batch that ended ``LAG`` boundaries before (none for the first ``LAG`` batches).
+    ``boundary(t, lag)``: the records before the one about to be emitted at ``t`` are a batch;
+    the producer has checked them and fires what was due before ``t``; it returns the drafts it
+    made for the batch that ended ``lag`` boundaries before (none for the first ``lag``
+    batches). ``lag`` is the bus's, the same at every boundary of a run.
     ``finish(end)``: every record was emitted; it fires what was due before ``end``, ends its
     checks, and returns every draft not yet returned, in order.
     """
 
-    def boundary(self, t: float) -> list[Draft]: ...
+    def boundary(self, t: float, lag: int) -> list[Draft]: ...
 
     def finish(self, end: float) -> list[Draft]: ...
 
@@ -285,7 +291,8 @@ class RecordBus:
 
     **Where the records of producers (findings) are numbered** (issue 31): the stream is cut
     into batches at the first record of each simulated minute (``BOUNDARY_SECONDS``) that has
-    any record; at each cut, each producer returns the drafts it made ``LAG`` batches before,
+    any record; at each cut, each producer returns the drafts it made ``lag`` batches before
+    (``LAG``; ``LIVE_LAG`` in a run that shows its findings as they come, :meth:`cut_every`),
     and they are numbered there, before the record that opened the new batch, with its time;
     what is left is numbered when the run finishes (:meth:`finish_producers`), at the end.
     Where a finding lands therefore depends on the records alone, so a producer in a sink
@@ -300,6 +307,7 @@ class RecordBus:
         self._producers: list[Producer] = []
         self._next_cut = float("inf")  # the first boundary's time, once there is a producer
         self._every = BOUNDARY_SECONDS
+        self._lag = LAG
         self.count = 0
         self._dispatching = False
         self._pending: deque[Record] = deque()
@@ -315,15 +323,20 @@ class RecordBus:
         self._producers.append(producer)
         self._next_cut = 0.0
 
-    def cut_every(self, seconds: float) -> None:
-        """Cut the batches every ``seconds`` instead (before the first record): a run paced by
-        the wall clock with hardware shows its findings within seconds. The ledger depends on
-        it, so every other run keeps ``BOUNDARY_SECONDS``."""
+    def cut_every(self, seconds: float, lag: int = LIVE_LAG) -> None:
+        """Cut the batches every ``seconds`` and number the findings ``lag`` batches late
+        instead (before the first record): a run that shows its findings as they come (a viewer
+        or a drill: ``BOUNDARY_SECONDS``; paced by the wall clock with hardware: a second) has
+        each within a batch or two of being found. The ledger depends on both, so every other
+        run keeps ``BOUNDARY_SECONDS`` and ``LAG``."""
         if self.count:
             raise RuntimeError("the batches are cut the same way from the first record on")
         if not seconds > 0:
             raise ValueError(f"batches of {seconds} s")
+        if lag < 1:
+            raise ValueError(f"findings {lag} batches late")
         self._every = seconds
+        self._lag = lag
 
     def emit(self, cls: type[R], **fields: Any) -> R:
         """Number a new record of ``cls`` (now, next seq) and hand it to every sink."""
@@ -341,7 +354,7 @@ class RecordBus:
         self._next_cut = (t // every + 1.0) * every
         if self.count:
             for producer in self._producers:
-                self._number(producer.boundary(t), t)
+                self._number(producer.boundary(t, self._lag), t)
 
     def finish_producers(self, end: float) -> None:
         """The run ended at ``end``: number every producer's remaining records (once)."""

@@ -8,11 +8,12 @@ engine and opens the ledger, and feeds it the records in the batches the record 
 simulation makes batch *k + 1*, so a run uses two cores.
 
 The findings land where they would in process: the bus numbers a producer's drafts ``LAG``
-batches late, and the sink process answers each batch with the drafts the engine made for it,
-which the bus waits for only when it needs them (a batch later). The ledger is therefore the
-same, head for head, in either place (a test). What the checks read besides the records, the
-Board's facts (a program approved or registered during the run), goes with the batch in the
-order it changed (:meth:`twin.machines.facts.FloorFacts.log_changes`).
+batches late (an hour of batches), and the sink process answers each batch with the drafts the
+engine made for it, which the bus waits for only when it needs them (``LAG`` batches later: a
+slow stretch of checking, such as the first batch's installs, is caught up before then). The
+ledger is therefore the same, head for head, in either place (a test). What the checks read
+besides the records, the Board's facts (a program approved or registered during the run), goes
+with the batch in the order it changed (:meth:`twin.machines.facts.FloorFacts.log_changes`).
 
 The child ignores SIGINT (Ctrl-C reaches the whole process group: the run's process decides).
 On an interrupted run the child commits what it has and leaves the ledger unclosed
@@ -44,7 +45,7 @@ from twin.compliance.engine import ComplianceEngine
 from twin.errors import InputError
 from twin.ledger import HashChain, Ledger
 from twin.machines.facts import FactChange, FloorFacts
-from twin.records import LAG, Draft, Record, kinds
+from twin.records import Draft, Record, kinds
 
 if TYPE_CHECKING:
     from twin.casino import Casino
@@ -215,10 +216,10 @@ class SinkProcess:
 
     # -- Producer -----------------------------------------------------------------------------
 
-    def boundary(self, t: float) -> list[Draft]:
+    def boundary(self, t: float, lag: int) -> list[Draft]:
         self._send(("batch", t, self._take()))
         self._sent += 1
-        if self._sent <= LAG:
+        if self._sent <= lag:
             return []
         if not self._ready:
             self._read_one()

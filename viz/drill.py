@@ -51,6 +51,7 @@ from twin.commands import Command, Note, commands, parse_command
 from twin.drivers import StepDriver
 from twin.errors import InputError
 from twin.ledger import Ledger, read_rows
+from twin.records import BOUNDARY_SECONDS
 from twin.slots.actions import CloseDoor, OpenDoor
 from twin.staff.actions import AssignJob
 from viz import palette as P
@@ -482,6 +483,7 @@ def start_attempt(spec: DrillSpec, *, out: Path | None = None) -> Attempt:
         path.unlink()
     sc = api.prepare(spec.scenario, seed=spec.seed, hours=spec.hours, overrides=spec.settings)
     casino = Casino(sc)
+    casino.bus.cut_every(BOUNDARY_SECONDS)  # live: each finding a batch after it is found
     ledger = Ledger(path, meta={**api.ledger_meta(sc), "drill": spec.id})
     casino.attach(ledger)
     layout = [(m.id, m.spec.bank, m.spec.zone) for m in casino.machines]

@@ -8,6 +8,7 @@ from pathlib import Path
 from twin import api
 from twin.casino import Casino
 from twin.ledger import Ledger
+from twin.records import BOUNDARY_SECONDS
 from viz.model import FloorModel
 from viz.sources import LiveSource
 
@@ -25,6 +26,7 @@ def open_live(
     replaced if there is one: the viewer's runs are rehearsals)."""
     sc = api.prepare(scenario, seed=seed, hours=hours, overrides=overrides)
     casino = Casino(sc)
+    casino.bus.cut_every(BOUNDARY_SECONDS)  # live: each finding a batch after it is found
     ledger = None
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)

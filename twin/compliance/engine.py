@@ -22,7 +22,7 @@ from twin.compliance.ruleset import Ruleset
 from twin.compliance.verdicts import Verdict, verdict
 from twin.machines.events import MachineInstalled
 from twin.machines.facts import FloorFacts
-from twin.records import LAG, Draft, Record
+from twin.records import Draft, Record
 from twin.staff.records import ShiftEnded, ShiftStarted
 
 #: The regulation each catalogue id prefix belongs to: a run checks its ruleset's controls.
@@ -75,7 +75,7 @@ class ComplianceEngine:
         self.findings: list[Finding] = []
         self.wall_seconds = 0.0
         self._finished = False
-        self._held: deque[list[Draft]] = deque()  # the drafts of the last LAG batches
+        self._held: deque[list[Draft]] = deque()  # the drafts of the last ``lag`` batches
         #: what the checkers of a sink process saw (``absorb``): observations and "not
         #: applicable" by control; None while this engine's own checkers are the ones run
         self._remote: dict[str, tuple[int, str | None]] | None = None
@@ -114,11 +114,11 @@ class ComplianceEngine:
                 c.on_record(rec)
             self.wall_seconds += wall.perf_counter() - t0
 
-    def boundary(self, t: float) -> list[Draft]:
+    def boundary(self, t: float, lag: int) -> list[Draft]:
         """A batch ends before a record at ``t`` (:class:`twin.records.Producer`): its drafts
-        are held, those of the batch ``LAG`` boundaries before handed over."""
+        are held, those of the batch ``lag`` boundaries before handed over."""
         self._held.append(self.cut(t))
-        return self._held.popleft() if len(self._held) > LAG else []
+        return self._held.popleft() if len(self._held) > lag else []
 
     def cut(self, t: float) -> list[Draft]:
         """A batch ends before a record at ``t``: what fell due before ``t`` fires, and the
