@@ -149,6 +149,7 @@ KERNEL = {
     "twin.rules",
     "twin.scenario",
     "twin.signals",
+    "twin.speedups",  # the optional compiled kernels (issue 31): Cython only in its build step
     "twin.streams",
     "twin.workdays",
     "twin.world",

@@ -24,6 +24,8 @@ import numpy as np
 import numpy.typing as npt
 from numpy.random.bit_generator import ISeedSequence
 
+from twin import speedups
+
 
 def _digest(entity: str, purpose: str) -> bytes:
     return hashlib.blake2b(f"{entity}\x1f{purpose}".encode(), digest_size=16).digest()
@@ -157,7 +159,8 @@ class Streams:
             raise ValueError("root seed must be a non-negative integer")
         self.root_seed = root_seed
         self._cache: dict[tuple[str, str], np.random.Generator] = {}
-        self._mixer = _SpawnMixer(root_seed)
+        kernels = speedups.load()  # the compiled mixer where it is built (the same words)
+        self._mixer = kernels.SpawnMixer(root_seed) if kernels else _SpawnMixer(root_seed)
 
     def seed_sequence(self, entity: str, purpose: str) -> np.random.SeedSequence:
         return np.random.SeedSequence(entropy=self.root_seed, spawn_key=_key(entity, purpose))
@@ -175,7 +178,8 @@ class Streams:
         """A new generator at the start of (entity, purpose), independent of the cached one.
 
         The same generator as ``PCG64(seed_sequence(entity, purpose))``: its seed words are
-        computed by :class:`_SpawnMixer` (a test holds the two equal)."""
+        computed by :class:`_SpawnMixer`, or its compiled twin (:mod:`twin.speedups`; tests hold
+        the three equal)."""
         seed = _Digest(self._mixer.seed_bytes(_key(entity, purpose)))
         return _Generator(_PCG64(cast(np.random.SeedSequence, seed)))
 
