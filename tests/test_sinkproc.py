@@ -341,3 +341,24 @@ sys.exit(3)
     assert proc.returncode == 3, proc.stderr
     result = ledger.verify(path)
     assert result.rows == 3 and not result.closed
+
+
+def test_the_run_is_frozen_for_the_collector_while_its_sink_process_lives(tmp_path: Path) -> None:
+    """A pass of the garbage collector would touch every object the fork shares: what the run
+    built is frozen at the fork and unfrozen when the sink process ends (closed, aborted or
+    failed), so a process that runs again collects as before."""
+    import gc
+
+    assert gc.get_freeze_count() == 0
+    for end in ("close", "abort"):
+        far = SinkProcess(None, None, ledger=tmp_path / f"{end}.sqlite")
+        assert gc.get_freeze_count() > 0
+        far.accept(PatronArrived(seq=0, t=0.0, **_arrival("A")))
+        getattr(far, end)()
+        assert gc.get_freeze_count() == 0
+    far = SinkProcess(_Failing(), None)  # type: ignore[arg-type]
+    far.accept(PatronArrived(seq=0, t=0.0, **_arrival("A")))
+    far.boundary(60.0, 1)
+    with pytest.raises(SinkProcessError):
+        far.boundary(120.0, 1)
+    assert gc.get_freeze_count() == 0

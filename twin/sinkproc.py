@@ -29,6 +29,7 @@ process only for runs with no hardware link, no viewer and no driver of its own
 from __future__ import annotations
 
 import contextlib
+import gc
 import multiprocessing
 import os
 import signal
@@ -155,6 +156,11 @@ class SinkProcess:
             name="twin-sinks",
             daemon=True,
         )
+        # what the run built is left out of the garbage collector's passes from here on, in
+        # both processes: a pass would touch every object's header, copying each page the fork
+        # shares (hundreds of MB, at the first full pass in each) and taking its time
+        self._froze = gc.get_freeze_count() == 0
+        gc.freeze()
         self._proc.start()
         their_in.close()
         their_out.close()
@@ -170,7 +176,7 @@ class SinkProcess:
         self._closed = False
         ready = self._recv()  # the ledger opened, or the user's mistake named
         if ready != "ready":
-            self._closed = True
+            self._end()
             self._proc.join()
             raise InputError(*ready[1:])
 
@@ -210,7 +216,7 @@ class SinkProcess:
         ends."""
         if self._closed:
             return
-        self._closed = True
+        self._end()
         self.head, self.records, self.busy_seconds = self._ask(("close", self._take()))
         self._proc.join()
 
@@ -250,7 +256,7 @@ class SinkProcess:
         and ends."""
         if self._closed:
             return
-        self._closed = True
+        self._end()
         try:
             self._conn.send(("abort", self._take()))
             self._conn.recv()
@@ -259,6 +265,13 @@ class SinkProcess:
         self._proc.join(timeout=30)
         if self._proc.is_alive():  # pragma: no cover - a child that hangs
             self._proc.kill()
+
+    def _end(self) -> None:
+        """No more batches: the objects frozen at the fork go back to the collector."""
+        self._closed = True
+        if self._froze:
+            self._froze = False
+            gc.unfreeze()
 
     def _take(self) -> list[_Item]:
         log = self._log
@@ -282,7 +295,7 @@ class SinkProcess:
             raise self._gone(exc) from None
         self.wait_seconds += time.perf_counter() - t0
         if isinstance(reply, tuple) and reply and reply[0] == "error":
-            self._closed = True
+            self._end()
             raise SinkProcessError(f"the sink process failed:\n{reply[1]}")
         return reply
 
@@ -297,7 +310,7 @@ class SinkProcess:
         return self._recv()
 
     def _gone(self, exc: BaseException) -> SinkProcessError:
-        self._closed = True
+        self._end()
         self._proc.join(timeout=5)
         return SinkProcessError(
             f"the sink process ended (exit code {self._proc.exitcode}): {exc!r}"
