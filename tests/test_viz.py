@@ -19,6 +19,7 @@ from conftest import REPO
 import twin.cli
 from twin.injections import InjectViolation
 from twin.ledger import read_rows
+from twin.records import LAG, LIVE_LAG
 from viz import palette as P
 from viz.app import Viewer, init_pygame
 from viz.layout import plan
@@ -61,6 +62,14 @@ def test_frames_render_and_the_clock_moves(tmp_path: Path) -> None:
     assert viewer.frames == 30
     src.close()
     assert (tmp_path / "ledger.sqlite").is_file()
+
+
+def test_a_live_run_numbers_its_findings_at_the_next_batch(tmp_path: Path) -> None:
+    """The viewer shows findings as they come: its bus numbers them a batch late (LIVE_LAG),
+    not an hour of batches like a run that nobody watches."""
+    src = open_live(TINY, out=tmp_path)
+    assert src.casino.bus.lag == LIVE_LAG == 1 < LAG
+    src.close()
 
 
 def test_a_tilt_changes_the_colour_of_the_machine_in_the_screenshot(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ import pytest
 
 from twin.errors import InputError
 from twin.ledger import read_rows, verify
+from twin.records import LIVE_LAG
 from viz.app import Viewer, init_pygame
 from viz.drill import (
     DRILLS,
@@ -99,6 +100,14 @@ def test_a_correct_sequence_passes(name: str, tmp_path: Path) -> None:
     assert len([d for d in ops if d["source"] == "operator"]) == len(CORRECT[name]) - sum(
         1 for what, _ in CORRECT[name] if what == "wait"
     )
+
+
+def test_a_drill_numbers_its_findings_at_the_next_batch(tmp_path: Path) -> None:
+    """A drill is scored on the findings of its attempt: they are numbered a batch after they
+    are found (LIVE_LAG), as in the viewer, not an hour of batches later."""
+    attempt = start_attempt(find_drill("hopper-fill"), out=tmp_path)
+    assert attempt.casino.bus.lag == LIVE_LAG == 1
+    attempt.source.close()
 
 
 def _found(sc: Any) -> set[tuple[str, str]]:

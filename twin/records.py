@@ -338,6 +338,11 @@ class RecordBus:
         self._every = seconds
         self._lag = lag
 
+    @property
+    def lag(self) -> int:
+        """How many batch boundaries late the producers' records are numbered."""
+        return self._lag
+
     def emit(self, cls: type[R], **fields: Any) -> R:
         """Number a new record of ``cls`` (now, next seq) and hand it to every sink."""
         t = float(self._now())
