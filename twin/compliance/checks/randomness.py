@@ -441,6 +441,7 @@ class HoldVariance(Checker):
     def finish(self) -> None:
         need = int(self.ctx.rule(RANDOMNESS_MIN_GAMES))
         rows = []
+        tests = []  # the tail tests of all machines at once (stats.hold_tail_tests)
         for m, by_bet in sorted(self.levels.items()):
             games = sum(by_bet.values())
             if games < need:
@@ -452,16 +453,17 @@ class HoldVariance(Checker):
             wagered = sum(b * n for b, n in levels) * game.cost
             if wagered == 0:
                 continue
-            res = stats.hold_tail_test(win_distribution(game), levels, self.won[m], game.cost)
+            tests.append((win_distribution(game), levels, self.won[m], game.cost))
             actual = (wagered - self.won[m]) / wagered
             a = self.ctx.facts.analysis(game.signature)
             theo = float(1 - a.rtp) if a is not None else float("nan")
-            rows.append((m, games, actual, theo, res))
+            rows.append((m, games, actual, theo))
         if not rows:
             return
+        results = stats.hold_tail_tests(tests)
         q = 1.0 - float(self.ctx.rule(HOLD_VARIANCE_CONFIDENCE))
-        reject = stats.benjamini_hochberg([r[4].p_value for r in rows], q)
-        for (m, games, actual, theo, res), bad in zip(rows, reject, strict=True):
+        reject = stats.benjamini_hochberg([r.p_value for r in results], q)
+        for (m, games, actual, theo), res, bad in zip(rows, results, reject, strict=True):
             if bad:
                 self.report(
                     (m,),
