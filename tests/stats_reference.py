@@ -1,0 +1,305 @@
+"""The scalar implementations the end-of-run statistics had before they were batched
+(the hold's saddle-point tails of item 20(f), ...), kept as they were so that
+``tests/test_stats_equal.py`` holds the fast paths to the very same floats."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+from scipy.optimize import brentq
+
+from twin.compliance.stats.results import TestResult, _norm_cdf, _norm_pdf, _norm_sf, _not_run
+from twin.compliance.stats.tails import WinLaw
+
+# --- item 20(f): the exact law of the win, and saddle-point tails (one t at a time) -------
+
+
+@dataclass(frozen=True, slots=True)
+class _LawParts:
+    """A law's supports split once by trigger/retrigger, as float64 (the generating
+    functions below evaluate them hundreds of times per machine tested)."""
+
+    base_values: npt.NDArray[np.float64]  # base outcomes that do not trigger the feature
+    base_probs: npt.NDArray[np.float64]
+    trigger_values: npt.NDArray[np.float64]  # base outcomes that trigger it
+    trigger_probs: npt.NDArray[np.float64]
+    any_base: bool
+    any_trigger: bool
+    top: float  # the largest and smallest base win
+    bottom: float
+    free_values: npt.NDArray[np.float64]  # free spins that do not retrigger
+    free_probs: npt.NDArray[np.float64]
+    retrigger_values: npt.NDArray[np.float64]
+    retrigger_probs: npt.NDArray[np.float64]
+
+
+def _parts(law: WinLaw) -> _LawParts:
+    return _split(law)
+
+
+def _split(law: WinLaw) -> _LawParts:
+    bv = law.base_values.astype(np.float64)
+    trig = law.base_trigger
+    fv = law.free_values.astype(np.float64)
+    re = law.free_retrigger
+    return _LawParts(
+        base_values=bv[~trig],
+        base_probs=law.base_probs[~trig],
+        trigger_values=bv[trig],
+        trigger_probs=law.base_probs[trig],
+        any_base=bool(bv.size),
+        any_trigger=bool(trig.any()),
+        top=float(bv.max()) if bv.size else 0.0,
+        bottom=float(bv.min()) if bv.size else 0.0,
+        free_values=fv[~re],
+        free_probs=law.free_probs[~re],
+        retrigger_values=fv[re],
+        retrigger_probs=law.free_probs[re],
+    )
+
+
+def _moments(
+    values: npt.NDArray[np.float64], probs: npt.NDArray[np.float64], t: float, shift: float
+) -> tuple[float, float, float]:
+    """``E[e^{tX - shift}]``, ``E[X e^{tX - shift}]``, ``E[X^2 e^{tX - shift}]``."""
+    if values.size == 0:
+        return 0.0, 0.0, 0.0
+    e = probs * np.exp(t * values - shift)
+    ev = e * values
+    return float(e.sum()), float(ev.sum()), float(np.dot(ev, values))
+
+
+def _feature_mgf(law: WinLaw, t: float) -> tuple[float, float, float] | None:
+    """``E[e^{tF}]`` and its first two derivatives for the feature total ``F`` (the sum of
+    ``spins`` Galton-Watson totals ``T``, ``M = E[e^{tT}]`` the smallest root of
+    ``M = A + C M^S``); None where the moment generating function is infinite."""
+    s = law.spins
+    parts = _parts(law)
+    with np.errstate(over="raise"):
+        try:
+            a0, a1, a2 = _moments(parts.free_values, parts.free_probs, t, 0.0)
+            c0, c1, c2 = _moments(parts.retrigger_values, parts.retrigger_probs, t, 0.0)
+        except FloatingPointError:
+            return None
+    if not all(math.isfinite(x) for x in (a0, a1, a2, c0, c1, c2)):
+        return None
+    if c0 == 0.0:
+        m, m1, m2 = a0, a1, a2
+    elif s == 1:
+        if c0 >= 1.0:
+            return None
+        m = a0 / (1.0 - c0)
+        m1 = (a1 + c1 * m) / (1.0 - c0)
+        m2 = (a2 + c2 * m + 2.0 * c1 * m1) / (1.0 - c0)
+    else:
+        top = (1.0 / (s * c0)) ** (1.0 / (s - 1))  # where A + C M^S - M is smallest
+
+        def g(x: float) -> float:
+            return a0 + c0 * x**s - x
+
+        if g(top) > 0.0:
+            return None  # no fixed point: beyond the radius of convergence
+        # the smallest root: Newton from 0 rises monotonically to it (g convex, g(0) > 0)
+        m = 0.0
+        for _ in range(200):
+            step = g(m) / (1.0 - s * c0 * m ** (s - 1))
+            m += step
+            if abs(step) <= 1e-15 * max(m, 1e-300):
+                break
+        else:  # pragma: no cover - Newton from below converges; bisection as a fallback
+            m = float(brentq(g, 0.0, top, xtol=1e-300, rtol=4 * np.finfo(float).eps))
+        d = 1.0 - s * c0 * m ** (s - 1)
+        if d <= 0.0:
+            return None
+        m1 = (a1 + c1 * m**s) / d
+        m2 = (
+            a2
+            + c2 * m**s
+            + 2.0 * s * c1 * m ** (s - 1) * m1
+            + s * (s - 1) * c0 * m ** (s - 2) * m1**2
+        ) / d
+    f0 = m**s
+    f1 = s * m ** (s - 1) * m1
+    f2 = s * (s - 1) * m ** (s - 2) * m1**2 + s * m ** (s - 1) * m2 if s > 1 else m2
+    return f0, f1, f2
+
+
+def win_cgf(law: WinLaw, t: float) -> tuple[float, float, float] | None:
+    """The cumulant generating function ``K(t) = log E[e^{tG}]`` of one game's win ``G``
+    (credits per unit bet) and its first two derivatives; None where ``E[e^{tG}]`` is
+    infinite (a feature with retriggers has a finite radius of convergence for ``t > 0``).
+
+    ``E[e^{tG}] = E[e^{tB} (1 - I)] + E[e^{tB} I] E[e^{tF}]`` (the feature is independent of
+    the base spin given the trigger); ``E[e^{tF}]`` from the fixed point of the free spins'
+    branching process (see :func:`_feature_mgf`). Exact up to floating point."""
+    return _win_cgf(law, _parts(law), t)
+
+
+def _win_cgf(law: WinLaw, parts: _LawParts, t: float) -> tuple[float, float, float] | None:
+    shift = float(t * (parts.top if t > 0 else parts.bottom)) if parts.any_base else 0.0
+    p0, p1, p2 = _moments(parts.base_values, parts.base_probs, t, shift)
+    q0, q1, q2 = _moments(parts.trigger_values, parts.trigger_probs, t, shift)
+    f0 = f1 = f2 = 0.0
+    if law.spins and parts.any_trigger:
+        feat = _feature_mgf(law, t)
+        if feat is None:
+            return None
+        f0, f1, f2 = feat
+    g0 = p0 + q0 * f0
+    g1 = p1 + q1 * f0 + q0 * f1
+    g2 = p2 + q2 * f0 + 2.0 * q1 * f1 + q0 * f2
+    if not (math.isfinite(g0) and math.isfinite(g1) and math.isfinite(g2)) or g0 <= 0.0:
+        return None
+    k1 = g1 / g0
+    return shift + math.log(g0), k1, max(g2 / g0 - k1 * k1, 0.0)
+
+
+def _sum_cgf(
+    law: WinLaw, levels: Sequence[tuple[int, int]], t: float
+) -> tuple[float, float, float] | None:
+    """CGF of the total win ``S = sum_b b (G_1 + ... + G_{n_b})`` over ``levels`` of
+    ``(bet units b, games n_b)``: ``K_S(t) = sum_b n_b K(b t)``, with derivatives."""
+    k0 = k1 = k2 = 0.0
+    for bet, games in levels:
+        one = win_cgf(law, bet * t)
+        if one is None:
+            return None
+        k0 += games * one[0]
+        k1 += games * bet * one[1]
+        k2 += games * bet * bet * one[2]
+    return k0, k1, k2
+
+
+def _lattice_span(law: WinLaw, levels: Sequence[tuple[int, int]]) -> int:
+    values = np.concatenate((law.base_values, law.free_values)).astype(np.int64)
+    g = int(np.gcd.reduce(values)) if values.size else 1
+    span = 0
+    for bet, _ in levels:
+        span = math.gcd(span, bet * g)
+    return max(span, 1)
+
+
+def _solve_saddle(
+    law: WinLaw, levels: Sequence[tuple[int, int]], x: float, mean: float, sd: float
+) -> tuple[float, tuple[float, float, float]] | None:
+    """``t`` with ``K_S'(t) = x`` (None when ``x`` is beyond the support's reach): Newton's
+    method (``K_S'`` increases, ``K_S''`` is its slope), kept inside a bracket that is
+    bisected whenever a step leaves it or the domain of the generating function. Returns ``t``
+    with ``K_S`` and its derivatives there."""
+    sign = 1.0 if x > mean else -1.0
+    lo, hi = (0.0, math.inf) if sign > 0 else (-math.inf, 0.0)
+    t = 0.0
+    c = _sum_cgf(law, levels, t)
+    assert c is not None
+    for _ in range(400):
+        assert c is not None
+        f = c[1] - x
+        if abs(f) <= 1e-10 * max(sd, 1.0):
+            return t, c
+        if f < 0:
+            lo = t
+        else:
+            hi = t
+        nt = t - f / c[2] if c[2] > 0 else math.nan
+        if not (lo < nt < hi) or not math.isfinite(nt):
+            if math.isinf(hi):
+                nt = t + max(abs(t), 1.0 / sd)  # expand upwards
+            elif math.isinf(lo):
+                nt = t - max(abs(t), 1.0 / sd)  # expand downwards
+            else:
+                nt = 0.5 * (lo + hi)
+        nc = _sum_cgf(law, levels, nt)
+        while nc is None:  # beyond the radius of convergence: come back towards t
+            hi = nt
+            nt = 0.5 * (t + nt)
+            if nt - t <= 1e-15 * max(abs(t), 1e-300):
+                return None
+            nc = _sum_cgf(law, levels, nt)
+        if abs(nt - t) <= 1e-14 * max(abs(nt), 1e-300):
+            return nt, nc
+        t, c = nt, nc
+        if abs(t) > 1e6:
+            return None  # x lies beyond what the games can produce
+    assert c is not None
+    return t, c
+
+
+def win_tails(law: WinLaw, levels: Sequence[tuple[int, int]], won: float) -> tuple[float, float]:
+    """``(P(S <= won), P(S >= won))`` for the total win ``S`` of the games in ``levels``.
+
+    Lugannani-Rice saddle-point approximation on the exact cumulant generating function of
+    :func:`_sum_cgf`: with ``t`` solving ``K_S'(t) = x``,
+    ``w = sign(t) sqrt(2 (t x - K_S(t)))`` and ``u = t sqrt(K_S''(t))``,
+    ``P(S >= x) ~ 1 - Phi(w) + phi(w) (1/u - 1/w)``. The total lives on a lattice of span
+    ``h``; the tail at ``won`` is evaluated at ``won -/+ h/2`` (continuity correction).
+    Unlike a normal curve it follows the skew of a game with rare large prizes: the upper
+    tail (machine paying more than it should) is long, the lower short. Its relative error
+    is ``O(1/n)`` uniformly in the tail (``tests/test_stats.py`` checks it against Monte
+    Carlo). Beyond the support's reach the tail is 0; at the mean both are 1/2-ish.
+    """
+    if not levels or sum(n for _, n in levels) == 0:
+        return 1.0, 1.0
+    base = _sum_cgf(law, levels, 0.0)
+    assert base is not None
+    mean, var = base[1], base[2]
+    if var <= 0.0:
+        return (1.0 if won >= mean else 0.0), (1.0 if won <= mean else 0.0)
+    sd = math.sqrt(var)
+    h = _lattice_span(law, levels)
+    if won <= mean:  # only the near side needs the saddle point; the far one is > 1/2
+        low = _lr_tail(law, levels, won + h / 2, mean, sd, lower=True)
+        return low, max(0.5, 1.0 - low)
+    high = _lr_tail(law, levels, won - h / 2, mean, sd, lower=False)
+    return max(0.5, 1.0 - high), high
+
+
+def _lr_tail(
+    law: WinLaw, levels: Sequence[tuple[int, int]], x: float, mean: float, sd: float, lower: bool
+) -> float:
+    z = (x - mean) / sd
+    if abs(z) < 1e-3:  # at the mean Lugannani-Rice is 0/0: the normal tail is exact enough
+        return _norm_cdf(z) if lower else _norm_sf(z)
+    solved = _solve_saddle(law, levels, x, mean, sd)
+    if solved is None:  # x lies beyond what the games can produce on that side
+        return 0.0
+    t, (k0, _, k2) = solved
+    w = math.copysign(math.sqrt(max(2.0 * (t * x - k0), 0.0)), t)
+    u = t * math.sqrt(k2)
+    if w == 0.0 or u == 0.0:
+        return _norm_cdf(z) if lower else _norm_sf(z)
+    corr = _norm_pdf(w) * (1.0 / w - 1.0 / u)
+    p = _norm_cdf(w) + corr if lower else _norm_sf(w) - corr
+    return min(max(p, 0.0), 1.0)
+
+
+def hold_tail_test(
+    law: WinLaw, levels: Sequence[tuple[int, int]], won: int, cost: int
+) -> TestResult:
+    """Two-sided test of a machine's credits won against the exact law of its games
+    (item 20(f)): ``p = min(1, 2 min(P(S <= won), P(S >= won)))`` from :func:`win_tails`.
+
+    ``levels``: ``(bet units, games)`` actually played; ``won``: credits won by the player
+    (progressive prizes excluded); ``cost``: credits per unit bet, for the hold shown in
+    ``detail``. The games are taken as independent with the stated bets; a session that
+    stops on a rule (win goal, loss limit, jackpot lock) is a stopping time, so by Wald's
+    identities the mean and variance of the total are those of the fixed-size sum.
+    """
+    name = "hold_tail"
+    games = sum(n for _, n in levels)
+    wagered = sum(b * n for b, n in levels) * cost
+    if games == 0 or wagered == 0:
+        return _not_run(name, games, "no games")
+    low, high = win_tails(law, levels, float(won))
+    p = min(1.0, 2.0 * min(low, high))
+    base = _sum_cgf(law, levels, 0.0)
+    assert base is not None
+    z = (won - base[1]) / math.sqrt(base[2]) if base[2] > 0 else 0.0
+    detail = (
+        f"saddle-point tail of the exact win law: won {won} credits, expected "
+        f"{base[1]:.0f} (sd {math.sqrt(base[2]):.0f}), P(<=) = {low:.2e}, P(>=) = {high:.2e}"
+    )
+    return TestResult(name=name, statistic=z, dof=0.0, p_value=p, n=games, detail=detail)

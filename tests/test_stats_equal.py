@@ -1,0 +1,155 @@
+"""The batched end-of-run statistics give the very floats of the scalar implementations they
+replaced (kept in ``tests/stats_reference.py``): same p-values, statistics and details, bit
+for bit, on the shipped PAR sheets' laws and random data."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+import numpy as np
+import pytest
+import stats_reference as ref
+
+from twin.compliance.stats import hold_tail_test, hold_tail_tests, win_cgf, win_cgfs, win_tails
+from twin.compliance.stats.tails import WinLaw
+from twin.machines.analysis import WinDistribution, win_distribution
+from twin.machines.par import load_game
+
+GAMES_DIR = Path(__file__).resolve().parent.parent / "scenarios" / "games"
+SHEETS = sorted(GAMES_DIR.glob("*.toml"))
+T = TypeVar("T")
+
+
+def _shipped_laws() -> list[WinLaw]:
+    return [win_distribution(load_game(p)) for p in SHEETS]
+
+
+def _law_with_one_spin(law: WinDistribution) -> WinDistribution:
+    """``law`` with one free spin per (re)trigger: the fixed point's linear branch."""
+    return dataclasses.replace(law, signature=law.signature + "-1", spins=1)
+
+
+def _law_without_retrigger(law: WinDistribution) -> WinDistribution:
+    none = np.zeros(law.free_retrigger.size, np.bool_)
+    return dataclasses.replace(law, signature=law.signature + "-n", free_retrigger=none)
+
+
+def _all_laws() -> list[WinLaw]:
+    laws = _shipped_laws()
+    featured = [law for law in laws if isinstance(law, WinDistribution) and law.spins]
+    assert featured, "a shipped sheet with free spins and retriggers"
+    assert any(law.free_retrigger.any() for law in featured)
+    return laws + [f(law) for law in featured for f in (_law_with_one_spin, _law_without_retrigger)]
+
+
+def _split_raising(cases: list[T], call: Callable[[T], object]) -> tuple[list[T], list[T]]:
+    """``cases`` where ``call`` returns, and those where it raises ``OverflowError`` (the
+    scalar fixed point of a feature far out on the negative side computes ``x ** spins``
+    of a huge ``x``: Python's float power raises; the batched code keeps that, as is)."""
+    ok, raising = [], []
+    for case in cases:
+        try:
+            call(case)
+        except OverflowError:
+            raising.append(case)
+        else:
+            ok.append(case)
+    return ok, raising
+
+
+def _radius(law: WinLaw) -> float:
+    """Roughly the smallest ``t > 0`` where ``win_cgf`` is infinite (math.inf if none)."""
+
+    def finite(t: float) -> bool:
+        try:
+            return ref.win_cgf(law, t) is not None
+        except OverflowError:
+            return False
+
+    lo, hi = 0.0, 1e-6
+    while hi < 10.0 and finite(hi):
+        lo, hi = hi, 2.0 * hi
+    if hi >= 10.0:
+        return math.inf
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if finite(mid) else (lo, mid)
+    return hi
+
+
+def test_win_cgfs_is_the_scalar_win_cgf_at_every_t() -> None:
+    """Around zero, far out on both sides, just inside and beyond the radius of convergence
+    of a feature with retriggers (None there, as the scalar's overflow says)."""
+    rng = np.random.default_rng(20)
+    beyond = 0
+    for law in _all_laws():
+        ts = [0.0, -0.0, 1e-300, -1e-300, 1e-9, -1e-9, 0.5, -0.5, 3.0, -3.0, 700.0, -700.0]
+        ts += (rng.normal(0.0, 1e-3, 40) * rng.choice([1.0, 30.0, 1e3], 40)).tolist()
+        r = _radius(law)
+        if math.isfinite(r):
+            ts += [r * f for f in (0.5, 0.999, 0.999999, 1.000001, 1.001, 1.5, 20.0)]
+        ts, raising = _split_raising(ts, lambda t, law=law: ref.win_cgf(law, t))
+        for t in raising:  # the scalar's own overflow (float ** int): the same error
+            with pytest.raises(OverflowError):
+                win_cgfs(law, [t])
+        got = win_cgfs(law, ts)
+        want = [ref.win_cgf(law, t) for t in ts]
+        assert got == want, law
+        assert [win_cgf(law, t) for t in ts] == want
+        beyond += sum(w is None for w in want)
+    assert beyond >= 10  # the cases beyond the radius were reached
+
+
+def _cases(rng: np.random.Generator, law: WinLaw) -> list[tuple[list[tuple[int, int]], int]]:
+    """Random bet levels and credits won: near the mean, at it, in both tails, beyond what
+    the games can produce, and no games at all."""
+    out: list[tuple[list[tuple[int, int]], int]] = [([], 0), ([(1, 0)], 0)]
+    k = ref.win_cgf(law, 0.0)
+    assert k is not None
+    for _ in range(14):
+        bets = sorted(rng.choice([1, 2, 3, 5, 10], size=int(rng.integers(1, 4)), replace=False))
+        levels = [(int(b), int(rng.integers(50, 30_000))) for b in bets]
+        mean = sum(b * n for b, n in levels) * k[1]
+        sd = math.sqrt(sum(b * b * n for b, n in levels) * k[2])
+        for z in (0.0, float(rng.normal(0.0, 1.0)), float(rng.normal(0.0, 4.0)), -8.0, 12.0):
+            out.append((levels, round(mean + z * sd)))
+        out.append((levels, round(mean)))
+        out.append((levels, -1))  # below anything the games can pay
+        top = int(max(law.base_values.max(), law.free_values.max(initial=0)))
+        out.append((levels, 50 * top * sum(b * n for b, n in levels)))  # beyond their reach
+    return out
+
+
+def _groups() -> list[list[WinLaw]]:
+    """Each law alone, then every law at once (the machines of several laws mixed)."""
+    laws = _all_laws()
+    return [[law] for law in laws] + [laws]
+
+
+@pytest.mark.parametrize("group", range(len(SHEETS) + 3))
+def test_hold_tail_tests_are_the_scalar_tests(group: int) -> None:
+    """Every machine of a floor at once (:func:`hold_tail_tests`) gives each machine's
+    scalar :func:`hold_tail_test`, bit for bit; so do the scalar entry points."""
+    laws = _groups()[group]
+    rng = np.random.default_rng(100 + group)
+    items = []
+    for law in laws:
+        cases = _cases(rng, law)
+        if len(laws) > 1:
+            cases = [cases[i] for i in rng.choice(len(cases), 12, replace=False)]
+        items += [(law, levels, won, int(rng.integers(1, 4))) for levels, won in cases]
+    items = [items[i] for i in rng.permutation(len(items))]
+    items, raising = _split_raising(items, lambda item: ref.hold_tail_test(*item))
+    for item in raising:
+        with pytest.raises(OverflowError):
+            hold_tail_tests([item])
+    want = [ref.hold_tail_test(*item) for item in items]
+    assert hold_tail_tests(items) == want
+    assert [hold_tail_test(*item) for item in items[:20]] == want[:20]
+    for law, levels, won, _ in items[:20]:
+        assert win_tails(law, levels, float(won)) == ref.win_tails(law, levels, float(won))
+    assert hold_tail_tests([]) == []
