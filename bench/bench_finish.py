@@ -139,7 +139,9 @@ def run_case(name: str, hours: float, reps: int) -> tuple[list[Timings], list[li
             casino = Casino(scenario)
             casino.run()
         assert casino.compliance is not None
-        results += [["finding", f.control, f.message, list(f.evidence)] for f in casino.compliance.findings]
+        results += [
+            ["finding", f.control, f.message, list(f.evidence)] for f in casino.compliance.findings
+        ]
         if first is None:
             first = results
         elif results != first:

@@ -1,5 +1,6 @@
 """The scalar implementations the end-of-run statistics had before they were batched
-(the hold's saddle-point tails of item 20(f), ...), kept as they were so that
+(the hold's saddle-point tails of item 20(f), the randomness tests of item 1(b), the
+rank correlation of item 1(e)), kept as they were so that
 ``tests/test_stats_equal.py`` holds the fast paths to the very same floats."""
 
 from __future__ import annotations
@@ -10,9 +11,21 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+import scipy.stats as sps
 from scipy.optimize import brentq
 
-from twin.compliance.stats.results import TestResult, _norm_cdf, _norm_pdf, _norm_sf, _not_run
+from twin.compliance import stats
+from twin.compliance.checks.outcomes import CLIP, WINDOWS
+from twin.compliance.stats.results import (
+    TestResult,
+    _as_1d_float,
+    _as_counts,
+    _norm_cdf,
+    _norm_pdf,
+    _norm_sf,
+    _not_run,
+)
+from twin.compliance.stats.rng import COMBINATION_ELIGIBLE, _Chi2, _chi2_batch
 from twin.compliance.stats.tails import WinLaw
 
 # --- item 20(f): the exact law of the win, and saddle-point tails (one t at a time) -------
@@ -303,3 +316,175 @@ def hold_tail_test(
         f"{base[1]:.0f} (sd {math.sqrt(base[2]):.0f}), P(<=) = {low:.2e}, P(>=) = {high:.2e}"
     )
     return TestResult(name=name, statistic=z, dof=0.0, p_value=p, n=games, detail=detail)
+
+
+# --- item 1(b): randomness (each reel, table and partition on its own) ---------------------
+
+
+def _availabilities(reels: list[tuple[np.ndarray, tuple[int, ...]]]) -> list[stats.TestResult]:
+    """:func:`_availability` of every reel, with one Poisson call over all of their stops."""
+    if not reels:
+        return []
+    ns = [int(counts.sum()) for counts, _ in reels]
+    expected = [
+        np.asarray(weights, np.float64) * (n / sum(weights))
+        for n, (_, weights) in zip(ns, reels, strict=True)
+    ]
+    all_tails = sps.poisson.cdf(np.concatenate([c for c, _ in reels]), np.concatenate(expected))
+    out = []
+    at = 0
+    for n, exp, (counts, weights) in zip(ns, expected, reels, strict=True):
+        tails = all_tails[at : at + len(weights)]
+        at += len(weights)
+        p = float(min(1.0, tails.min() * len(weights))) if n else 1.0
+        worst = int(np.argmin(tails)) if n else 0
+        detail = f"stop {worst}: {int(counts[worst])} seen, {exp[worst]:.1f} expected"
+        out.append(stats.TestResult("availability", float(n), 0.0, p, n, detail))
+    return out
+
+
+def independence_tests(tables: Sequence[npt.ArrayLike]) -> list[TestResult]:
+    """:func:`independence_test` of each table, with one chi-square p-value call for all.
+
+    The results are exactly those of the single test; only the call overhead is shared.
+    """
+    return _chi2_batch([_independence_stat(t) for t in tables])
+
+
+def _independence_stat(table: npt.ArrayLike) -> TestResult | _Chi2:
+    name = "independence"
+    t = _as_counts(table, "table", 2)
+    t = t[t.sum(axis=1) > 0][:, t.sum(axis=0) > 0]
+    n = int(t.sum())
+    r, c = t.shape
+    if r < 2 or c < 2:
+        return _not_run(name, n, f"fewer than two non-empty rows and columns ({r} x {c})")
+    expected = np.outer(t.sum(axis=1), t.sum(axis=0)) / n
+    small = int(np.count_nonzero(expected < 5))
+    if (r, c) == (2, 2) and small:
+        res = sps.fisher_exact(t.astype(np.int64), alternative="two-sided")
+        return TestResult(
+            name=name,
+            statistic=float(res.statistic),
+            dof=0.0,
+            p_value=float(res.pvalue),
+            n=n,
+            detail="Fisher exact test (2 x 2, expected count < 5); statistic is the odds ratio",
+        )
+    stat = float(np.sum((t - expected) ** 2 / expected))
+    dof = (r - 1) * (c - 1)
+    detail = f"Pearson chi-square, {r} x {c} table"
+    if small:
+        detail += f"; warning: {small} cells with expected count < 5"
+    return _Chi2(name, stat, dof, n, detail)
+
+
+def combination_tests(
+    items: Sequence[tuple[str, Sequence[tuple[npt.ArrayLike, npt.ArrayLike, Sequence[str]]]]],
+) -> list[TestResult]:
+    """Item 1(b)(i): every combination available. Each item is ``(name, partitions)``; in a
+    partition ``(counts, probs)``, ``counts[c]`` games fell in combination class ``c`` (the
+    classes of a partition are exclusive and exhaustive, so ``n = sum(counts)``) where the
+    approved game gives probability ``probs[c]``, and ``labels[c]`` names it (in the
+    detail). A game is in one class of each partition (e.g. its best line's pay, and its
+    scatter count).
+
+    H0: each game falls in class ``c`` independently with probability ``probs[c]``, so a
+    class's count is Binomial(``n``, ``probs[c]``). A combination that is not really
+    available (removed, or all but never selected, while its elements still land) shows as
+    a count far below that: the p-value of a class is its exact binomial lower tail
+    ``P(X <= count)``, and the test's p-value is Bonferroni's ``min(1, K min tail)`` over the
+    ``K`` eligible classes of all its partitions (those with ``(1 - p)**n <=
+    COMBINATION_ELIGIBLE``, chosen from ``n`` and ``p`` alone, never from the counts).
+    One-sided: a class seen too often is the stop frequencies' business (1(b)(ii)). No
+    eligible class: not run (``p = 1``).
+
+    Error rate: each tail is an exact (discrete, so conservative) p-value and Bonferroni
+    holds under any dependence between the classes, so under H0 ``P(p <= alpha) <= alpha``
+    (``tests/test_stats.py`` measures it). All binomial tails are computed in one call.
+    """
+    xs_l: list[npt.NDArray[np.float64]] = []
+    ps_l: list[npt.NDArray[np.float64]] = []
+    ns_l: list[npt.NDArray[np.float64]] = []
+    sizes: list[int] = []
+    names: list[str] = []
+    for _, partitions in items:
+        size = 0
+        for counts, probs, labels in partitions:
+            c = _as_counts(counts, "counts", 1)
+            p = _as_1d_float(probs, "probs")
+            if c.shape != p.shape or len(labels) != c.size:
+                raise ValueError(f"counts {c.shape}, probs {p.shape}, labels {len(labels)}")
+            xs_l.append(c)
+            ps_l.append(p)
+            ns_l.append(np.full(c.size, c.sum()))
+            names.extend(labels)
+            size += c.size
+        sizes.append(size)
+    empty = np.zeros(0)
+    xs = np.concatenate(xs_l) if xs_l else empty
+    ps = np.concatenate(ps_l) if ps_l else empty
+    ns = np.concatenate(ns_l) if ns_l else empty
+    zero_chance = ns * np.log1p(-np.clip(ps, 0.0, 1.0 - 1e-16))
+    eligible = (ps > 0) & (zero_chance <= math.log(COMBINATION_ELIGIBLE))
+    tails = np.ones(xs.size)
+    if eligible.any():
+        tails[eligible] = sps.binom.cdf(xs[eligible], ns[eligible], ps[eligible])
+    out = []
+    at = 0
+    for (name, _), size in zip(items, sizes, strict=True):
+        part = slice(at, at + size)
+        at += size
+        ok, tail = eligible[part], tails[part]
+        n = int(ns[part].max()) if size else 0
+        k = int(ok.sum())
+        if k == 0:
+            out.append(_not_run(name, n, "no class frequent enough to be found missing"))
+            continue
+        worst = int(np.argmin(np.where(ok, tail, np.inf)))
+        pv = float(min(1.0, k * tail[worst]))
+        seen = int(xs[part][worst])
+        expected = float(ns[part][worst] * ps[part][worst])
+        detail = (
+            f"{names[part][worst]}: {seen} seen, {expected:.1f} expected "
+            f"(binomial lower tail, Bonferroni over {k} classes)"
+        )
+        out.append(TestResult(name, float(seen), 0.0, pv, n, detail))
+    return out
+
+
+# --- item 1(e): the rank correlation of the adaptation test -------------------------------
+
+
+def _rho(dev: np.ndarray, var: np.ndarray, games: np.ndarray) -> np.ndarray:
+    """Per row of stretches (rows: orderings), the most negative over ``WINDOWS`` of the
+    rank correlation between each stretch's standardised win and the standardised win of
+    the previous stretches making at least the window's games."""
+    rows, n = dev.shape
+    r = dev / np.sqrt(var)
+    zero = np.zeros((rows, 1))
+    csum = np.hstack((zero, np.cumsum(dev, axis=1)))
+    cvar = np.hstack((zero, np.cumsum(var, axis=1)))
+    cgames = np.hstack((zero, np.cumsum(games, axis=1)))
+    idx = np.arange(1, n)
+    ry = np.clip(r[:, 1:], -CLIP, CLIP)
+    ry -= ry.mean(axis=1, keepdims=True)
+    best = np.full(rows, np.inf)
+    for window in WINDOWS:
+        target = cgames[:, idx] - window
+        # one search over all rows at once: row k's cumulative games shifted by k * span
+        span = cgames[:, -1].max() + window + 1.0
+        shift = (np.arange(rows) * span)[:, None]
+        flat = np.searchsorted((cgames + shift).ravel(), (target + shift).ravel(), side="right")
+        start = flat.reshape(rows, n - 1) - 1 - (np.arange(rows) * (n + 1))[:, None]
+        start = np.clip(start, 0, idx - 1)
+        take = np.take_along_axis
+        x = (take(csum, idx[None, :].repeat(rows, 0), 1) - take(csum, start, 1)) / np.sqrt(
+            take(cvar, idx[None, :].repeat(rows, 0), 1) - take(cvar, start, 1)
+        )
+        rx = np.clip(x, -CLIP, CLIP)
+        rx -= rx.mean(axis=1, keepdims=True)
+        den = np.sqrt((rx * rx).sum(axis=1) * (ry * ry).sum(axis=1))
+        rho = np.where(den > 0, (rx * ry).sum(axis=1) / np.where(den > 0, den, 1.0), 0.0)
+        best = np.minimum(best, rho)
+    return best

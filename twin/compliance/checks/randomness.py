@@ -74,24 +74,33 @@ def _availability(counts: np.ndarray, weights: tuple[int, ...]) -> stats.TestRes
 
 
 def _availabilities(reels: list[tuple[np.ndarray, tuple[int, ...]]]) -> list[stats.TestResult]:
-    """:func:`_availability` of every reel, with one Poisson call over all of their stops."""
+    """:func:`_availability` of every reel, with one Poisson call over all of their stops
+    (each reel's sum, smallest tail and worst stop taken segment by segment: the same
+    floats as one reel at a time)."""
     if not reels:
         return []
-    ns = [int(counts.sum()) for counts, _ in reels]
-    expected = [
-        np.asarray(weights, np.float64) * (n / sum(weights))
-        for n, (_, weights) in zip(ns, reels, strict=True)
-    ]
-    all_tails = sps.poisson.cdf(np.concatenate([c for c, _ in reels]), np.concatenate(expected))
+    sizes = np.array([len(w) for _, w in reels], np.int64)
+    if not sizes.all():
+        raise ValueError("a reel without stops")
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    counts = np.concatenate([c for c, _ in reels])
+    weights = np.fromiter((x for _, w in reels for x in w), np.float64, int(sizes.sum()))
+    ns = [int(n) for n in np.add.reduceat(counts, starts).tolist()]
+    factor = np.array([n / sum(w) for n, (_, w) in zip(ns, reels, strict=True)], np.float64)
+    expected = weights * np.repeat(factor, sizes)
+    all_tails = sps.poisson.cdf(counts, expected)
+    mins = np.minimum.reduceat(all_tails, starts)
+    # each reel's first stop with the smallest tail (np.argmin's), stop 0 for a reel unplayed
+    first = np.where(all_tails == np.repeat(mins, sizes), np.arange(all_tails.size), counts.size)
+    worst = np.minimum.reduceat(first, starts) - starts
+    worst[np.array(ns) == 0] = 0
+    p_l = np.minimum(1.0, mins * sizes).tolist()
+    seen_l = counts[starts + worst].tolist()
+    exp_l = expected[starts + worst].tolist()
     out = []
-    at = 0
-    for n, exp, (counts, weights) in zip(ns, expected, reels, strict=True):
-        tails = all_tails[at : at + len(weights)]
-        at += len(weights)
-        p = float(min(1.0, tails.min() * len(weights))) if n else 1.0
-        worst = int(np.argmin(tails)) if n else 0
-        detail = f"stop {worst}: {int(counts[worst])} seen, {exp[worst]:.1f} expected"
-        out.append(stats.TestResult("availability", float(n), 0.0, p, n, detail))
+    for n, p, w, seen, exp in zip(ns, p_l, worst.tolist(), seen_l, exp_l, strict=True):
+        detail = f"stop {w}: {int(seen)} seen, {exp:.1f} expected"
+        out.append(stats.TestResult("availability", float(n), 0.0, p if n else 1.0, n, detail))
     return out
 
 
