@@ -240,32 +240,37 @@ def _rho(dev: np.ndarray, var: np.ndarray, games: np.ndarray) -> np.ndarray:
     the previous stretches making at least the window's games."""
     rows, n = dev.shape
     r = dev / np.sqrt(var)
-    zero = np.zeros((rows, 1))
-    csum = np.hstack((zero, np.cumsum(dev, axis=1)))
-    cvar = np.hstack((zero, np.cumsum(var, axis=1)))
-    cgames = np.hstack((zero, np.cumsum(games, axis=1)))
+    csum, cvar, cgames = (np.zeros((rows, n + 1)) for _ in range(3))
+    np.cumsum(dev, axis=1, out=csum[:, 1:])
+    np.cumsum(var, axis=1, out=cvar[:, 1:])
+    np.cumsum(games, axis=1, out=cgames[:, 1:])
     idx = np.arange(1, n)
-    ry = np.clip(r[:, 1:], -CLIP, CLIP)
-    ry -= ry.mean(axis=1, keepdims=True)
+    ry = _centred(np.minimum(np.maximum(r[:, 1:], -CLIP), CLIP))
+    ryy = (ry * ry).sum(axis=1)
+    now_sum, now_var = csum[:, 1:n], cvar[:, 1:n]
+    flat_sum, flat_var = csum.ravel(), cvar.ravel()
+    # the previous stretches making a window: one search over every row and window at once,
+    # row k's cumulative games shifted by k * span (whole numbers: exact, as any one search)
+    span = cgames[:, -1].max() + max(WINDOWS) + 1.0
+    shift = (np.arange(rows) * span)[:, None]
+    targets = np.stack([cgames[:, 1:n] - window for window in WINDOWS])
+    found = np.searchsorted((cgames + shift).ravel(), (targets + shift).ravel(), side="right")
+    row_start = (np.arange(rows) * (n + 1))[:, None]
     best = np.full(rows, np.inf)
-    for window in WINDOWS:
-        target = cgames[:, idx] - window
-        # one search over all rows at once: row k's cumulative games shifted by k * span
-        span = cgames[:, -1].max() + window + 1.0
-        shift = (np.arange(rows) * span)[:, None]
-        flat = np.searchsorted((cgames + shift).ravel(), (target + shift).ravel(), side="right")
-        start = flat.reshape(rows, n - 1) - 1 - (np.arange(rows) * (n + 1))[:, None]
-        start = np.clip(start, 0, idx - 1)
-        take = np.take_along_axis
-        x = (take(csum, idx[None, :].repeat(rows, 0), 1) - take(csum, start, 1)) / np.sqrt(
-            take(cvar, idx[None, :].repeat(rows, 0), 1) - take(cvar, start, 1)
-        )
-        rx = np.clip(x, -CLIP, CLIP)
-        rx -= rx.mean(axis=1, keepdims=True)
-        den = np.sqrt((rx * rx).sum(axis=1) * (ry * ry).sum(axis=1))
+    for found_w in found.reshape(len(WINDOWS), rows, n - 1):
+        start = np.minimum(np.maximum(found_w - 1 - row_start, 0), idx - 1) + row_start
+        x = (now_sum - flat_sum[start]) / np.sqrt(now_var - flat_var[start])
+        rx = _centred(np.minimum(np.maximum(x, -CLIP), CLIP))
+        den = np.sqrt((rx * rx).sum(axis=1) * ryy)
         rho = np.where(den > 0, (rx * ry).sum(axis=1) / np.where(den > 0, den, 1.0), 0.0)
         best = np.minimum(best, rho)
     return best
+
+
+def _centred(x: np.ndarray) -> np.ndarray:
+    """``x`` less its row means (``np.mean``'s: the row's sum over its length), in place."""
+    x -= x.sum(axis=1, keepdims=True) / x.shape[1]
+    return x
 
 
 #: Standardised residuals are clipped to +/- CLIP (a jackpot counts, but not a hundredfold).
@@ -299,12 +304,14 @@ def adaptation_test(
     n = dev.size
     if n < MIN_STRETCHES + 1 or var_unit <= 0:
         return stats.TestResult("adaptation", 0.0, 0.0, 1.0, n, "too few stretches")
-    observed = float(_rho(dev[None, :], var[None, :], games[None, :])[0])
-    p = sequential_p(
+    # the observed ordering is evaluated with the first block of permuted ones (row-wise:
+    # the same float as on its own)
+    observed, p = _sequential(
         lambda order: _rho(dev[order], var[order], games[order]),
-        observed,
+        None,
         n,
         dev.tobytes() + games.tobytes(),
+        PERMUTATIONS,
     )
     detail = (
         f"rank correlation {observed:.3f} of payout with the recent hold over {n - 1} "
@@ -325,22 +332,39 @@ def sequential_p(
     of indices) to their statistics; stops after ``EXCEED`` orderings at least as extreme,
     at most ``permutations``. Exact size, and a machine far from extreme costs few
     orderings. The orderings are seeded from ``data`` (reproducible)."""
+    return _sequential(stat, observed, n, data, permutations)[1]
+
+
+def _sequential(
+    stat: Callable[[np.ndarray], np.ndarray],
+    observed: float | None,
+    n: int,
+    data: bytes,
+    permutations: int,
+) -> tuple[float, float]:
+    """:func:`sequential_p`, with the observed statistic: ``observed``, or if None the
+    statistic of the identity ordering, evaluated in one call with the first block."""
     digest = hashlib.sha256(data).digest()[:8]
     rng = np.random.default_rng(int(np.frombuffer(digest, np.uint64)[0]))
-    tol = 1e-12 * max(1.0, abs(observed))
     exceed = drawn = 0
     block = 32
     while True:
         m = min(block, permutations - 1 - drawn)
         order = np.argsort(rng.random((m, n)), axis=1)
-        hits = np.cumsum(stat(order) <= observed + tol)
+        if observed is None:
+            values = stat(np.vstack((np.arange(n)[None, :], order)))
+            observed, values = float(values[0]), values[1:]
+        else:
+            values = stat(order)
+        tol = 1e-12 * max(1.0, abs(observed))
+        hits = np.cumsum(values <= observed + tol)
         if exceed + int(hits[-1]) >= EXCEED:
             at = int(np.searchsorted(hits, EXCEED - exceed))
-            return EXCEED / (drawn + at + 1)
+            return observed, EXCEED / (drawn + at + 1)
         exceed += int(hits[-1])
         drawn += m
         if drawn >= permutations - 1:
-            return (1 + exceed) / permutations
+            return observed, (1 + exceed) / permutations
         # blocks of orderings grow, but never beyond BLOCK_CELLS (memory flat in the run's
         # length; the orderings drawn, and so the p-value, do not depend on the blocks)
         block = min(4 * block, 8192, max(32, BLOCK_CELLS // n))
