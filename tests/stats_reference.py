@@ -5,8 +5,9 @@ rank correlation of item 1(e)), kept as they were so that
 
 from __future__ import annotations
 
+import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,7 +16,14 @@ import scipy.stats as sps
 from scipy.optimize import brentq
 
 from twin.compliance import stats
-from twin.compliance.checks.outcomes import CLIP, WINDOWS
+from twin.compliance.checks.outcomes import (
+    BLOCK_CELLS,
+    CLIP,
+    EXCEED,
+    MIN_STRETCHES,
+    PERMUTATIONS,
+    WINDOWS,
+)
 from twin.compliance.stats.results import (
     TestResult,
     _as_1d_float,
@@ -488,3 +496,71 @@ def _rho(dev: np.ndarray, var: np.ndarray, games: np.ndarray) -> np.ndarray:
         rho = np.where(den > 0, (rx * ry).sum(axis=1) / np.where(den > 0, den, 1.0), 0.0)
         best = np.minimum(best, rho)
     return best
+
+
+def adaptation_test(
+    stretches: list[tuple[int, int, int]], mean_unit: float, var_unit: float
+) -> stats.TestResult:
+    """Rank correlation of each stretch's standardised win with the standardised win of the
+    stretches before it (``WINDOWS`` games; the most negative of the windows), referred to
+    its permutation distribution: under a fixed pay table the stretches are independent and
+    (their lengths being drawn alike) exchangeable, so every ordering is equally likely.
+    Sequential Monte Carlo over orderings (Besag and Clifford): stops after ``EXCEED``
+    orderings at least as negative, at most ``PERMUTATIONS``; exact size, and a fair machine
+    costs few orderings. The orderings are seeded from the data (reproducible).
+    ``stretches``: (bet units, games, credits won); ``mean_unit``/``var_unit``: mean and
+    variance of a game's win per unit bet (credits)."""
+    bet = np.array([s[0] for s in stretches], np.float64)
+    games = np.array([s[1] for s in stretches], np.float64)
+    won = np.array([s[2] for s in stretches], np.float64)
+    var = games * bet * bet * var_unit
+    keep = var > 0
+    dev, var, games = (won - games * bet * mean_unit)[keep], var[keep], games[keep]
+    n = dev.size
+    if n < MIN_STRETCHES + 1 or var_unit <= 0:
+        return stats.TestResult("adaptation", 0.0, 0.0, 1.0, n, "too few stretches")
+    observed = float(_rho(dev[None, :], var[None, :], games[None, :])[0])
+    p = sequential_p(
+        lambda order: _rho(dev[order], var[order], games[order]),
+        observed,
+        n,
+        dev.tobytes() + games.tobytes(),
+    )
+    detail = (
+        f"rank correlation {observed:.3f} of payout with the recent hold over {n - 1} "
+        "stretches (permutation test)"
+    )
+    return stats.TestResult("adaptation", observed, 0.0, p, n - 1, detail)
+
+
+def sequential_p(
+    stat: Callable[[np.ndarray], np.ndarray],
+    observed: float,
+    n: int,
+    data: bytes,
+    permutations: int = PERMUTATIONS,
+) -> float:
+    """Permutation p-value of ``observed`` (small is extreme) by sequential Monte Carlo over
+    orderings of ``n`` items (Besag and Clifford): ``stat`` maps a block of orderings (rows
+    of indices) to their statistics; stops after ``EXCEED`` orderings at least as extreme,
+    at most ``permutations``. Exact size, and a machine far from extreme costs few
+    orderings. The orderings are seeded from ``data`` (reproducible)."""
+    digest = hashlib.sha256(data).digest()[:8]
+    rng = np.random.default_rng(int(np.frombuffer(digest, np.uint64)[0]))
+    tol = 1e-12 * max(1.0, abs(observed))
+    exceed = drawn = 0
+    block = 32
+    while True:
+        m = min(block, permutations - 1 - drawn)
+        order = np.argsort(rng.random((m, n)), axis=1)
+        hits = np.cumsum(stat(order) <= observed + tol)
+        if exceed + int(hits[-1]) >= EXCEED:
+            at = int(np.searchsorted(hits, EXCEED - exceed))
+            return EXCEED / (drawn + at + 1)
+        exceed += int(hits[-1])
+        drawn += m
+        if drawn >= permutations - 1:
+            return (1 + exceed) / permutations
+        # blocks of orderings grow, but never beyond BLOCK_CELLS (memory flat in the run's
+        # length; the orderings drawn, and so the p-value, do not depend on the blocks)
+        block = min(4 * block, 8192, max(32, BLOCK_CELLS // n))

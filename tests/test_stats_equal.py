@@ -153,3 +153,127 @@ def test_hold_tail_tests_are_the_scalar_tests(group: int) -> None:
     for law, levels, won, _ in items[:20]:
         assert win_tails(law, levels, float(won)) == ref.win_tails(law, levels, float(won))
     assert hold_tail_tests([]) == []
+
+
+# --- item 1(b): the randomness audit's batches -------------------------------------------
+
+
+def _reels(rng: np.random.Generator, count: int) -> list[tuple[np.ndarray, tuple[int, ...]]]:
+    """Reels of the shipped sheets' lengths and random weights (some zero), played 0 to
+    thousands of times, fair or biased, and some stops never landing."""
+    out = []
+    for _ in range(count):
+        k = int(rng.choice([3, 20, 22, 32, 64]))
+        weights = tuple(int(w) for w in rng.integers(0, 9, k))
+        if sum(weights) == 0:
+            weights = (1, *weights[1:])
+        n = int(rng.choice([0, 7, 150, 3000]))
+        p = np.array(weights, np.float64) if rng.random() < 0.7 else rng.random(k) + 0.01
+        counts = rng.multinomial(n, p / p.sum())
+        if rng.random() < 0.2:
+            counts[int(rng.integers(0, k))] = 0
+        out.append((counts.astype(np.int64), weights))
+    return out
+
+
+def test_availabilities_are_each_reels_own() -> None:
+    from twin.compliance.checks.randomness import _availabilities
+
+    rng = np.random.default_rng(7)
+    for _ in range(60):
+        reels = _reels(rng, int(rng.integers(1, 40)))
+        assert _availabilities(reels) == ref._availabilities(reels)
+        assert [_availabilities([r])[0] for r in reels[:3]] == ref._availabilities(reels[:3])
+    assert _availabilities([]) == []
+
+
+def _tables(rng: np.random.Generator, count: int) -> list[list[list[int]]]:
+    """Win/loss tables: 2 x 2 transitions and bet levels x (won, lost), from empty to
+    large, with empty rows and columns, small expected counts (Fisher) and 3 columns."""
+    out = []
+    for _ in range(count):
+        r = int(rng.choice([1, 2, 2, 3, 4, 5, 8, 9]))
+        c = 3 if rng.random() < 0.1 else 2
+        scale = int(rng.choice([0, 3, 12, 1000, 100_000]))
+        table = rng.integers(0, scale + 1, (r, c))
+        if rng.random() < 0.2:
+            table[int(rng.integers(0, r))] = 0
+        out.append(table.tolist())
+    return out
+
+
+def test_independence_tests_are_each_tables_own() -> None:
+    from twin.compliance import stats
+
+    rng = np.random.default_rng(8)
+    for _ in range(80):
+        tables = _tables(rng, int(rng.integers(1, 60)))
+        assert stats.independence_tests(tables) == ref.independence_tests(tables)
+    assert stats.independence_tests([]) == []
+
+
+def test_combination_tests_are_each_partitions_own() -> None:
+    from twin.compliance import stats
+
+    rng = np.random.default_rng(9)
+    for trial in range(80):
+        items = []
+        for j in range(int(rng.integers(0, 30))):
+            parts = []
+            for _ in range(int(rng.integers(0, 3))):
+                k = int(rng.integers(1, 12))
+                probs = rng.dirichlet(np.ones(k) * rng.choice([0.1, 1.0])) + 1e-12
+                if k > 1 and rng.random() < 0.2:
+                    probs[0] = 0.0
+                probs /= probs.sum()
+                n = int(rng.choice([0, 10, 500, 20_000]))
+                counts = rng.multinomial(n, probs)
+                if rng.random() < 0.3:
+                    counts[int(rng.integers(0, k))] = 0
+                parts.append((counts, probs, [f"class {c}" for c in range(k)]))
+            items.append((f"item {j}", parts))
+        assert stats.combination_tests(items) == ref.combination_tests(items), trial
+    assert stats.combination_tests([]) == []
+    bad = [("x", [(np.array([1.5, 2.0]), np.array([0.5, 0.5]), ["a", "b"])])]
+    with pytest.raises(ValueError, match="whole counts"):
+        stats.combination_tests(bad)
+
+
+# --- item 1(e): the rank correlation and its permutation test -----------------------------
+
+
+def test_rho_is_the_per_window_reference() -> None:
+    from twin.compliance.checks.outcomes import _rho
+
+    rng = np.random.default_rng(10)
+    for _ in range(200):
+        n, rows = int(rng.integers(2, 60)), int(rng.choice([1, 3, 32, 200]))
+        games = rng.integers(1, 800, (rows, n)).astype(np.float64)
+        var = games * rng.choice([1.0, 4.0, 37.5])
+        dev = rng.normal(0.0, 1.0, (rows, n)) * np.sqrt(var) * rng.choice([1.0, 5.0])
+        if rng.random() < 0.2:
+            dev[:, 0] = 0.0
+        assert np.array_equal(_rho(dev, var, games), ref._rho(dev, var, games), equal_nan=True)
+
+
+def test_adaptation_test_is_the_reference() -> None:
+    """The same p-value (the same orderings drawn) and statistic, on fair series and on
+    series that pay less after paying more (down to p-values of thousands of orderings)."""
+    from twin.compliance.checks.outcomes import adaptation_test
+
+    rng = np.random.default_rng(11)
+    small = 0
+    for trial in range(40):
+        n = int(rng.integers(5, 40))
+        follow = -0.5 if trial % 3 == 0 else 0.0  # the residual follows the last one's
+        r, st = 0.0, []
+        for _ in range(n):
+            bet, games = int(rng.integers(1, 4)), int(rng.integers(0, 300))
+            r = follow * r + float(rng.normal())
+            won = games * bet * 0.9 + r * bet * math.sqrt(games * 2.0)
+            st.append((bet, games, max(0, round(won))))
+        args = (st, 0.9, 0.0 if trial == 1 else 2.0)
+        got = adaptation_test(*args)
+        assert got == ref.adaptation_test(*args), trial
+        small += got.p_value < 0.05
+    assert small >= 3
