@@ -108,7 +108,7 @@ def _moments_rows(
     values: npt.NDArray[np.float64],
     probs: npt.NDArray[np.float64],
     ts: npt.NDArray[np.float64],
-    shifts: npt.NDArray[np.float64],
+    shifts: npt.NDArray[np.float64] | None,
 ) -> tuple[list[float], list[float], list[float]]:
     """:func:`_moments` at each ``(ts[i], shifts[i])``, the very floats: every element is the
     same operation, a row's sums are numpy's pairwise sums of that row, and its dot product
@@ -118,7 +118,11 @@ def _moments_rows(
     if values.size == 0:
         zeros = [0.0] * rows
         return zeros, zeros, zeros
-    e = probs * np.exp(ts[:, None] * values - shifts[:, None])
+    e = np.multiply.outer(ts, values)  # in place from here: the same operations
+    if shifts is not None:  # (x - 0.0 is x: no shift, nothing to subtract)
+        e -= shifts[:, None]
+    np.exp(e, out=e)
+    e *= probs
     ev = e * values
     dots = [float(np.dot(row, values)) for row in ev]
     return e.sum(axis=1).tolist(), ev.sum(axis=1).tolist(), dots
@@ -135,15 +139,18 @@ def _feature_mgf(law: WinLaw, t: float) -> Cgf | None:
             c = _moments(parts.retrigger_values, parts.retrigger_probs, t, 0.0)
         except FloatingPointError:
             return None
-    return _feature_from(law.spins, a, c)
+    return _feature_from(law.spins, *a, *c)
 
 
-def _feature_from(s: int, a: Cgf, c: Cgf) -> Cgf | None:
+def _feature_from(
+    s: int, a0: float, a1: float, a2: float, c0: float, c1: float, c2: float
+) -> Cgf | None:
     """:func:`_feature_mgf` from the moments ``a`` of the free spins that do not retrigger
     and ``c`` of those that do (non-finite: the generating function is infinite)."""
-    a0, a1, a2 = a
-    c0, c1, c2 = c
-    if not all(math.isfinite(x) for x in (a0, a1, a2, c0, c1, c2)):
+    isfinite = math.isfinite
+    if not (isfinite(a0) and isfinite(a1) and isfinite(a2)):
+        return None
+    if not (isfinite(c0) and isfinite(c1) and isfinite(c2)):
         return None
     if c0 == 0.0:
         m, m1, m2 = a0, a1, a2
@@ -154,36 +161,32 @@ def _feature_from(s: int, a: Cgf, c: Cgf) -> Cgf | None:
         m1 = (a1 + c1 * m) / (1.0 - c0)
         m2 = (a2 + c2 * m + 2.0 * c1 * m1) / (1.0 - c0)
     else:
-        top = (1.0 / (s * c0)) ** (1.0 / (s - 1))  # where A + C M^S - M is smallest
-
-        def g(x: float) -> float:
-            return a0 + c0 * x**s - x
-
-        if g(top) > 0.0:
+        s1, sc0 = s - 1, s * c0
+        top = (1.0 / sc0) ** (1.0 / s1)  # where A + C M^S - M is smallest
+        if a0 + c0 * top**s - top > 0.0:
             return None  # no fixed point: beyond the radius of convergence
-        # the smallest root: Newton from 0 rises monotonically to it (g convex, g(0) > 0)
+        # the smallest root of A + C M^S - M: Newton from 0 rises monotonically to it
+        # (convex, positive at 0)
         m = 0.0
         for _ in range(200):
-            step = g(m) / (1.0 - s * c0 * m ** (s - 1))
+            step = (a0 + c0 * m**s - m) / (1.0 - sc0 * m**s1)
             m += step
             if abs(step) <= 1e-15 * max(m, 1e-300):
                 break
         else:  # pragma: no cover - Newton from below converges; bisection as a fallback
-            m = float(brentq(g, 0.0, top, xtol=1e-300, rtol=4 * np.finfo(float).eps))
-        d = 1.0 - s * c0 * m ** (s - 1)
+            m = float(brentq(lambda x: a0 + c0 * x**s - x, 0.0, top, xtol=1e-300, rtol=4 * EPS))
+        ms1 = m**s1
+        d = 1.0 - sc0 * ms1
         if d <= 0.0:
             return None
         m1 = (a1 + c1 * m**s) / d
-        m2 = (
-            a2
-            + c2 * m**s
-            + 2.0 * s * c1 * m ** (s - 1) * m1
-            + s * (s - 1) * c0 * m ** (s - 2) * m1**2
-        ) / d
-    f0 = m**s
-    f1 = s * m ** (s - 1) * m1
-    f2 = s * (s - 1) * m ** (s - 2) * m1**2 + s * m ** (s - 1) * m2 if s > 1 else m2
-    return f0, f1, f2
+        m2 = (a2 + c2 * m**s + 2.0 * s * c1 * ms1 * m1 + s * s1 * c0 * m ** (s - 2) * m1**2) / d
+    ms1 = m ** (s - 1)
+    f2 = s * (s - 1) * m ** (s - 2) * m1**2 + s * ms1 * m2 if s > 1 else m2
+    return m**s, s * ms1 * m1, f2
+
+
+EPS = float(np.finfo(float).eps)
 
 
 def win_cgf(law: WinLaw, t: float) -> Cgf | None:
@@ -267,23 +270,19 @@ def _win_cgf_rows(law: WinLaw, parts: _LawParts, t_list: list[float]) -> list[Cg
     t_arr = np.array(t_list, np.float64)
     shifts = np.array(shift_list, np.float64)
     rows = range(len(t_list))
-    p0, p1, p2 = _moments_rows(parts.base_values, parts.base_probs, t_arr, shifts)
-    q0, q1, q2 = _moments_rows(parts.trigger_values, parts.trigger_probs, t_arr, shifts)
+    p = _moments_rows(parts.base_values, parts.base_probs, t_arr, shifts)
+    q = _moments_rows(parts.trigger_values, parts.trigger_probs, t_arr, shifts)
     feats: list[Cgf | None] = [(0.0, 0.0, 0.0)] * len(rows)
     if law.spins and parts.any_trigger:
-        zero = np.zeros(len(rows))
         # :func:`_feature_mgf` raises on an overflow; here it leaves a non-finite moment,
         # which :func:`_feature_from` reads as an infinite generating function, as there
         with np.errstate(over="ignore", invalid="ignore"):
-            a = _moments_rows(parts.free_values, parts.free_probs, t_arr, zero)
-            c = _moments_rows(parts.retrigger_values, parts.retrigger_probs, t_arr, zero)
-        feats = [
-            _feature_from(law.spins, (a[0][j], a[1][j], a[2][j]), (c[0][j], c[1][j], c[2][j]))
-            for j in rows
-        ]
+            a = _moments_rows(parts.free_values, parts.free_probs, t_arr, None)
+            c = _moments_rows(parts.retrigger_values, parts.retrigger_probs, t_arr, None)
+        feats = [_feature_from(law.spins, *x) for x in zip(*a, *c, strict=True)]
     return [
-        _combine(shift_list[j], (p0[j], p1[j], p2[j]), (q0[j], q1[j], q2[j]), feats[j])
-        for j in rows
+        _combine(shift, (b0, b1, b2), (t0, t1, t2), feat)
+        for shift, b0, b1, b2, t0, t1, t2, feat in zip(shift_list, *p, *q, feats, strict=True)
     ]
 
 
