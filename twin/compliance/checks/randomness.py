@@ -27,7 +27,9 @@ investigation.
 from __future__ import annotations
 
 from collections import defaultdict, deque
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 import scipy.stats as sps
@@ -44,6 +46,7 @@ from twin.compliance.registry import Checker, Kind, control
 from twin.machines.analysis import CombinationLaw, win_distribution
 from twin.machines.events import GamesPlayed, MachineLocked, OutcomeTally, ProgressiveHit
 from twin.machines.par import Game
+from twin.memo import PerObject
 from twin.records import Record
 
 T = "tests/test_controls.py::test_injected_violation_is_found"
@@ -84,7 +87,7 @@ def _availabilities(reels: list[tuple[np.ndarray, tuple[int, ...]]]) -> list[sta
         raise ValueError("a reel without stops")
     starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
     counts = np.concatenate([c for c, _ in reels])
-    weights = np.fromiter((x for _, w in reels for x in w), np.float64, int(sizes.sum()))
+    weights = np.fromiter(chain.from_iterable(w for _, w in reels), np.float64, int(sizes.sum()))
     ns = [int(n) for n in np.add.reduceat(counts, starts).tolist()]
     factor = np.array([n / sum(w) for n, (_, w) in zip(ns, reels, strict=True)], np.float64)
     expected = weights * np.repeat(factor, sizes)
@@ -106,7 +109,7 @@ def _availabilities(reels: list[tuple[np.ndarray, tuple[int, ...]]]) -> list[sta
 
 def _combination_counts(
     law: CombinationLaw, lines: tuple[tuple[int, int], ...], scatters: tuple[int, ...]
-) -> list[tuple[np.ndarray, np.ndarray, list[str]]]:
+) -> list[tuple[np.ndarray, np.ndarray, Sequence[str]]]:
     """A tally's combination classes against the approved law: the partition of the games
     by their best line's pay class, and the one by scatter count, each as (counts,
     probabilities, labels). A program that paid a game an amount the approved one never
@@ -114,18 +117,30 @@ def _combination_counts(
     cannot be matched to the approved ones, so only the scatter counts (which the stops
     alone decide) are tested."""
     seen = dict(lines)
-    pays = law.pays.tolist()
-    out = []
-    if all(n == 0 or v in pays for v, n in lines):
+    pays, known, line_labels, scatter_labels = _LABELS.get(law)
+    out: list[tuple[np.ndarray, np.ndarray, Sequence[str]]] = []
+    if all(n == 0 or v in known for v, n in lines):
         counts = [seen.get(v, 0) for v in pays]
-        labels = [f"best line pays {v}" for v in pays]
-        out.append((np.asarray(counts, np.int64), law.line_probs, labels))
+        out.append((np.asarray(counts, np.int64), law.line_probs, line_labels))
     if law.scatter_probs.size and scatters:
         k = law.scatter_probs.size
         sc = list(scatters[:k]) + [0] * (k - len(scatters[:k]))
-        labels = [f"{c} scatter symbols" for c in range(k)]
-        out.append((np.asarray(sc, np.int64), law.scatter_probs, labels))
+        out.append((np.asarray(sc, np.int64), law.scatter_probs, scatter_labels))
     return out
+
+
+Labels = tuple[list[int], frozenset[int], tuple[str, ...], tuple[str, ...]]
+
+
+def _labels(law: CombinationLaw) -> Labels:
+    """A law's pay classes (as a list and a set) and the names of its classes (once a law)."""
+    pays = law.pays.tolist()
+    lines = tuple(f"best line pays {v}" for v in pays)
+    scatters = tuple(f"{c} scatter symbols" for c in range(law.scatter_probs.size))
+    return pays, frozenset(pays), lines, scatters
+
+
+_LABELS: PerObject[CombinationLaw, Labels] = PerObject(_labels, size=64)
 
 
 def run_audit(ctx: CheckContext, tallies: dict[str, OutcomeTally]) -> list[MachineTest]:
@@ -137,7 +152,7 @@ def run_audit(ctx: CheckContext, tallies: dict[str, OutcomeTally]) -> list[Machi
     need = int(ctx.rule(RANDOMNESS_MIN_GAMES))
     reels: list[tuple[np.ndarray, tuple[int, ...]]] = []
     tables: list[list[list[int]]] = []
-    combos: list[tuple[str, list[tuple[np.ndarray, np.ndarray, list[str]]]]] = []
+    combos: list[tuple[str, list[tuple[np.ndarray, np.ndarray, Sequence[str]]]]] = []
     features: list[list[tuple[np.ndarray, tuple[int, ...]]]] = []
     plan: list[tuple[str, str, int, str, int]] = []  # machine, sub, evidence, test, index
     direct: list[MachineTest] = []  # results known without a test (no layout to compare)
