@@ -249,22 +249,34 @@ def _rho(dev: np.ndarray, var: np.ndarray, games: np.ndarray) -> np.ndarray:
     ryy = (ry * ry).sum(axis=1)
     now_sum, now_var = csum[:, 1:n], cvar[:, 1:n]
     flat_sum, flat_var = csum.ravel(), cvar.ravel()
-    # the previous stretches making a window: one search over every row and window at once,
-    # row k's cumulative games shifted by k * span (whole numbers: exact, as any one search)
-    span = cgames[:, -1].max() + max(WINDOWS) + 1.0
-    shift = (np.arange(rows) * span)[:, None]
+    # the previous stretches making a window: how many cumulative games of the row are at
+    # most the target, for every row and window at once (whole numbers: exact)
     targets = np.stack([cgames[:, 1:n] - window for window in WINDOWS])
-    found = np.searchsorted((cgames + shift).ravel(), (targets + shift).ravel(), side="right")
     row_start = (np.arange(rows) * (n + 1))[:, None]
+    if n <= COUNT_BELOW:  # a few stretches: counted outright
+        count = np.zeros(targets.shape, np.int64)
+        for i in range(n + 1):
+            count += cgames[:, i : i + 1] <= targets
+    else:  # one search, row k's cumulative games shifted by k * span
+        span = cgames[:, -1].max() + max(WINDOWS) + 1.0
+        shift = (np.arange(rows) * span)[:, None]
+        flat = (cgames + shift).ravel()
+        found = np.searchsorted(flat, (targets + shift).ravel(), side="right")
+        count = found.reshape(targets.shape) - row_start
     best = np.full(rows, np.inf)
-    for found_w in found.reshape(len(WINDOWS), rows, n - 1):
-        start = np.minimum(np.maximum(found_w - 1 - row_start, 0), idx - 1) + row_start
+    for count_w in count:
+        start = np.minimum(np.maximum(count_w - 1, 0), idx - 1) + row_start
         x = (now_sum - flat_sum[start]) / np.sqrt(now_var - flat_var[start])
         rx = _centred(np.minimum(np.maximum(x, -CLIP), CLIP))
         den = np.sqrt((rx * rx).sum(axis=1) * ryy)
         rho = np.where(den > 0, (rx * ry).sum(axis=1) / np.where(den > 0, den, 1.0), 0.0)
         best = np.minimum(best, rho)
     return best
+
+
+#: Up to this many stretches :func:`_rho` counts the stretches of a window by comparing
+#: (``n`` passes, faster than a binary search for a few), beyond it searches.
+COUNT_BELOW = 24
 
 
 def _centred(x: np.ndarray) -> np.ndarray:
