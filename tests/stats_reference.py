@@ -33,7 +33,13 @@ from twin.compliance.stats.results import (
     _norm_sf,
     _not_run,
 )
-from twin.compliance.stats.rng import COMBINATION_ELIGIBLE, _Chi2, _chi2_batch
+from twin.compliance.stats.rng import (
+    COMBINATION_ELIGIBLE,
+    _Chi2,
+    _chi2_batch,
+    _pearson,
+    _stop_frequency_stat,
+)
 from twin.compliance.stats.tails import WinLaw
 
 # --- item 20(f): the exact law of the win, and saddle-point tails (one t at a time) -------
@@ -459,6 +465,57 @@ def combination_tests(
         )
         out.append(TestResult(name, float(seen), 0.0, pv, n, detail))
     return out
+
+
+def stop_frequency_tests(
+    pairs: Sequence[tuple[npt.ArrayLike, npt.ArrayLike]], min_expected: float = 5.0
+) -> list[TestResult]:
+    """:func:`stop_frequency_test` of each ``(counts, weights)``, with one p-value call for all.
+
+    The results are exactly those of the single test (the same statistic, the same
+    ``chi2.sf`` evaluated element-wise); only the call overhead is shared.
+    """
+    items: list[TestResult | _Chi2 | None] = [None] * len(pairs)
+    same: dict[tuple[float, ...], list[int]] = {}
+    for i, (_, w) in enumerate(pairs):
+        if isinstance(w, tuple):  # reels that share their weights are computed together
+            same.setdefault(w, []).append(i)
+    for w_key, rows in same.items():
+        if len(rows) > 1:
+            _stop_frequency_rows(pairs, rows, w_key, min_expected, items)
+    done = [
+        x if x is not None else _stop_frequency_stat(*pairs[i], min_expected)
+        for i, x in enumerate(items)
+    ]
+    return _chi2_batch(done)
+
+
+def _stop_frequency_rows(
+    pairs: Sequence[tuple[npt.ArrayLike, npt.ArrayLike]],
+    rows: list[int],
+    weights: tuple[float, ...],
+    min_expected: float,
+    items: list[TestResult | _Chi2 | None],
+) -> None:
+    """The usual case of :func:`_stop_frequency_stat` for many reels with the same weights
+    at once (valid counts, no zero weight, no pooling); other rows are left as None."""
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim != 1 or w.size < 2 or not np.all(np.isfinite(w)) or np.any(w <= 0):
+        return
+    counts = [np.asarray(pairs[i][0], dtype=np.float64) for i in rows]
+    if any(c.shape != w.shape for c in counts):
+        return
+    obs = np.stack(counts)
+    if not np.all(np.isfinite(obs)) or np.any(obs < 0) or np.any(obs != np.round(obs)):
+        return
+    n = obs.sum(axis=1)
+    expected = n[:, None] * w / w.sum()
+    ok = expected.min(axis=1) >= min_expected
+    stat = np.sum((obs - expected) ** 2 / expected, axis=1)
+    p = w / w.sum()
+    for i, good, x, total in zip(rows, ok.tolist(), stat.tolist(), n.tolist(), strict=True):
+        if good:
+            items[i] = _pearson(x, p, int(total))
 
 
 # --- item 1(e): the rank correlation of the adaptation test -------------------------------

@@ -187,6 +187,30 @@ def test_availabilities_are_each_reels_own() -> None:
     assert _availabilities([]) == []
 
 
+def test_stop_frequency_tests_are_each_reels_own() -> None:
+    """Reels sharing their weights (tested together), sparse ones (Monte Carlo: the same
+    draws), zero weights seen and unseen, ragged counts."""
+    from twin.compliance import stats
+
+    rng = np.random.default_rng(12)
+    for _ in range(25):
+        # (unplayed reels left out: reels with the same weights are tested together, and an
+        # unplayed one among them divides 0 by 0, with numpy's warning, as before)
+        reels = [r for r in _reels(rng, int(rng.integers(1, 30))) if r[0].sum()]
+        if not reels:
+            continue
+        shared = reels[0][1]
+        even = np.full(len(shared), 1.0 / len(shared))
+        for _ in range(int(rng.integers(0, 6))):
+            reels.append((rng.multinomial(int(rng.choice([40, 900])), even), shared))
+        if rng.random() < 0.3:
+            reels.append((np.zeros(len(shared) + 1, np.int64), shared))  # ragged: on its own
+            with pytest.raises(ValueError, match="differ in shape"):
+                stats.stop_frequency_tests(reels)
+            continue
+        assert stats.stop_frequency_tests(reels) == ref.stop_frequency_tests(reels)
+
+
 def _tables(rng: np.random.Generator, count: int) -> list[list[list[int]]]:
     """Win/loss tables: 2 x 2 transitions and bet levels x (won, lost), from empty to
     large, with empty rows and columns, small expected counts (Fisher) and 3 columns."""

@@ -466,6 +466,7 @@ class HoldVariance(Checker):
         need = int(self.ctx.rule(RANDOMNESS_MIN_GAMES))
         rows = []
         tests = []  # the tail tests of all machines at once (stats.hold_tail_tests)
+        laws: dict[int, tuple[Game, stats.WinLaw, float]] = {}
         for m, by_bet in sorted(self.levels.items()):
             games = sum(by_bet.values())
             if games < need:
@@ -477,10 +478,13 @@ class HoldVariance(Checker):
             wagered = sum(b * n for b, n in levels) * game.cost
             if wagered == 0:
                 continue
-            tests.append((win_distribution(game), levels, self.won[m], game.cost))
+            if id(game) not in laws:  # a program's law and hold once (many machines run it)
+                a = self.ctx.facts.analysis(game.signature)
+                theo = float(1 - a.rtp) if a is not None else float("nan")
+                laws[id(game)] = (game, win_distribution(game), theo)
+            _, law, theo = laws[id(game)]
+            tests.append((law, levels, self.won[m], game.cost))
             actual = (wagered - self.won[m]) / wagered
-            a = self.ctx.facts.analysis(game.signature)
-            theo = float(1 - a.rtp) if a is not None else float("nan")
             rows.append((m, games, actual, theo))
         if not rows:
             return

@@ -117,10 +117,12 @@ def _stop_frequency_rows(
     w = np.asarray(weights, dtype=np.float64)
     if w.ndim != 1 or w.size < 2 or not np.all(np.isfinite(w)) or np.any(w <= 0):
         return
-    counts = [np.asarray(pairs[i][0], dtype=np.float64) for i in rows]
-    if any(c.shape != w.shape for c in counts):
+    try:  # one conversion for all rows (ragged ones: each on its own)
+        obs = np.array([pairs[i][0] for i in rows], dtype=np.float64)
+    except ValueError:
         return
-    obs = np.stack(counts)
+    if obs.shape != (len(rows), w.size):
+        return
     if not np.all(np.isfinite(obs)) or np.any(obs < 0) or np.any(obs != np.round(obs)):
         return
     n = obs.sum(axis=1)
