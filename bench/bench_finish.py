@@ -38,7 +38,7 @@ from twin.departments import load_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = (("default", 24.0), ("large", 24.0))
-QUICK_CASES = (("default", 4.0), ("large", 2.0))
+QUICK_CASES = (("default", 6.0), ("large", 3.0))
 
 
 class Timings:

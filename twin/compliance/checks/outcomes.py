@@ -263,13 +263,18 @@ def _rho(dev: np.ndarray, var: np.ndarray, games: np.ndarray) -> np.ndarray:
         flat = (cgames + shift).ravel()
         found = np.searchsorted(flat, (targets + shift).ravel(), side="right")
         count = found.reshape(targets.shape) - row_start
+    # the first of them, at least 0 and before the stretch (flat indices)
+    start = np.minimum(np.maximum(count - 1, 0, out=count), idx - 1, out=count)
+    start += row_start
     best = np.full(rows, np.inf)
-    for count_w in count:
-        start = np.minimum(np.maximum(count_w - 1, 0), idx - 1) + row_start
-        x = (now_sum - flat_sum[start]) / np.sqrt(now_var - flat_var[start])
-        rx = _centred(np.minimum(np.maximum(x, -CLIP), CLIP))
-        den = np.sqrt((rx * rx).sum(axis=1) * ryy)
-        rho = np.where(den > 0, (rx * ry).sum(axis=1) / np.where(den > 0, den, 1.0), 0.0)
+    x, scale, sq = (np.empty((rows, n - 1)) for _ in range(3))  # reused: in place
+    for start_w in start:
+        np.subtract(now_sum, flat_sum[start_w], out=x)
+        np.sqrt(np.subtract(now_var, flat_var[start_w], out=scale), out=scale)
+        rx = _centred(np.minimum(np.maximum(np.divide(x, scale, out=x), -CLIP, out=x), CLIP, out=x))
+        den = np.sqrt(np.multiply(rx, rx, out=sq).sum(axis=1) * ryy)
+        num = np.multiply(rx, ry, out=sq).sum(axis=1)
+        rho = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
         best = np.minimum(best, rho)
     return best
 
