@@ -60,6 +60,7 @@ class _LawParts:
     free_probs: npt.NDArray[np.float64]
     retrigger_values: npt.NDArray[np.float64]
     retrigger_probs: npt.NDArray[np.float64]
+    gcd: int  # of every base and free win (1 if none): the lattice of one game's win
     # win_cgf at t = 0 once computed (a list, so the frozen parts can hold it)
     at_zero: list[Cgf | None] = field(default_factory=list)
 
@@ -74,6 +75,7 @@ def _split(law: WinLaw) -> _LawParts:
     trig = law.base_trigger
     fv = law.free_values.astype(np.float64)
     re = law.free_retrigger
+    wins = np.concatenate((law.base_values, law.free_values)).astype(np.int64)
     return _LawParts(
         base_values=bv[~trig],
         base_probs=law.base_probs[~trig],
@@ -87,6 +89,7 @@ def _split(law: WinLaw) -> _LawParts:
         free_probs=law.free_probs[~re],
         retrigger_values=fv[re],
         retrigger_probs=law.free_probs[re],
+        gcd=int(np.gcd.reduce(wins)) if wins.size else 1,
     )
 
 
@@ -305,8 +308,7 @@ def _sum_from(levels: Sequence[tuple[int, int]], ones: Sequence[Cgf | None]) -> 
 
 
 def _lattice_span(law: WinLaw, levels: Sequence[tuple[int, int]]) -> int:
-    values = np.concatenate((law.base_values, law.free_values)).astype(np.int64)
-    g = int(np.gcd.reduce(values)) if values.size else 1
+    g = _parts(law).gcd
     span = 0
     for bet, _ in levels:
         span = math.gcd(span, bet * g)
