@@ -15,6 +15,7 @@ import pytest
 import stats_reference as ref
 
 from twin.compliance.stats import hold_tail_test, hold_tail_tests, win_cgf, win_cgfs, win_tails
+from twin.compliance.stats.rng import MC_DRAWS
 from twin.compliance.stats.tails import WinLaw
 from twin.machines.analysis import WinDistribution, win_distribution
 from twin.machines.par import load_game
@@ -193,6 +194,7 @@ def test_stop_frequency_tests_are_each_reels_own() -> None:
     from twin.compliance import stats
 
     rng = np.random.default_rng(12)
+    monte_carlo: list[float] = []
     for _ in range(25):
         # (unplayed reels left out: reels with the same weights are tested together, and an
         # unplayed one among them divides 0 by 0, with numpy's warning, as before)
@@ -208,7 +210,13 @@ def test_stop_frequency_tests_are_each_reels_own() -> None:
             with pytest.raises(ValueError, match="differ in shape"):
                 stats.stop_frequency_tests(reels)
             continue
-        assert stats.stop_frequency_tests(reels) == ref.stop_frequency_tests(reels)
+        got = stats.stop_frequency_tests(reels)
+        assert got == ref.stop_frequency_tests(reels)
+        monte_carlo += [r.p_value for r in got if "Monte Carlo" in r.detail]
+    # the sequential Monte Carlo stopped early, after several blocks, and at its last draw
+    assert min(monte_carlo) == 1 / MC_DRAWS
+    assert any(0.001 < p < 0.02 for p in monte_carlo)
+    assert max(monte_carlo) > 0.5
 
 
 def _tables(rng: np.random.Generator, count: int) -> list[list[list[int]]]:
