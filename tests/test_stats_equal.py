@@ -291,10 +291,12 @@ def test_rho_is_the_per_window_reference() -> None:
 def test_adaptation_test_is_the_reference() -> None:
     """The same p-value (the same orderings drawn) and statistic, on fair series and on
     series that pay less after paying more (down to p-values of thousands of orderings)."""
-    from twin.compliance.checks.outcomes import adaptation_test
+    from twin.compliance.checks.outcomes import adaptation_test, adaptation_tests
 
     rng = np.random.default_rng(11)
     small = 0
+    series: list[tuple[list[tuple[int, int, int]], float, float]] = []
+    wanted = []
     for trial in range(40):
         n = int(rng.integers(5, 40))
         follow = -0.5 if trial % 3 == 0 else 0.0  # the residual follows the last one's
@@ -306,6 +308,12 @@ def test_adaptation_test_is_the_reference() -> None:
             st.append((bet, games, max(0, round(won))))
         args = (st, 0.9, 0.0 if trial == 1 else 2.0)
         got = adaptation_test(*args)
-        assert got == ref.adaptation_test(*args), trial
+        want = ref.adaptation_test(*args)
+        assert got == want, trial
         small += got.p_value < 0.05
+        series.append(args)
+        wanted.append(want)
     assert small >= 3
+    # all series at once (those of as many stretches evaluated together): the same results
+    assert adaptation_tests(series) == wanted
+    assert adaptation_tests([]) == []

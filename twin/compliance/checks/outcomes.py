@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -171,14 +171,18 @@ def adaptation_verdict(ctx: CheckContext, log: StretchLog) -> list[Adaptation]:
     (computed once per run: 1(e) reports it, 3(a) reads it)."""
     shared = ctx.shared
     if "adaptation_verdict" not in shared:
-        rows = []
-        for m, sig, a, stretches in log.series(ctx):
-            res = adaptation_test(
-                [(b, g, w) for b, g, w, _ in stretches],
-                float(a.rtp) * a.cost,
-                float(a.variance) * a.cost**2,
-            )
-            rows.append((m, sig, res, tuple(s[3] for s in stretches[-20:])))
+        found = list(log.series(ctx))
+        results = adaptation_tests(
+            [
+                ([(b, g, w) for b, g, w, _ in stretches], float(a.rtp) * a.cost,
+                 float(a.variance) * a.cost**2)
+                for _, _, a, stretches in found
+            ]
+        )  # fmt: skip
+        rows = [
+            (m, sig, res, tuple(s[3] for s in stretches[-20:]))
+            for (m, sig, _, stretches), res in zip(found, results, strict=True)
+        ]
         q = float(ctx.rule(PAYTABLE_ADAPTATION_FDR))
         reject: list[bool] = (
             stats.benjamini_hochberg([r[2].p_value for r in rows], q).tolist() if rows else []
@@ -312,6 +316,79 @@ def adaptation_test(
     costs few orderings. The orderings are seeded from the data (reproducible).
     ``stretches``: (bet units, games, credits won); ``mean_unit``/``var_unit``: mean and
     variance of a game's win per unit bet (credits)."""
+    return adaptation_tests([(stretches, mean_unit, var_unit)])[0]
+
+
+def adaptation_tests(
+    items: Sequence[tuple[list[tuple[int, int, int]], float, float]],
+) -> list[stats.TestResult]:
+    """:func:`adaptation_test` of each ``(stretches, mean_unit, var_unit)``, the very results.
+
+    The series' permutation tests advance together, a block of orderings each a round; the
+    rank correlations of the blocks of all series with as many stretches are one call of
+    :func:`_rho` (row by row the same floats): a call per series and block costs more than
+    the arithmetic of a few stretches."""
+    done: list[stats.TestResult | None] = [None] * len(items)
+    series: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    running: dict[int, Generator[np.ndarray, np.ndarray, tuple[float, float]]] = {}
+    asked: dict[int, np.ndarray] = {}
+
+    def advance(i: int, values: np.ndarray | None) -> None:
+        steps = running[i]
+        try:
+            asked[i] = next(steps) if values is None else steps.send(values)
+        except StopIteration as stop:
+            observed, p = stop.value
+            n = series[i][0].size
+            detail = (
+                f"rank correlation {observed:.3f} of payout with the recent hold over {n - 1} "
+                "stretches (permutation test)"
+            )
+            done[i] = stats.TestResult("adaptation", observed, 0.0, p, n - 1, detail)
+            del running[i]
+
+    for i, (stretches, mean_unit, var_unit) in enumerate(items):
+        prepared = _series(stretches, mean_unit, var_unit)
+        if isinstance(prepared, stats.TestResult):
+            done[i] = prepared
+            continue
+        series[i] = dev, _, games = prepared
+        # the observed ordering is evaluated with the first block of permuted ones
+        running[i] = _sequential_steps(None, dev.size, dev.tobytes() + games.tobytes())
+        advance(i, None)
+    while running:
+        by_size: dict[int, list[int]] = {}
+        for i in running:
+            by_size.setdefault(series[i][0].size, []).append(i)
+        replies: list[tuple[int, np.ndarray]] = []
+        for n, group in by_size.items():
+            most = max(1, BLOCK_CELLS // n)  # rows a call: memory bounded
+            at = 0
+            while at < len(group):
+                batch, rows = [group[at]], asked[group[at]].shape[0]
+                at += 1
+                while at < len(group) and rows + asked[group[at]].shape[0] <= most:
+                    rows += asked[group[at]].shape[0]
+                    batch.append(group[at])
+                    at += 1
+                dev, var, games = (
+                    np.concatenate([series[i][k][asked[i]] for i in batch]) for k in range(3)
+                )
+                values = _rho(dev, var, games)
+                ends = np.cumsum([asked[i].shape[0] for i in batch])
+                replies += zip(batch, np.split(values, ends[:-1]), strict=True)
+        for i, values in replies:
+            advance(i, values)
+    out = [r for r in done if r is not None]
+    assert len(out) == len(items)
+    return out
+
+
+def _series(
+    stretches: list[tuple[int, int, int]], mean_unit: float, var_unit: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | stats.TestResult:
+    """A series' stretches with a variance as (deviation from the mean, variance, games),
+    or the result of a series too short to test."""
     bet = np.array([s[0] for s in stretches], np.float64)
     games = np.array([s[1] for s in stretches], np.float64)
     won = np.array([s[2] for s in stretches], np.float64)
@@ -321,20 +398,7 @@ def adaptation_test(
     n = dev.size
     if n < MIN_STRETCHES + 1 or var_unit <= 0:
         return stats.TestResult("adaptation", 0.0, 0.0, 1.0, n, "too few stretches")
-    # the observed ordering is evaluated with the first block of permuted ones (row-wise:
-    # the same float as on its own)
-    observed, p = _sequential(
-        lambda order: _rho(dev[order], var[order], games[order]),
-        None,
-        n,
-        dev.tobytes() + games.tobytes(),
-        PERMUTATIONS,
-    )
-    detail = (
-        f"rank correlation {observed:.3f} of payout with the recent hold over {n - 1} "
-        "stretches (permutation test)"
-    )
-    return stats.TestResult("adaptation", observed, 0.0, p, n - 1, detail)
+    return dev, var, games
 
 
 def sequential_p(
@@ -359,8 +423,23 @@ def _sequential(
     data: bytes,
     permutations: int,
 ) -> tuple[float, float]:
-    """:func:`sequential_p`, with the observed statistic: ``observed``, or if None the
-    statistic of the identity ordering, evaluated in one call with the first block."""
+    """:func:`sequential_p`, with the observed statistic (see :func:`_sequential_steps`)."""
+    steps = _sequential_steps(observed, n, data, permutations)
+    try:
+        order = next(steps)
+        while True:
+            order = steps.send(stat(order))
+    except StopIteration as stop:
+        done: tuple[float, float] = stop.value
+        return done
+
+
+def _sequential_steps(
+    observed: float | None, n: int, data: bytes, permutations: int = PERMUTATIONS
+) -> Generator[np.ndarray, np.ndarray, tuple[float, float]]:
+    """:func:`sequential_p` as steps: yields each block of orderings, is sent their
+    statistics, returns ``(observed, p)``; ``observed`` None: the statistic of the identity
+    ordering, asked for as the first row of the first block."""
     digest = hashlib.sha256(data).digest()[:8]
     rng = np.random.default_rng(int(np.frombuffer(digest, np.uint64)[0]))
     exceed = drawn = 0
@@ -369,10 +448,10 @@ def _sequential(
         m = min(block, permutations - 1 - drawn)
         order = np.argsort(rng.random((m, n)), axis=1)
         if observed is None:
-            values = stat(np.vstack((np.arange(n)[None, :], order)))
+            values = yield np.vstack((np.arange(n)[None, :], order))
             observed, values = float(values[0]), values[1:]
         else:
-            values = stat(order)
+            values = yield order
         tol = 1e-12 * max(1.0, abs(observed))
         hits = np.cumsum(values <= observed + tol)
         if exceed + int(hits[-1]) >= EXCEED:
