@@ -105,6 +105,19 @@ def test_win_cgfs_is_the_scalar_win_cgf_at_every_t() -> None:
     assert beyond >= 10  # the cases beyond the radius were reached
 
 
+def test_row_dots_are_np_dot_of_each_row() -> None:
+    """The batched moments' dot products (``np.vecdot``) are ``np.dot``'s of each row, bit
+    for bit, at every length (BLAS kernels' blocks and tails) and magnitude."""
+    from twin.compliance.stats.tails import _row_dots
+
+    rng = np.random.default_rng(13)
+    for _ in range(300):
+        n, rows = int(rng.integers(1, 700)), int(rng.integers(1, 30))
+        ev = rng.normal(0.0, 1.0, (rows, n)) * rng.choice([1e-300, 1.0, 1e200])
+        values = rng.integers(0, 5000, n).astype(np.float64)
+        assert _row_dots(ev, values) == [float(np.dot(row, values)) for row in ev]
+
+
 def _cases(rng: np.random.Generator, law: WinLaw) -> list[tuple[list[tuple[int, int]], int]]:
     """Random bet levels and credits won: near the mean, at it, in both tails, beyond what
     the games can produce, and no games at all."""
