@@ -65,6 +65,7 @@ def timed_finish(into: list[Timings], results: list[list[Any]]) -> Iterator[None
         (stats, "hold_tail_test", stats.hold_tail_test),
         (stats, "hold_tail_tests", getattr(stats, "hold_tail_tests", None)),
         (outcomes, "adaptation_test", outcomes.adaptation_test),
+        (outcomes, "adaptation_tests", getattr(outcomes, "adaptation_tests", None)),
         (programs, "payback_change_test", programs.payback_change_test),
     ]
 
