@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -171,14 +171,18 @@ def adaptation_verdict(ctx: CheckContext, log: StretchLog) -> list[Adaptation]:
     (computed once per run: 1(e) reports it, 3(a) reads it)."""
     shared = ctx.shared
     if "adaptation_verdict" not in shared:
-        rows = []
-        for m, sig, a, stretches in log.series(ctx):
-            res = adaptation_test(
-                [(b, g, w) for b, g, w, _ in stretches],
-                float(a.rtp) * a.cost,
-                float(a.variance) * a.cost**2,
-            )
-            rows.append((m, sig, res, tuple(s[3] for s in stretches[-20:])))
+        found = list(log.series(ctx))
+        results = adaptation_tests(
+            [
+                ([(b, g, w) for b, g, w, _ in stretches], float(a.rtp) * a.cost,
+                 float(a.variance) * a.cost**2)
+                for _, _, a, stretches in found
+            ]
+        )  # fmt: skip
+        rows = [
+            (m, sig, res, tuple(s[3] for s in stretches[-20:]))
+            for (m, sig, _, stretches), res in zip(found, results, strict=True)
+        ]
         q = float(ctx.rule(PAYTABLE_ADAPTATION_FDR))
         reject: list[bool] = (
             stats.benjamini_hochberg([r[2].p_value for r in rows], q).tolist() if rows else []
@@ -240,32 +244,54 @@ def _rho(dev: np.ndarray, var: np.ndarray, games: np.ndarray) -> np.ndarray:
     the previous stretches making at least the window's games."""
     rows, n = dev.shape
     r = dev / np.sqrt(var)
-    zero = np.zeros((rows, 1))
-    csum = np.hstack((zero, np.cumsum(dev, axis=1)))
-    cvar = np.hstack((zero, np.cumsum(var, axis=1)))
-    cgames = np.hstack((zero, np.cumsum(games, axis=1)))
+    csum, cvar, cgames = (np.zeros((rows, n + 1)) for _ in range(3))
+    np.cumsum(dev, axis=1, out=csum[:, 1:])
+    np.cumsum(var, axis=1, out=cvar[:, 1:])
+    np.cumsum(games, axis=1, out=cgames[:, 1:])
     idx = np.arange(1, n)
-    ry = np.clip(r[:, 1:], -CLIP, CLIP)
-    ry -= ry.mean(axis=1, keepdims=True)
-    best = np.full(rows, np.inf)
-    for window in WINDOWS:
-        target = cgames[:, idx] - window
-        # one search over all rows at once: row k's cumulative games shifted by k * span
-        span = cgames[:, -1].max() + window + 1.0
+    ry = _centred(np.minimum(np.maximum(r[:, 1:], -CLIP), CLIP))
+    ryy = (ry * ry).sum(axis=1)
+    now_sum, now_var = csum[:, 1:n], cvar[:, 1:n]
+    flat_sum, flat_var = csum.ravel(), cvar.ravel()
+    # the previous stretches making a window: how many cumulative games of the row are at
+    # most the target, for every row and window at once (whole numbers: exact)
+    targets = np.stack([cgames[:, 1:n] - window for window in WINDOWS])
+    row_start = (np.arange(rows) * (n + 1))[:, None]
+    if n <= COUNT_BELOW:  # a few stretches: counted outright
+        count = np.zeros(targets.shape, np.int64)
+        for i in range(n + 1):
+            count += cgames[:, i : i + 1] <= targets
+    else:  # one search, row k's cumulative games shifted by k * span
+        span = cgames[:, -1].max() + max(WINDOWS) + 1.0
         shift = (np.arange(rows) * span)[:, None]
-        flat = np.searchsorted((cgames + shift).ravel(), (target + shift).ravel(), side="right")
-        start = flat.reshape(rows, n - 1) - 1 - (np.arange(rows) * (n + 1))[:, None]
-        start = np.clip(start, 0, idx - 1)
-        take = np.take_along_axis
-        x = (take(csum, idx[None, :].repeat(rows, 0), 1) - take(csum, start, 1)) / np.sqrt(
-            take(cvar, idx[None, :].repeat(rows, 0), 1) - take(cvar, start, 1)
-        )
-        rx = np.clip(x, -CLIP, CLIP)
-        rx -= rx.mean(axis=1, keepdims=True)
-        den = np.sqrt((rx * rx).sum(axis=1) * (ry * ry).sum(axis=1))
-        rho = np.where(den > 0, (rx * ry).sum(axis=1) / np.where(den > 0, den, 1.0), 0.0)
+        flat = (cgames + shift).ravel()
+        found = np.searchsorted(flat, (targets + shift).ravel(), side="right")
+        count = found.reshape(targets.shape) - row_start
+    # the first of them, at least 0 and before the stretch (flat indices)
+    start = np.minimum(np.maximum(count - 1, 0, out=count), idx - 1, out=count)
+    start += row_start
+    best = np.full(rows, np.inf)
+    x, scale, sq = (np.empty((rows, n - 1)) for _ in range(3))  # reused: in place
+    for start_w in start:
+        np.subtract(now_sum, flat_sum[start_w], out=x)
+        np.sqrt(np.subtract(now_var, flat_var[start_w], out=scale), out=scale)
+        rx = _centred(np.minimum(np.maximum(np.divide(x, scale, out=x), -CLIP, out=x), CLIP, out=x))
+        den = np.sqrt(np.multiply(rx, rx, out=sq).sum(axis=1) * ryy)
+        num = np.multiply(rx, ry, out=sq).sum(axis=1)
+        rho = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
         best = np.minimum(best, rho)
     return best
+
+
+#: Up to this many stretches :func:`_rho` counts the stretches of a window by comparing
+#: (``n`` passes, faster than a binary search for a few), beyond it searches.
+COUNT_BELOW = 24
+
+
+def _centred(x: np.ndarray) -> np.ndarray:
+    """``x`` less its row means (``np.mean``'s: the row's sum over its length), in place."""
+    x -= x.sum(axis=1, keepdims=True) / x.shape[1]
+    return x
 
 
 #: Standardised residuals are clipped to +/- CLIP (a jackpot counts, but not a hundredfold).
@@ -290,6 +316,79 @@ def adaptation_test(
     costs few orderings. The orderings are seeded from the data (reproducible).
     ``stretches``: (bet units, games, credits won); ``mean_unit``/``var_unit``: mean and
     variance of a game's win per unit bet (credits)."""
+    return adaptation_tests([(stretches, mean_unit, var_unit)])[0]
+
+
+def adaptation_tests(
+    items: Sequence[tuple[list[tuple[int, int, int]], float, float]],
+) -> list[stats.TestResult]:
+    """:func:`adaptation_test` of each ``(stretches, mean_unit, var_unit)``, the very results.
+
+    The series' permutation tests advance together, a block of orderings each a round; the
+    rank correlations of the blocks of all series with as many stretches are one call of
+    :func:`_rho` (row by row the same floats): a call per series and block costs more than
+    the arithmetic of a few stretches."""
+    done: list[stats.TestResult | None] = [None] * len(items)
+    series: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    running: dict[int, Generator[np.ndarray, np.ndarray, tuple[float, float]]] = {}
+    asked: dict[int, np.ndarray] = {}
+
+    def advance(i: int, values: np.ndarray | None) -> None:
+        steps = running[i]
+        try:
+            asked[i] = next(steps) if values is None else steps.send(values)
+        except StopIteration as stop:
+            observed, p = stop.value
+            n = series[i][0].size
+            detail = (
+                f"rank correlation {observed:.3f} of payout with the recent hold over {n - 1} "
+                "stretches (permutation test)"
+            )
+            done[i] = stats.TestResult("adaptation", observed, 0.0, p, n - 1, detail)
+            del running[i]
+
+    for i, (stretches, mean_unit, var_unit) in enumerate(items):
+        prepared = _series(stretches, mean_unit, var_unit)
+        if isinstance(prepared, stats.TestResult):
+            done[i] = prepared
+            continue
+        series[i] = dev, _, games = prepared
+        # the observed ordering is evaluated with the first block of permuted ones
+        running[i] = _sequential_steps(None, dev.size, dev.tobytes() + games.tobytes())
+        advance(i, None)
+    while running:
+        by_size: dict[int, list[int]] = {}
+        for i in running:
+            by_size.setdefault(series[i][0].size, []).append(i)
+        replies: list[tuple[int, np.ndarray]] = []
+        for n, group in by_size.items():
+            most = max(1, BLOCK_CELLS // n)  # rows a call: memory bounded
+            at = 0
+            while at < len(group):
+                batch, rows = [group[at]], asked[group[at]].shape[0]
+                at += 1
+                while at < len(group) and rows + asked[group[at]].shape[0] <= most:
+                    rows += asked[group[at]].shape[0]
+                    batch.append(group[at])
+                    at += 1
+                dev, var, games = (
+                    np.concatenate([series[i][k][asked[i]] for i in batch]) for k in range(3)
+                )
+                values = _rho(dev, var, games)
+                ends = np.cumsum([asked[i].shape[0] for i in batch])
+                replies += zip(batch, np.split(values, ends[:-1]), strict=True)
+        for i, values in replies:
+            advance(i, values)
+    out = [r for r in done if r is not None]
+    assert len(out) == len(items)
+    return out
+
+
+def _series(
+    stretches: list[tuple[int, int, int]], mean_unit: float, var_unit: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | stats.TestResult:
+    """A series' stretches with a variance as (deviation from the mean, variance, games),
+    or the result of a series too short to test."""
     bet = np.array([s[0] for s in stretches], np.float64)
     games = np.array([s[1] for s in stretches], np.float64)
     won = np.array([s[2] for s in stretches], np.float64)
@@ -299,18 +398,7 @@ def adaptation_test(
     n = dev.size
     if n < MIN_STRETCHES + 1 or var_unit <= 0:
         return stats.TestResult("adaptation", 0.0, 0.0, 1.0, n, "too few stretches")
-    observed = float(_rho(dev[None, :], var[None, :], games[None, :])[0])
-    p = sequential_p(
-        lambda order: _rho(dev[order], var[order], games[order]),
-        observed,
-        n,
-        dev.tobytes() + games.tobytes(),
-    )
-    detail = (
-        f"rank correlation {observed:.3f} of payout with the recent hold over {n - 1} "
-        "stretches (permutation test)"
-    )
-    return stats.TestResult("adaptation", observed, 0.0, p, n - 1, detail)
+    return dev, var, games
 
 
 def sequential_p(
@@ -325,22 +413,54 @@ def sequential_p(
     of indices) to their statistics; stops after ``EXCEED`` orderings at least as extreme,
     at most ``permutations``. Exact size, and a machine far from extreme costs few
     orderings. The orderings are seeded from ``data`` (reproducible)."""
+    return _sequential(stat, observed, n, data, permutations)[1]
+
+
+def _sequential(
+    stat: Callable[[np.ndarray], np.ndarray],
+    observed: float | None,
+    n: int,
+    data: bytes,
+    permutations: int,
+) -> tuple[float, float]:
+    """:func:`sequential_p`, with the observed statistic (see :func:`_sequential_steps`)."""
+    steps = _sequential_steps(observed, n, data, permutations)
+    try:
+        order = next(steps)
+        while True:
+            order = steps.send(stat(order))
+    except StopIteration as stop:
+        done: tuple[float, float] = stop.value
+        return done
+
+
+def _sequential_steps(
+    observed: float | None, n: int, data: bytes, permutations: int = PERMUTATIONS
+) -> Generator[np.ndarray, np.ndarray, tuple[float, float]]:
+    """:func:`sequential_p` as steps: yields each block of orderings, is sent their
+    statistics, returns ``(observed, p)``; ``observed`` None: the statistic of the identity
+    ordering, asked for as the first row of the first block."""
     digest = hashlib.sha256(data).digest()[:8]
     rng = np.random.default_rng(int(np.frombuffer(digest, np.uint64)[0]))
-    tol = 1e-12 * max(1.0, abs(observed))
     exceed = drawn = 0
     block = 32
     while True:
         m = min(block, permutations - 1 - drawn)
         order = np.argsort(rng.random((m, n)), axis=1)
-        hits = np.cumsum(stat(order) <= observed + tol)
+        if observed is None:
+            values = yield np.vstack((np.arange(n)[None, :], order))
+            observed, values = float(values[0]), values[1:]
+        else:
+            values = yield order
+        tol = 1e-12 * max(1.0, abs(observed))
+        hits = np.cumsum(values <= observed + tol)
         if exceed + int(hits[-1]) >= EXCEED:
             at = int(np.searchsorted(hits, EXCEED - exceed))
-            return EXCEED / (drawn + at + 1)
+            return observed, EXCEED / (drawn + at + 1)
         exceed += int(hits[-1])
         drawn += m
         if drawn >= permutations - 1:
-            return (1 + exceed) / permutations
+            return observed, (1 + exceed) / permutations
         # blocks of orderings grow, but never beyond BLOCK_CELLS (memory flat in the run's
         # length; the orderings drawn, and so the p-value, do not depend on the blocks)
         block = min(4 * block, 8192, max(32, BLOCK_CELLS // n))

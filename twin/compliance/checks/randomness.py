@@ -27,7 +27,9 @@ investigation.
 from __future__ import annotations
 
 from collections import defaultdict, deque
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 import scipy.stats as sps
@@ -44,6 +46,7 @@ from twin.compliance.registry import Checker, Kind, control
 from twin.machines.analysis import CombinationLaw, win_distribution
 from twin.machines.events import GamesPlayed, MachineLocked, OutcomeTally, ProgressiveHit
 from twin.machines.par import Game
+from twin.memo import PerObject
 from twin.records import Record
 
 T = "tests/test_controls.py::test_injected_violation_is_found"
@@ -74,30 +77,58 @@ def _availability(counts: np.ndarray, weights: tuple[int, ...]) -> stats.TestRes
 
 
 def _availabilities(reels: list[tuple[np.ndarray, tuple[int, ...]]]) -> list[stats.TestResult]:
-    """:func:`_availability` of every reel, with one Poisson call over all of their stops."""
+    """:func:`_availability` of every reel, with one Poisson call over all of their stops
+    (each reel's sum, smallest tail and worst stop taken segment by segment: the same
+    floats as one reel at a time)."""
     if not reels:
         return []
-    ns = [int(counts.sum()) for counts, _ in reels]
-    expected = [
-        np.asarray(weights, np.float64) * (n / sum(weights))
-        for n, (_, weights) in zip(ns, reels, strict=True)
-    ]
-    all_tails = sps.poisson.cdf(np.concatenate([c for c, _ in reels]), np.concatenate(expected))
+    sizes = np.array([len(w) for _, w in reels], np.int64)
+    if not sizes.all():
+        raise ValueError("a reel without stops")
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    counts = np.concatenate([c for c, _ in reels])
+    weights = np.fromiter(chain.from_iterable(w for _, w in reels), np.float64, int(sizes.sum()))
+    ns = [int(n) for n in np.add.reduceat(counts, starts).tolist()]
+    factor = np.array([n / sum(w) for n, (_, w) in zip(ns, reels, strict=True)], np.float64)
+    expected = weights * np.repeat(factor, sizes)
+    all_tails = _lower_tails(counts, expected, starts, sizes)
+    mins = np.minimum.reduceat(all_tails, starts)
+    # each reel's first stop with the smallest tail (np.argmin's), stop 0 for a reel unplayed
+    first = np.where(all_tails == np.repeat(mins, sizes), np.arange(all_tails.size), counts.size)
+    worst = np.minimum.reduceat(first, starts) - starts
+    worst[np.array(ns) == 0] = 0
+    p_l = np.minimum(1.0, mins * sizes).tolist()
+    seen_l = counts[starts + worst].tolist()
+    exp_l = expected[starts + worst].tolist()
     out = []
-    at = 0
-    for n, exp, (counts, weights) in zip(ns, expected, reels, strict=True):
-        tails = all_tails[at : at + len(weights)]
-        at += len(weights)
-        p = float(min(1.0, tails.min() * len(weights))) if n else 1.0
-        worst = int(np.argmin(tails)) if n else 0
-        detail = f"stop {worst}: {int(counts[worst])} seen, {exp[worst]:.1f} expected"
-        out.append(stats.TestResult("availability", float(n), 0.0, p, n, detail))
+    for n, p, w, seen, exp in zip(ns, p_l, worst.tolist(), seen_l, exp_l, strict=True):
+        detail = f"stop {w}: {int(seen)} seen, {exp:.1f} expected"
+        out.append(stats.TestResult("availability", float(n), 0.0, p if n else 1.0, n, detail))
     return out
+
+
+def _lower_tails(
+    counts: np.ndarray, expected: np.ndarray, starts: np.ndarray, sizes: np.ndarray
+) -> np.ndarray:
+    """Each stop's Poisson lower tail ``P(X <= count)``, as ``sps.poisson.cdf`` gives it,
+    where it can be a reel's smallest; ``inf`` where it cannot. A stop seen at least as
+    often as expected has a tail of at least 1/2 (the Poisson median is below the mean
+    plus 1/3), so it is left out (half of the Poisson calls, the cost of the test) unless
+    its reel's smallest tail of the others is near 1/2: then all of that reel's are
+    computed."""
+    tails = np.full(counts.size, np.inf)
+    near = counts < expected
+    tails[near] = sps.poisson.cdf(counts[near], expected[near])
+    close = np.minimum.reduceat(tails, starts) >= 0.4999  # and reels with no stop below
+    if close.any():
+        redo = np.repeat(close, sizes)
+        tails[redo] = sps.poisson.cdf(counts[redo], expected[redo])
+    return tails
 
 
 def _combination_counts(
     law: CombinationLaw, lines: tuple[tuple[int, int], ...], scatters: tuple[int, ...]
-) -> list[tuple[np.ndarray, np.ndarray, list[str]]]:
+) -> list[tuple[np.ndarray, np.ndarray, Sequence[str]]]:
     """A tally's combination classes against the approved law: the partition of the games
     by their best line's pay class, and the one by scatter count, each as (counts,
     probabilities, labels). A program that paid a game an amount the approved one never
@@ -105,18 +136,30 @@ def _combination_counts(
     cannot be matched to the approved ones, so only the scatter counts (which the stops
     alone decide) are tested."""
     seen = dict(lines)
-    pays = law.pays.tolist()
-    out = []
-    if all(n == 0 or v in pays for v, n in lines):
+    pays, known, line_labels, scatter_labels = _LABELS.get(law)
+    out: list[tuple[np.ndarray, np.ndarray, Sequence[str]]] = []
+    if all(n == 0 or v in known for v, n in lines):
         counts = [seen.get(v, 0) for v in pays]
-        labels = [f"best line pays {v}" for v in pays]
-        out.append((np.asarray(counts, np.int64), law.line_probs, labels))
+        out.append((np.asarray(counts, np.int64), law.line_probs, line_labels))
     if law.scatter_probs.size and scatters:
         k = law.scatter_probs.size
         sc = list(scatters[:k]) + [0] * (k - len(scatters[:k]))
-        labels = [f"{c} scatter symbols" for c in range(k)]
-        out.append((np.asarray(sc, np.int64), law.scatter_probs, labels))
+        out.append((np.asarray(sc, np.int64), law.scatter_probs, scatter_labels))
     return out
+
+
+Labels = tuple[list[int], frozenset[int], tuple[str, ...], tuple[str, ...]]
+
+
+def _labels(law: CombinationLaw) -> Labels:
+    """A law's pay classes (as a list and a set) and the names of its classes (once a law)."""
+    pays = law.pays.tolist()
+    lines = tuple(f"best line pays {v}" for v in pays)
+    scatters = tuple(f"{c} scatter symbols" for c in range(law.scatter_probs.size))
+    return pays, frozenset(pays), lines, scatters
+
+
+_LABELS: PerObject[CombinationLaw, Labels] = PerObject(_labels, size=64)
 
 
 def run_audit(ctx: CheckContext, tallies: dict[str, OutcomeTally]) -> list[MachineTest]:
@@ -128,7 +171,7 @@ def run_audit(ctx: CheckContext, tallies: dict[str, OutcomeTally]) -> list[Machi
     need = int(ctx.rule(RANDOMNESS_MIN_GAMES))
     reels: list[tuple[np.ndarray, tuple[int, ...]]] = []
     tables: list[list[list[int]]] = []
-    combos: list[tuple[str, list[tuple[np.ndarray, np.ndarray, list[str]]]]] = []
+    combos: list[tuple[str, list[tuple[np.ndarray, np.ndarray, Sequence[str]]]]] = []
     features: list[list[tuple[np.ndarray, tuple[int, ...]]]] = []
     plan: list[tuple[str, str, int, str, int]] = []  # machine, sub, evidence, test, index
     direct: list[MachineTest] = []  # results known without a test (no layout to compare)
@@ -441,6 +484,8 @@ class HoldVariance(Checker):
     def finish(self) -> None:
         need = int(self.ctx.rule(RANDOMNESS_MIN_GAMES))
         rows = []
+        tests = []  # the tail tests of all machines at once (stats.hold_tail_tests)
+        laws: dict[int, tuple[Game, stats.WinLaw, float]] = {}
         for m, by_bet in sorted(self.levels.items()):
             games = sum(by_bet.values())
             if games < need:
@@ -452,16 +497,20 @@ class HoldVariance(Checker):
             wagered = sum(b * n for b, n in levels) * game.cost
             if wagered == 0:
                 continue
-            res = stats.hold_tail_test(win_distribution(game), levels, self.won[m], game.cost)
+            if id(game) not in laws:  # a program's law and hold once (many machines run it)
+                a = self.ctx.facts.analysis(game.signature)
+                theo = float(1 - a.rtp) if a is not None else float("nan")
+                laws[id(game)] = (game, win_distribution(game), theo)
+            _, law, theo = laws[id(game)]
+            tests.append((law, levels, self.won[m], game.cost))
             actual = (wagered - self.won[m]) / wagered
-            a = self.ctx.facts.analysis(game.signature)
-            theo = float(1 - a.rtp) if a is not None else float("nan")
-            rows.append((m, games, actual, theo, res))
+            rows.append((m, games, actual, theo))
         if not rows:
             return
+        results = stats.hold_tail_tests(tests)
         q = 1.0 - float(self.ctx.rule(HOLD_VARIANCE_CONFIDENCE))
-        reject = stats.benjamini_hochberg([r[4].p_value for r in rows], q)
-        for (m, games, actual, theo, res), bad in zip(rows, reject, strict=True):
+        reject = stats.benjamini_hochberg([r.p_value for r in results], q)
+        for (m, games, actual, theo), res, bad in zip(rows, results, reject, strict=True):
             if bad:
                 self.report(
                     (m,),

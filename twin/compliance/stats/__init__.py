@@ -46,7 +46,14 @@ from twin.compliance.stats.rng import (
     stop_frequency_test,
     stop_frequency_tests,
 )
-from twin.compliance.stats.tails import WinLaw, hold_tail_test, win_cgf, win_tails
+from twin.compliance.stats.tails import (
+    WinLaw,
+    hold_tail_test,
+    hold_tail_tests,
+    win_cgf,
+    win_cgfs,
+    win_tails,
+)
 
 __all__ = [
     "TestResult",
@@ -57,6 +64,7 @@ __all__ = [
     "effective_games",
     "hold_band",
     "hold_tail_test",
+    "hold_tail_tests",
     "hold_variance_test",
     "holm",
     "independence_test",
@@ -67,5 +75,6 @@ __all__ = [
     "stop_frequency_test",
     "stop_frequency_tests",
     "win_cgf",
+    "win_cgfs",
     "win_tails",
 ]

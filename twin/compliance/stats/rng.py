@@ -117,10 +117,12 @@ def _stop_frequency_rows(
     w = np.asarray(weights, dtype=np.float64)
     if w.ndim != 1 or w.size < 2 or not np.all(np.isfinite(w)) or np.any(w <= 0):
         return
-    counts = [np.asarray(pairs[i][0], dtype=np.float64) for i in rows]
-    if any(c.shape != w.shape for c in counts):
+    try:  # one conversion for all rows (ragged ones: each on its own)
+        obs = np.array([pairs[i][0] for i in rows], dtype=np.float64)
+    except ValueError:
         return
-    obs = np.stack(counts)
+    if obs.shape != (len(rows), w.size):
+        return
     if not np.all(np.isfinite(obs)) or np.any(obs < 0) or np.any(obs != np.round(obs)):
         return
     n = obs.sum(axis=1)
@@ -150,15 +152,9 @@ def _chi2_results(pending: Sequence[_Chi2]) -> list[TestResult]:
     stat = np.array([c.statistic / c.scale for c in pending], np.float64)
     dof = np.array([c.dof for c in pending], np.float64)
     p = np.atleast_1d(sps.chi2.sf(stat, dof))
+    # (positional: thousands of results, the keywords cost a third of making one)
     return [
-        TestResult(
-            name=c.name,
-            statistic=c.statistic,
-            dof=float(c.dof),
-            p_value=float(pi),
-            n=c.n,
-            detail=c.detail,
-        )
+        TestResult(c.name, c.statistic, float(c.dof), pi, c.n, c.detail)
         for c, pi in zip(pending, p.tolist(), strict=True)
     ]
 
@@ -241,8 +237,10 @@ def _monte_carlo(
     pv = 0.0
     while True:
         m = min(block, MC_DRAWS - 1 - drawn)
-        sim = rng.multinomial(n, p, size=m)
-        hits = np.cumsum(np.sum((sim - expected) ** 2 / expected, axis=1) >= stat)
+        dev = rng.multinomial(n, p, size=m) - expected
+        dev *= dev  # (x ** 2 is x * x) and divided in place: the same X^2 as one expression
+        dev /= expected
+        hits = np.cumsum(dev.sum(axis=1) >= stat)
         if exceed + (int(hits[-1]) if m else 0) >= MC_EXCEED:
             at = int(np.searchsorted(hits, MC_EXCEED - exceed))  # index of the h-th exceedance
             pv = MC_EXCEED / (drawn + at + 1)
@@ -252,12 +250,24 @@ def _monte_carlo(
         if drawn >= MC_DRAWS - 1:
             pv = (1 + exceed) / MC_DRAWS
             break
-        block = min(4 * block, 4096)
+        block = _next_block(block, exceed, drawn)
     detail = (
         f"Pearson chi-square, {p.size} cells, sequential Monte Carlo p-value "
         f"(expected count {expected.min():.2f} < {min_expected:g})"
     )
     return TestResult("stop_frequency", stat, 0.0, pv, n, detail)
+
+
+def _next_block(block: int, exceed: int, drawn: int) -> int:
+    """How many draws :func:`_monte_carlo` makes next: up to four times as many as last
+    (at most 4,096), but once exceedances were seen, not much more than their rate says
+    the test still needs (the draws beyond the stop are never used: fewer of them change
+    nothing, the draws being the same ones in the same order)."""
+    most = min(4 * block, 4096)
+    if not exceed:
+        return most
+    needed = (MC_EXCEED - exceed) * drawn / exceed
+    return max(16, min(most, math.ceil(1.25 * needed) + 8))
 
 
 # --- item 1(b)(i): every combination available --------------------------------------------------
@@ -292,6 +302,75 @@ def combination_tests(
     holds under any dependence between the classes, so under H0 ``P(p <= alpha) <= alpha``
     (``tests/test_stats.py`` measures it). All binomial tails are computed in one call.
     """
+    flat = [part for _, partitions in items for part in partitions]
+    fast = _combination_input(flat)
+    if fast is None:  # an empty or invalid partition: checked one by one (the same errors)
+        return _combination_tests_each(items)
+    xs, ps, counts_per_part = fast
+    names = [label for _, _, labels in flat for label in labels]
+    sizes = [sum(len(labels) for _, _, labels in partitions) for _, partitions in items]
+    ns = np.repeat(counts_per_part, [len(labels) for _, _, labels in flat])
+    zero_chance = ns * np.log1p(-np.clip(ps, 0.0, 1.0 - 1e-16))
+    eligible = (ps > 0) & (zero_chance <= math.log(COMBINATION_ELIGIBLE))
+    tails = np.ones(xs.size)
+    if eligible.any():
+        tails[eligible] = sps.binom.cdf(xs[eligible], ns[eligible], ps[eligible])
+    if np.isnan(tails).any():  # a probability beyond 1: np.argmin's rule for NaN, one by one
+        return _combination_tests_each(items)
+    # per item (a segment of the classes): its eligible classes, largest n and first
+    # eligible class with the smallest tail (np.argmin's)
+    starts = np.cumsum([0, *sizes[:-1]])
+    run = [i for i, size in enumerate(sizes) if size]
+    at = starts[run]
+    masked = np.where(eligible, tails, np.inf)
+    k_l = np.add.reduceat(eligible.astype(np.int64), at).tolist() if run else []
+    n_l = np.maximum.reduceat(ns, at).tolist() if run else []
+    lows = np.minimum.reduceat(masked, at) if run else masked[:0]
+    index = np.where(
+        masked == np.repeat(lows, [sizes[i] for i in run]), np.arange(xs.size), xs.size
+    )
+    worst_l = (np.minimum.reduceat(index, at) if run else index[:0]).tolist()
+    out = []
+    done = dict(zip(run, zip(k_l, n_l, worst_l, strict=True), strict=True))
+    for i, (name, _) in enumerate(items):
+        k, n, worst = done.get(i, (0, 0, 0))
+        if k == 0:
+            out.append(_not_run(name, int(n), "no class frequent enough to be found missing"))
+            continue
+        pv = float(min(1.0, k * tails[worst]))
+        seen = int(xs[worst])
+        detail = (
+            f"{names[worst]}: {seen} seen, {float(ns[worst] * ps[worst]):.1f} expected "
+            f"(binomial lower tail, Bonferroni over {k} classes)"
+        )
+        out.append(TestResult(name, float(seen), 0.0, pv, int(n), detail))
+    return out
+
+
+def _combination_input(
+    flat: Sequence[tuple[npt.ArrayLike, npt.ArrayLike, Sequence[str]]],
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]] | None:
+    """Every partition's counts and probabilities, concatenated, and each partition's number
+    of games; None unless every partition is valid and has a class (checked at once)."""
+    if not flat:
+        return None
+    counts = [np.asarray(c, dtype=np.float64) for c, _, _ in flat]
+    probs = [np.asarray(p, dtype=np.float64) for _, p, _ in flat]
+    for c, p, (_, _, labels) in zip(counts, probs, flat, strict=True):
+        if c.ndim != 1 or c.shape != p.shape or len(labels) != c.size or not c.size:
+            return None
+    xs, ps = np.concatenate(counts), np.concatenate(probs)
+    if not (np.all(np.isfinite(xs)) and np.all(xs >= 0) and np.all(np.isfinite(ps))):
+        return None
+    if np.any(xs != np.round(xs)):
+        return None
+    return xs, ps, np.add.reduceat(xs, np.cumsum([0] + [c.size for c in counts[:-1]]))
+
+
+def _combination_tests_each(
+    items: Sequence[tuple[str, Sequence[tuple[npt.ArrayLike, npt.ArrayLike, Sequence[str]]]]],
+) -> list[TestResult]:
+    """:func:`combination_tests` checking and gathering one partition at a time."""
     xs_l: list[npt.NDArray[np.float64]] = []
     ps_l: list[npt.NDArray[np.float64]] = []
     ns_l: list[npt.NDArray[np.float64]] = []
@@ -390,7 +469,57 @@ def independence_tests(tables: Sequence[npt.ArrayLike]) -> list[TestResult]:
 
     The results are exactly those of the single test; only the call overhead is shared.
     """
-    return _chi2_batch([_independence_stat(t) for t in tables])
+    items: list[TestResult | _Chi2 | None] = [None] * len(tables)
+    shapes: dict[tuple[int, ...], list[int]] = {}
+    for i, t in enumerate(tables):
+        if isinstance(t, list) and t and isinstance(t[0], list):  # rows of counts, as a tally
+            shapes.setdefault((len(t), len(t[0])), []).append(i)
+    for shape, rows in shapes.items():
+        if len(rows) > 1 and shape[1] == 2 and 2 <= shape[0] <= MAX_BATCH_ROWS:
+            _independence_rows(tables, rows, shape, items)
+    return _chi2_batch([x if x is not None else _independence_stat(tables[i])
+                        for i, x in enumerate(items)])  # fmt: skip
+
+
+#: Most rows of a table that :func:`independence_tests` tests with others of its shape: the
+#: row sums, column sums and their sums are then sequential in numpy's every layout.
+MAX_BATCH_ROWS = 8
+
+
+def _independence_rows(
+    tables: Sequence[npt.ArrayLike],
+    rows: list[int],
+    shape: tuple[int, ...],
+    items: list[TestResult | _Chi2 | None],
+) -> None:
+    """The usual case of :func:`_independence_stat` for many ``r x 2`` tables at once (whole
+    counts, no empty row or column, chi-square): the very floats, the same operations
+    element by element and the same sums; other tables are left as None."""
+    try:
+        t = np.array([tables[i] for i in rows], np.float64)
+    except ValueError:  # ragged rows: each table on its own
+        return
+    if t.shape[1:] != shape or not np.all(np.isfinite(t)) or np.any(t < 0):
+        return
+    if np.any(t != np.round(t)):
+        return
+    row_sums, col_sums = t.sum(axis=2), t.sum(axis=1)
+    full = (row_sums > 0).all(axis=1) & (col_sums > 0).all(axis=1)
+    n = t.reshape(len(rows), -1).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):  # the tables left to themselves
+        expected = row_sums[:, :, None] * col_sums[:, None, :] / n[:, None, None]
+        stat = ((t - expected) ** 2 / expected).reshape(len(rows), -1).sum(axis=1)
+    small = np.count_nonzero(expected < 5, axis=(1, 2))
+    r, c = shape
+    fisher = (r, c) == (2, 2)
+    for i, ok, k, x, total in zip(rows, full.tolist(), small.tolist(), stat.tolist(),
+                                  n.tolist(), strict=True):  # fmt: skip
+        if not ok or (fisher and k):
+            continue  # an empty row or column, or Fisher's exact test: on its own
+        detail = f"Pearson chi-square, {r} x {c} table"
+        if k:
+            detail += f"; warning: {k} cells with expected count < 5"
+        items[i] = _Chi2("independence", x, (r - 1) * (c - 1), int(total), detail)
 
 
 def _independence_stat(table: npt.ArrayLike) -> TestResult | _Chi2:
