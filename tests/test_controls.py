@@ -20,7 +20,7 @@ from conftest import besides_absent
 from twin.casino import Casino
 from twin.compliance.findings import Finding
 from twin.compliance.registry import registry
-from twin.departments import load_scenario, parse_scenario
+from twin.departments import Scenario, load_scenario, parse_scenario
 from twin.records import MemorySink
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -325,27 +325,32 @@ CASES: dict[str, Case] = {
 
 
 def run_floor(tmp: Path, case: Case | None) -> tuple[Casino, MemorySink]:
-    import tomllib
-
-    data = tomllib.loads(FLOOR.read_text())
-    if case is not None and case.inject is None:
-        data["ruleset"]["overrides"].update(case.overrides)
-    elif case is not None:
-        assert case.inject is not None
-        inj = dict(case.inject)
-        if case.game == "low-return":
-            inj["game"] = str(LOW)
-        elif case.game == "classic-3reel":
-            inj["game"] = str(CLASSIC)
-        elif case.game is not None:
-            inj["game"] = str(classic_variant(tmp, case.game, GAMES[case.game]))
-        data["inject"] = [inj]
-        data["ruleset"]["overrides"].update(case.overrides)
-    sc = parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent)
+    sc = case_scenario(tmp, case)
     sink = MemorySink()
     casino = Casino(sc, sinks=[sink])
     casino.run()
     return casino, sink
+
+
+def case_scenario(tmp: Path, case: Case | None, *more: Case) -> Scenario:
+    """The test floor with ``case``'s injection and overrides (None: clean), and those of
+    ``more`` cases after it."""
+    import tomllib
+
+    data = tomllib.loads(FLOOR.read_text())
+    for c in (case, *more) if case is not None else ():
+        data["ruleset"]["overrides"].update(c.overrides)
+        if c.inject is None:
+            continue
+        inj = dict(c.inject)
+        if c.game == "low-return":
+            inj["game"] = str(LOW)
+        elif c.game == "classic-3reel":
+            inj["game"] = str(CLASSIC)
+        elif c.game is not None:
+            inj["game"] = str(classic_variant(tmp, c.game, GAMES[c.game]))
+        data.setdefault("inject", []).append(inj)
+    return parse_scenario(data, source=str(FLOOR), base_dir=FLOOR.parent)
 
 
 def test_the_floor_runs_clean(tmp_path: Path) -> None:

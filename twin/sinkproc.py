@@ -407,7 +407,8 @@ def _serve(
                 conn.send(engine.cut(msg[1]) if engine is not None else [])
             elif op == "finish":
                 feed(msg[2])
-                conn.send(engine.finish(msg[1]) if engine is not None else [])
+                # the run only waits now: the end-of-run audit in a fork, on the other core
+                conn.send(engine.finish(msg[1], apart=True) if engine is not None else [])
                 conn.send(engine.outcome() if engine is not None else None)
             elif op in ("flush", "close"):
                 feed(msg[1])

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from twin.clock import Clock
+from twin.compliance.apart import Job, compute_apart
 from twin.compliance.context import CheckContext
 from twin.compliance.findings import Finding
 from twin.compliance.registry import Checker, registry
@@ -131,21 +132,45 @@ class ComplianceEngine:
             self.wall_seconds += wall.perf_counter() - t0
         return ctx.take_drafts()
 
-    def finish(self, end: float) -> list[Draft]:
+    def finish(self, end: float, apart: bool = False) -> list[Draft]:
         """End-of-run checks (periodic, statistical, record) at ``end``: every draft not yet
-        handed over, in order (:class:`twin.records.Producer`). Once; later calls give none."""
+        handed over, in order (:class:`twin.records.Producer`). Once; later calls give none.
+
+        ``apart``: the checkers' shared computations (``Checker.finish_shared``) are made in a
+        fork meanwhile (:mod:`twin.compliance.apart`; a sink process, whose run only waits);
+        the checkers that read them finish last, their drafts put back in order."""
         if self._finished:
             return []
         self._finished = True
         t0 = wall.perf_counter()
         ctx = self.ctx
         ctx.run_timers(end)
-        for c in self.checkers:
-            c.finish()
+        shared = {c.finish_shared for c in self.checkers if c.finish_shared} if apart else set()
+        jobs = sorted(j for j in shared if j[0] not in ctx.shared)
+        if jobs:
+            self._finish_apart(jobs)
+        else:
+            for c in self.checkers:
+                c.finish()
         self.wall_seconds += wall.perf_counter() - t0
         out = [d for batch in self._held for d in batch]
         self._held.clear()
         return out + ctx.take_drafts()
+
+    def _finish_apart(self, jobs: list[Job]) -> None:
+        ctx = self.ctx
+        drafts = {-1: ctx.take_drafts()}  # the timers' at the end, then each checker's
+        result = compute_apart(ctx, jobs)
+        later = [i for i, c in enumerate(self.checkers) if c.finish_shared in jobs]
+        for i, c in enumerate(self.checkers):
+            if i not in later:
+                c.finish()
+                drafts[i] = ctx.take_drafts()
+        ctx.shared.update(result())
+        for i in later:
+            self.checkers[i].finish()
+            drafts[i] = ctx.take_drafts()
+        ctx.drafts = [d for i in sorted(drafts) for d in drafts[i]]
 
     def findings_so_far(self) -> list[Finding]:
         """Every finding made so far: the numbered ones, then those the bus has not numbered

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from twin.records import Record
 
@@ -87,6 +87,10 @@ class Checker:
     """
 
     spec: ClassVar[ControlSpec]
+    #: A pure computation of the end of the run whose value the checker reads from
+    #: ``ctx.shared[key]`` in its :meth:`finish` (and which changes nothing else): a sink
+    #: process may compute it in a second process meanwhile (:mod:`twin.compliance.apart`).
+    finish_shared: ClassVar[tuple[str, Callable[[CheckContext], Any]] | None] = None
 
     def __init__(self, ctx: CheckContext) -> None:
         self.ctx = ctx

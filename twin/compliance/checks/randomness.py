@@ -257,29 +257,39 @@ def run_audit(ctx: CheckContext, tallies: dict[str, OutcomeTally]) -> list[Machi
 def verdict(ctx: CheckContext) -> list[tuple[MachineTest, bool]]:
     """Every randomness test of the run with whether it fails (computed once per run)."""
     shared = ctx.shared
-    if "randomness_verdict" not in shared:
-        tests: list[MachineTest] = run_audit(ctx, shared.get("tallies", {}))
-        by_machine: dict[str, list[MachineTest]] = defaultdict(list)
-        for t in tests:
-            by_machine[t.machine].append(t)
-        machines = sorted(by_machine)
-        flags = stats.select_then_test(
-            [[t.result.p_value for t in by_machine[m]] for m in machines],
-            q=float(ctx.rule(RANDOMNESS_FDR)),
-            alpha=1.0 - float(ctx.rule(RANDOMNESS_CONFIDENCE)),
-        )
-        shared["randomness_verdict"] = [
-            (t, bool(bad))
-            for m, f in zip(machines, flags, strict=True)
-            for t, bad in zip(by_machine[m], f.tolist(), strict=True)
-        ]
-    out: list[tuple[MachineTest, bool]] = shared["randomness_verdict"]
+    if VERDICT not in shared:
+        shared[VERDICT] = audit_verdict(ctx)
+    out: list[tuple[MachineTest, bool]] = shared[VERDICT]
     return out
+
+
+VERDICT = "randomness_verdict"
+
+
+def audit_verdict(ctx: CheckContext) -> list[tuple[MachineTest, bool]]:
+    """The randomness audit of every machine and which of its tests fail: a pure function of
+    the tallies, so a sink process may compute it apart (``Checker.finish_shared``)."""
+    tests: list[MachineTest] = run_audit(ctx, ctx.shared.get("tallies", {}))
+    by_machine: dict[str, list[MachineTest]] = defaultdict(list)
+    for t in tests:
+        by_machine[t.machine].append(t)
+    machines = sorted(by_machine)
+    flags = stats.select_then_test(
+        [[t.result.p_value for t in by_machine[m]] for m in machines],
+        q=float(ctx.rule(RANDOMNESS_FDR)),
+        alpha=1.0 - float(ctx.rule(RANDOMNESS_CONFIDENCE)),
+    )
+    return [
+        (t, bool(bad))
+        for m, f in zip(machines, flags, strict=True)
+        for t, bad in zip(by_machine[m], f.tolist(), strict=True)
+    ]
 
 
 class _Randomness(Checker):
     subs: tuple[str, ...] = ()
     what = ""
+    finish_shared = (VERDICT, audit_verdict)
 
     def on_record(self, rec: Record) -> None:
         assert isinstance(rec, OutcomeTally)
