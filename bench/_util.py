@@ -102,10 +102,16 @@ def environment() -> str:
     import numpy
     import simpy
 
+    try:  # which kernels the twin next to the script uses (issue 31; older checkouts: none)
+        from twin import speedups
+
+        kernels = speedups.status()
+    except ImportError:
+        kernels = "pure Python (no twin.speedups)"
     return (
         f"python {platform.python_version()} ({sys.implementation.name}), "
         f"numpy {numpy.__version__}, simpy {simpy.__version__}, "
-        f"{platform.machine()}, {_cpus()} CPUs"
+        f"{platform.machine()}, {_cpus()} CPUs; {kernels}"
     )
 
 
