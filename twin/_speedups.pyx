@@ -8,6 +8,11 @@ reference and the ledger heads equal with and without it.
 ``SpawnMixer``: the PCG64 seed words of ``SeedSequence(entropy=root, spawn_key=key)`` for a
 four-word key, as :class:`twin.streams._SpawnMixer` computes them in Python (numpy's
 SeedSequence after M. E. O'Neill's seed_seq_fe: 32-bit hashes and mixes).
+
+``SlotKernel``: a slot game's base or free-game kernel (``twin.machines.engine.batched``'s
+``_Kernel`` and ``_Classes``, from the same tables) that plays, settles and tallies a chunk of
+base games one game at a time, returning to Python at a stop or a feature trigger, and
+evaluates and tallies blocks of free games; ``BatchedEngine`` uses it when it is built.
 """
 
 from libc.stdint cimport uint32_t
@@ -125,6 +130,9 @@ cdef enum:
     S_SIZE = 14
 
 cdef enum:
+    MAX_COLUMNS = 512  # the most columns of a game's code (lines and extras) the kernel takes
+
+cdef enum:
     CHUNK = 0  # every game of the chunk played
     OUT = 1  # before game S_AT, the balance left [threshold, goal): not played
     LOCKED = 2  # game S_AT played and locked the machine (its wager taken)
@@ -172,8 +180,6 @@ cdef class SlotKernel:
     cdef const int64_t* pay
     cdef const unsigned char* prog
     cdef const int64_t* classes  # the line pay classes (sorted)
-    cdef int64_t* code  # scratch: a game's code
-    cdef int64_t* paid  # scratch: its priced code
     cdef Py_ssize_t draws, nblocks, ncols, lines, nclasses, ncls
     cdef Py_ssize_t scatter_col, trigger_col
     cdef int64_t scatter_add, trigger_at, awarded, mult
@@ -204,7 +210,6 @@ cdef class SlotKernel:
             "prog": (np.zeros(1, np.uint8) if prog is None
                      else np.ascontiguousarray(prog, dtype=np.uint8).copy()),
             "classes": _i64(list(classes) + [0]),
-            "code": np.zeros(ncols, np.int64), "paid": np.zeros(ncols, np.int64),
         }
         self.keep = keep
         self.flat = _ptr(keep["flat"])
@@ -222,10 +227,6 @@ cdef class SlotKernel:
         cdef const unsigned char[::1] prog_ = keep["prog"]
         self.prog = &prog_[0]
         self.classes = _ptr(keep["classes"])
-        cdef int64_t[::1] code = keep["code"]
-        cdef int64_t[::1] paid = keep["paid"]
-        self.code = &code[0]
-        self.paid = &paid[0]
         self.draws = len(offsets)
         self.nblocks = len(starts)
         self.ncols = ncols
@@ -238,6 +239,8 @@ cdef class SlotKernel:
         self.trigger_col = trigger
         self.trigger_at, self.awarded = (0, 0) if spins is None else spins
         self.ncls = 0 if table else (1 if scatter is None else 2)
+        if ncols > MAX_COLUMNS:
+            raise ValueError(f"more than {MAX_COLUMNS} columns of code")
 
     @property
     def classes_per_game(self):
@@ -260,24 +263,32 @@ cdef class SlotKernel:
         """One game of uniforms ``g``: its win units (returned), stops, classes, free spins
         and progressive hit."""
         cdef Py_ssize_t d, b, c, k, row
-        cdef Py_ssize_t ncols = self.ncols, lines = self.lines
+        cdef Py_ssize_t ncols = self.ncols, lines = self.lines, nblocks = self.nblocks
         cdef int64_t units = 0, best, v
-        cdef int64_t* code = self.code
-        cdef int64_t* paid = self.paid
+        cdef int32_t code[MAX_COLUMNS]  # locals: the compiler keeps them apart from self
+        cdef int64_t paid[MAX_COLUMNS]
+        cdef const int32_t* tab = self.tab
         cdef const int32_t* trow
         cdef const int64_t* pay = self.pay
+        cdef const int64_t* bfirst = self.bfirst
+        cdef const int64_t* breels = self.breels
+        cdef const int64_t* bradix = self.bradix
+        cdef const int64_t* flat = self.flat
+        cdef const int64_t* offsets = self.offsets
+        cdef const double* totals = self.totals
+        cdef const unsigned char* progs = self.prog
         cdef bint hit = False
         for d in range(self.draws):
-            stops[d] = self.flat[<int64_t>(g[d] * self.totals[d]) + self.offsets[d]]
+            stops[d] = flat[<int64_t>(g[d] * totals[d]) + offsets[d]]
         spins[0] = 0
         if self.table:
-            prog[0] = self.has_prog and self.prog[stops[0]] != 0
+            prog[0] = self.has_prog and progs[stops[0]] != 0
             return pay[stops[0]] * self.mult
-        for b in range(self.nblocks):
+        for b in range(nblocks):
             row = self.bstart[b]
-            for k in range(self.bfirst[b], self.bfirst[b + 1]):
-                row += stops[self.breels[k]] * self.bradix[k]
-            trow = &self.tab[row * ncols]
+            for k in range(bfirst[b], bfirst[b + 1]):
+                row += stops[breels[k]] * bradix[k]
+            trow = &tab[row * ncols]
             if b == 0:
                 for c in range(ncols):
                     code[c] = trow[c]
@@ -290,7 +301,7 @@ cdef class SlotKernel:
             units += v
         if self.has_prog:
             for c in range(ncols):
-                if self.prog[code[c]] != 0:
+                if progs[code[c]] != 0:
                     hit = True
         prog[0] = hit
         if self.trigger_col >= 0 and code[self.trigger_col] >= self.trigger_at:

@@ -1,5 +1,11 @@
 """The batched numpy engine: a :class:`_Kernel` per game and mode, chunks of games
-evaluated vectorised, free-spin features evaluated ahead (:class:`_FeatureCursor`)."""
+evaluated vectorised, free-spin features evaluated ahead (:class:`_FeatureCursor`).
+
+With the optional compiled kernels built (``twin.speedups``), a kernel's tables also serve its
+compiled twin (``_speedups.SlotKernel``): the base games of a chunk are then played, settled
+and tallied one at a time in C (``BatchedEngine._play_compiled``) and free games evaluated and
+tallied in C, with exactly the numpy path's results, which stays the reference and serves
+what the compiled kernel does not take (stops found by a search)."""
 
 from __future__ import annotations
 
@@ -526,10 +532,11 @@ class BatchedEngine:
         tally = StretchTally(game)
         features = self._features
         features.begin(feature, tally)
-        st = np.zeros(len(_STATE_FIELDS), np.int64)
         span = max(req.goal_credits - threshold, 0)  # 0: no balance is played from
-        st[:5] = (req.credits - threshold, span, wager, bet, req.lock_credits)
-        st[_S["first_won"]] = st[_S["last_won"]] = -1
+        # the state, in _STATE_FIELDS' order: no game played yet
+        after = req.credits - threshold
+        state = (after, span, wager, bet, req.lock_credits, 0, 0, 0, -1, -1, 0, 0, 0, 0)
+        st = np.array(state, np.int64)
         counts, classes, transitions = tally._counts, tally.classes, tally.transitions
         games = free_games = 0
         status = _CHUNK
