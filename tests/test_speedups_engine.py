@@ -210,6 +210,24 @@ def test_kernels_of_another_state_layout_or_none_are_not_used(
         STATE_FIELDS=kernels.STATE_FIELDS[:-1], STATUS=kernels.STATUS, SlotKernel=None
     )
     assert kernel.compiled(other, offsets) is None  # type: ignore[arg-type]
+
+    def refuse(*args: object) -> None:
+        raise ValueError("tables the kernel does not take")
+
+    refusing = SimpleNamespace(
+        STATE_FIELDS=kernels.STATE_FIELDS, STATUS=kernels.STATUS, SlotKernel=refuse
+    )
+    assert kernel.compiled(refusing, offsets) is None  # type: ignore[arg-type]
+    # what the kernel does not take: codes beyond int32, more than 512 columns of code
+    args = [kernel._flat, kernel._offsets, kernel._totals, offsets]
+    rest = [kernel._pay, None, kernel._classes, kernel._lines, None, None, -1, 1, False]
+    group, radix, table = kernel._blocks[0]
+    with pytest.raises(ValueError, match="codes beyond int32"):
+        kernels.SlotKernel(*args, [(group, radix, table + 2**31)], *rest)
+    wide = np.zeros((table.shape[0], 513), np.int64)
+    with pytest.raises(ValueError, match="more than 512 columns of code"):
+        kernels.SlotKernel(*args, [(group, radix, wide)], *rest)
+    kernels.SlotKernel(*args, [(group, radix, wide[:, :512])], *rest)
     monkeypatch.setattr(speedups, "_loaded", (None, "pure Python (test)"))
     assert BatchedEngine(game)._fast is None and BatchedEngine(game)._features._fast is None
 
