@@ -9,7 +9,10 @@ a lock threshold that a big win can reach) and plays them in order, as one machi
 one base stream and one feature stream (``PCG64``, fresh for every timing). Per repetition,
 interleaved:
 
-* ``batched``  - ``BatchedEngine.play`` over ``UniformTape`` s of the two generators;
+* ``batched``  - ``BatchedEngine.play`` over ``UniformTape`` s of the two generators (its
+  numpy path: ``compiled=False``);
+* ``compiled`` - the same with the compiled kernels (``twin.speedups``: built, or
+  ``TWIN_SPEEDUPS=<folder>``), when there are; its results must be the batched ones;
 * ``per-spin`` - ``PerSpinEngine.play`` on the plain generators (the reference);
 * ``bare``     - the numpy ceiling: for each session, ``rng.random((games, reels))`` for the
   games the batched engine actually played, ``game.evaluate`` and a sum of ``win_units``;
@@ -19,7 +22,8 @@ The per-spin results must equal the batched ones exactly (every ``PlayResult`` f
 both streams left at the same place), or the script stops with an error. Throughput is paid
 games ("spins") per second; free games are played too but not counted. P1 is
 per-spin time ÷ batched time and P2 is bare time ÷ batched time (the batched engine's share
-of the bare ceiling), each the median of per-repetition ratios.
+of the bare ceiling), each the median of per-repetition ratios; ``C×`` is batched time ÷
+compiled time.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from pathlib import Path
 import numpy as np
 from _util import Verdict, environment, fmt, median, spread, table, verdict_table
 
+from twin import speedups
 from twin.machines.engine import BatchedEngine, PerSpinEngine, PlayRequest, PlayResult, UniformTape
 from twin.machines.par import Game, load_game
 
@@ -83,8 +88,8 @@ class Case:
     seed: int
     results: list[PlayResult] | None = None
 
-    def run_batched(self) -> tuple[float, list[PlayResult], float]:
-        engine = BatchedEngine(self.game)
+    def run_batched(self, compiled: bool = False) -> tuple[float, list[PlayResult], float]:
+        engine = BatchedEngine(self.game, compiled=compiled)
         base_rng, feature_rng = streams(self.seed)
         t0 = time.perf_counter()
         base, feature = UniformTape(base_rng), UniformTape(feature_rng)
@@ -127,6 +132,7 @@ class Measured:
     batched: list[float]
     per_spin: list[float]
     bare: list[float]
+    compiled: list[float]  # empty without compiled kernels
 
     def rate(self, times: list[float]) -> float:
         return self.games / median(times)
@@ -134,6 +140,10 @@ class Measured:
     @property
     def p1(self) -> list[float]:
         return [p / b for p, b in zip(self.per_spin, self.batched, strict=True)]
+
+    @property
+    def speedup(self) -> list[float]:
+        return [b / c for b, c in zip(self.batched, self.compiled, strict=True)]
 
     @property
     def p2(self) -> list[float]:
@@ -144,7 +154,8 @@ def measure(
     game: Game, sessions: int, reps: int, seed: int, say: Callable[[str], None]
 ) -> Measured:
     case = Case(game, make_requests(game, sessions, seed), seed)
-    times: dict[str, list[float]] = {"batched": [], "per_spin": [], "bare": []}
+    times: dict[str, list[float]] = {"batched": [], "per_spin": [], "bare": [], "compiled": []}
+    kernels = speedups.load() is not None
     games: list[int] = []
     ref: list[PlayResult] = []
     for rep in range(reps):
@@ -155,6 +166,11 @@ def measure(
             games = [res.games for res in results]
         elif results != ref:
             raise SystemExit(f"{game.id}: the batched engine is not reproducible")
+        if kernels:
+            dt, results, fast_tail = case.run_batched(compiled=True)
+            times["compiled"].append(dt)
+            if results != ref or fast_tail != tail:
+                raise SystemExit(f"{game.id}: the compiled engine differs from numpy")
         times["bare"].append(case.run_bare(games))
         dt, slow, slow_tail = case.run_per_spin()
         times["per_spin"].append(dt)
@@ -168,7 +184,9 @@ def measure(
             raise SystemExit(f"{game.id}: engines left the streams at different places")
         say(
             f"  {game.id:14s} {sessions:5d} sessions rep {rep + 1}/{reps}: "
-            f"batched {times['batched'][-1]:.3f} s, bare {times['bare'][-1]:.3f} s, "
+            f"batched {times['batched'][-1]:.3f} s, "
+            + (f"compiled {times['compiled'][-1]:.3f} s, " if kernels else "")
+            + f"bare {times['bare'][-1]:.3f} s, "
             f"per-spin {times['per_spin'][-1]:.2f} s"
         )
     return Measured(
@@ -180,6 +198,7 @@ def measure(
         batched=times["batched"],
         per_spin=times["per_spin"],
         bare=times["bare"],
+        compiled=times["compiled"],
     )
 
 
@@ -201,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         print(msg, file=sys.stderr, flush=True)
 
     print(f"bench_engine: {environment()}; {reps} repetitions, sizes {sizes} sessions")
+    print(f"bench_engine: {speedups.status()}")
     rows: list[list[str]] = []
     verdicts: list[Verdict] = []
     for name in GAMES:
@@ -215,6 +235,8 @@ def main(argv: list[str] | None = None) -> int:
                     fmt(m.games),
                     fmt(m.free_games),
                     fmt(m.rate(m.batched)),
+                    fmt(m.rate(m.compiled)) if m.compiled else "-",
+                    f"{median(m.speedup):.1f}x" if m.compiled else "-",
                     fmt(m.rate(m.per_spin)),
                     fmt(m.rate(m.bare)),
                     f"{median(m.p1):.1f}x",
@@ -236,6 +258,8 @@ def main(argv: list[str] | None = None) -> int:
         "spins",
         "free",
         "batched/s",
+        "compiled/s",
+        "C×",
         "per-spin/s",
         "bare/s",
         "P1",
@@ -243,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
         "stops (identical in both engines)",
     ]
     print()
-    print(table(headers, rows, "Slot engines: paid spins per second (medians)", left=(0, 9)))
+    print(table(headers, rows, "Slot engines: paid spins per second (medians)", left=(0, 11)))
     print()
     print(verdict_table(verdicts))
     return 0

@@ -1,11 +1,21 @@
 """The batched numpy engine: a :class:`_Kernel` per game and mode, chunks of games
-evaluated vectorised, free-spin features evaluated ahead (:class:`_FeatureCursor`)."""
+evaluated vectorised, free-spin features evaluated ahead (:class:`_FeatureCursor`).
+
+With the optional compiled kernels built (``twin.speedups``), a kernel's tables also serve its
+compiled twin (``_speedups.SlotKernel``): the base games of a chunk are then played, settled
+and tallied one at a time in C (``BatchedEngine._play_compiled``) and free games evaluated and
+tallied in C, with exactly the numpy path's results, which stays the reference and serves
+what the compiled kernel does not take (stops found by a search)."""
 
 from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from twin import speedups
 from twin.machines.engine.common import (
     F64,
     PlayRequest,
@@ -13,6 +23,7 @@ from twin.machines.engine.common import (
     Stop,
     StretchTally,
     UniformTape,
+    _tally_layout,
 )
 from twin.machines.par import Game, ReelSet
 from twin.memo import PerObject
@@ -25,6 +36,27 @@ def _first(mask: npt.NDArray[np.bool_], default: int) -> int:
     idx = int(np.argmax(mask))
     return idx if mask[idx] else default
 
+
+# the compiled kernel's stretch state (``SlotKernel.play``'s int64 array) and its statuses
+_STATE_FIELDS = (
+    "after",  # the balance less the threshold: a game is played while 0 <= after < span
+    "span",  # the goal less the threshold
+    "wager",
+    "bet",
+    "lock",  # a win at or above it locks the machine
+    "won",  # credits won onto the meter
+    "games_won",
+    "credits",  # credits of the games played (the tally's: locking wins included)
+    "first_won",
+    "last_won",
+    "win",  # the game stopped at: its win in credits (at a feature: without the feature's)
+    "spins",  # the game stopped at: the free spins it triggered
+    "prog",  # the game stopped at: a progressive hit
+    "at",  # the game stopped at, or the chunk's size when every game was played
+)
+_S = {name: i for i, name in enumerate(_STATE_FIELDS)}
+_CHUNK, _OUT, _LOCKED, _FEATURE = range(4)  # as _speedups.pyx's STATUS
+_STATUS = {"chunk": _CHUNK, "out": _OUT, "locked": _LOCKED, "feature": _FEATURE}
 
 _LUT_LIMIT = 1 << 20  # stop-table entries of a game mode beyond which stops use a search
 _BLOCK_ROWS = 4096  # the most rows of a table that serves a block of reels in one gather
@@ -42,6 +74,7 @@ class _Kernel:
         "_classes",
         "_cost",
         "_cums",
+        "_fast",
         "_flat",
         "_lines",
         "_mult",
@@ -63,6 +96,7 @@ class _Kernel:
         self._spins: tuple[int, int] | None = None
         self._trigger = -1  # column of the trigger count in the code (-1: none)
         self._blocks: list[tuple[tuple[int, ...], tuple[int, ...], npt.NDArray[np.int64]]] = []
+        self._fast: tuple[ModuleType, Any] | None = None  # the compiled kernel, of a module
         self._lines = 0
         # the combination classes: the line pays in class order, and (column of the scatter
         # count, what turns its value in the code into its class) or None
@@ -179,6 +213,40 @@ class _Kernel:
             ]
             self._blocks.append((tuple(group), tuple(radix), combined))
 
+    def compiled(self, kernels: ModuleType, tally_offsets: npt.NDArray[np.int64]) -> Any:
+        """The compiled twin (``kernels.SlotKernel``) of this base-game kernel fused with
+        ``BatchedEngine.play``'s settling and tallying, or None where it does not serve: stops
+        found by a search (no lookup table), codes beyond int32, or kernels of another state
+        layout."""
+        if self._fast is None or self._fast[0] is not kernels:
+            fast = None
+            same = kernels.STATE_FIELDS == _STATE_FIELDS and kernels.STATUS == _STATUS
+            if self._flat is not None and same:
+                fast = self._compile(kernels, tally_offsets)
+            self._fast = (kernels, fast)
+        return self._fast[1]
+
+    def _compile(self, kernels: ModuleType, tally_offsets: npt.NDArray[np.int64]) -> Any:
+        try:
+            return kernels.SlotKernel(
+                self._flat,
+                self._offsets,
+                self._totals,
+                tally_offsets,
+                self._blocks,
+                self._pay,
+                self._prog,
+                self._classes,
+                self._lines,
+                self._scatter,
+                self._spins,
+                self._trigger,
+                self._mult,
+                self._table,
+            )
+        except ValueError:  # tables the kernel does not take (codes beyond int32)
+            return None
+
     def stops(self, u: F64) -> npt.NDArray[np.int64]:
         if self._flat is None:
             out = np.empty(u.shape, dtype=np.int64)
@@ -280,6 +348,19 @@ class _Classes:
         return out
 
 
+class _Rows:
+    """Combination classes of a block of games computed with them (by a compiled kernel):
+    ``upto`` as :class:`_Classes`'s."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, rows: npt.NDArray[np.int64]) -> None:
+        self.rows = rows
+
+    def upto(self, end: int, start: int = 0) -> npt.NDArray[np.int64]:
+        return self.rows[start:end]
+
+
 def _kernels(game: Game) -> tuple[_Kernel, _Kernel | None]:
     """The base and feature kernels of ``game`` (built once per game object)."""
     return _KERNELS.get(game)
@@ -302,17 +383,34 @@ class BatchedEngine:
     """
 
     def __init__(
-        self, game: Game, chunk: int = 2048, first_chunk: int = 64, first_games: int = 4
+        self,
+        game: Game,
+        chunk: int = 2048,
+        first_chunk: int = 64,
+        first_games: int = 4,
+        compiled: bool = True,
     ) -> None:
         self.game = game
         self.chunk = chunk  # the largest chunk of games drawn at once
         self.first_chunk = min(first_chunk, chunk)  # the smallest first chunk
         self.first_games = first_games
         self._kernel, self._feature_kernel = _kernels(game)
+        # the kernels compiled (``twin.speedups``, when built; ``compiled=False``: never):
+        # the same results as the numpy path, which stays the reference
+        kernels = speedups.load() if compiled else None
+        self._fast: Any = None
+        fast_feature = None
+        if kernels is not None:
+            _, base_offsets, _, feature_offsets, _ = _tally_layout(game)
+            self._fast = self._kernel.compiled(kernels, base_offsets)
+            if self._feature_kernel is not None:
+                fast_feature = self._feature_kernel.compiled(kernels, feature_offsets)
         # free spins evaluated ahead, kept from one stretch to the next (see _FeatureCursor)
-        self._features = _FeatureCursor(game, self._feature_kernel)
+        self._features = _FeatureCursor(game, self._feature_kernel, fast_feature)
 
     def play(self, req: PlayRequest, base: UniformTape, feature: UniformTape) -> PlayResult:
+        if self._fast is not None:
+            return self._play_compiled(req, base, feature)
         game = self.game
         kernel = self._kernel
         r = game.draws_per_spin
@@ -420,6 +518,58 @@ class BatchedEngine:
             games, games * wager, won, games_won, free_games, credits, Stop.TIME, 0, tally
         )
 
+    def _play_compiled(
+        self, req: PlayRequest, base: UniformTape, feature: UniformTape
+    ) -> PlayResult:
+        """``play`` with the compiled kernel: it plays, settles and tallies the base games of
+        a chunk one at a time in C and comes back at a stop or a feature, which is played
+        here (``_FeatureCursor``) and settled by the kernel's next call."""
+        game, fast = self.game, self._fast
+        r = game.draws_per_spin
+        bet, max_games = req.bet_units, req.max_games
+        wager = bet * game.cost
+        threshold = req.floor_credits + wager
+        tally = StretchTally(game)
+        features = self._features
+        features.begin(feature, tally)
+        span = max(req.goal_credits - threshold, 0)  # 0: no balance is played from
+        # the state, in _STATE_FIELDS' order: no game played yet
+        after = req.credits - threshold
+        state = (after, span, wager, bet, req.lock_credits, 0, 0, 0, -1, -1, 0, 0, 0, 0)
+        st = np.array(state, np.int64)
+        counts, classes, transitions = tally._counts, tally.classes, tally.transitions
+        games = free_games = 0
+        status = _CHUNK
+        lasts = (req.credits - threshold) // wager + 1  # games played if none wins
+        size = min(max(self.first_chunk, self.first_games * lasts), self.chunk)
+        while games < max_games and status == _CHUNK:
+            n = min(size, max_games - games)
+            size = min(2 * size, self.chunk)
+            u = base.peek(n * r)
+            status = fast.play(u, 0, n, st, counts, classes, transitions, False)
+            while status == _FEATURE:
+                fw, fg = features.play(int(st[_S["spins"]]))
+                free_games += fg
+                st[_S["win"]] += fw * bet
+                status = fast.play(u, int(st[_S["at"]]), n, st, counts, classes, transitions, True)
+            played = int(st[_S["at"]]) + (status == _LOCKED)
+            base.advance(played * r)
+            games += played
+        features.close()
+        after, _, _, _, _, won, games_won, credits, first, last, win, _, prog, _ = st.tolist()
+        tally.won, tally.credits, tally.first_won, tally.last_won = games_won, credits, first, last
+        credits = after + threshold
+        lock_win = 0
+        if status == _LOCKED:
+            stop, lock_win = (Stop.PROGRESSIVE if prog else Stop.JACKPOT), win
+        elif status == _OUT:
+            stop = Stop.WIN_GOAL if credits >= req.goal_credits else Stop.LOSS_LIMIT
+        else:
+            stop = Stop.TIME
+        return PlayResult(
+            games, games * wager, won, games_won, free_games, credits, stop, lock_win, tally
+        )
+
 
 class _FeatureCursor:
     """Free spins evaluated ahead in vectorised blocks, consumed one at a time in draw order.
@@ -437,6 +587,7 @@ class _FeatureCursor:
 
     __slots__ = (
         "_classes",
+        "_fast",
         "_first",
         "_game",
         "_kernel",
@@ -449,16 +600,17 @@ class _FeatureCursor:
         "_win",
     )
 
-    def __init__(self, game: Game, kernel: _Kernel | None) -> None:
+    def __init__(self, game: Game, kernel: _Kernel | None, fast: Any = None) -> None:
         self._game = game
         self._kernel = kernel
+        self._fast = fast  # the kernel compiled (``_speedups.SlotKernel``), or None
         self._tape: UniformTape | None = None
         self._tally: StretchTally | None = None  # where the spins handed out are tallied
         self._start = 0  # the tape's ``drawn`` at the first spin kept
         self._win: list[int] = []  # per spin kept, from _start on
         self._spins: list[int] = []
         self._stops: list[npt.NDArray[np.int64]] = []  # per block evaluated, in order
-        self._classes: list[_Classes] = []  # per block (none for a table game)
+        self._classes: list[_Classes | _Rows] = []  # per block (none for a table game)
         self._first = 0  # the stretch's first spin (index into _win)
         self._used = 0  # the next spin to hand out
 
@@ -483,12 +635,18 @@ class _FeatureCursor:
         u = self._tape.peek((have + n) * r)[have * r :]
         if self._kernel is None:
             raise ValueError(f"game {self._game.id} has no free spins")
-        wins, spins, _, stops, classes = self._kernel.evaluate(u.reshape(n, r))
+        classes: _Classes | _Rows | None
+        if self._fast is not None:
+            wins, spins, stops, rows = self._fast.evaluate(u, n)
+            classes = None if rows is None else _Rows(rows)
+        else:
+            won, spun, _, stops, classes = self._kernel.evaluate(u.reshape(n, r))
+            wins, spins = won.tolist(), [0] * n if spun is None else spun.tolist()
         self._stops.append(stops)
         if classes is not None:
             self._classes.append(classes)
-        self._win.extend(wins.tolist())
-        self._spins.extend([0] * n if spins is None else spins.tolist())
+        self._win.extend(wins)
+        self._spins.extend(spins)
 
     def play(self, awarded: int) -> tuple[int, int]:
         """Play a feature of ``awarded`` free spins (and its retriggers): (win units, spins)."""
@@ -520,18 +678,24 @@ class _FeatureCursor:
                 size = block.shape[0]
                 a, z = max(first - lo, 0), min(used - lo, size)
                 if a < z:
-                    stops.append(block[a:z])
-                    if self._classes:
-                        classes.append(self._classes[b].upto(z, a))
+                    rows = self._classes[b].upto(z, a) if self._classes else None
+                    if self._fast is not None:  # tallied at once, in C
+                        t = self._tally
+                        self._fast.tally(block[a:z], rows, t._feature_counts, t.feature_classes)
+                    else:
+                        stops.append(block[a:z])
+                        if rows is not None:
+                            classes.append(rows)
                 lo += size
                 if lo >= used:
                     break
-            tallied = None
-            if classes:
-                tallied = classes[0] if len(classes) == 1 else np.concatenate(classes)
-            self._tally.add_free_games(
-                stops[0] if len(stops) == 1 else np.concatenate(stops), tallied
-            )
+            if stops:
+                tallied = None
+                if classes:
+                    tallied = classes[0] if len(classes) == 1 else np.concatenate(classes)
+                self._tally.add_free_games(
+                    stops[0] if len(stops) == 1 else np.concatenate(stops), tallied
+                )
         self._tally = None
         self._first = used
         self._drop(used)
