@@ -28,6 +28,13 @@ blocks of reels so that one gather serves two reels; the scatter and trigger cou
 shifted past the line codes so that one gather from an extended pay table (int32 when no
 game's sum can overflow it) prices the lines and the scatter of every game together.
 
+With the optional compiled kernels built (``python -m twin.speedups build``), a kernel's
+tables also serve its compiled twin: the base games of a chunk are played, settled and tallied
+one at a time in C, stopping at a feature trigger for Python to play the feature, and free
+spins are evaluated and tallied in C, with exactly the numpy path's results (the numpy path
+stays the reference and the fallback; ``tests/test_speedups_engine.py`` holds the three
+engines equal on every shipped game).
+
 The package: :mod:`.common` (tape, request, result, tally), :mod:`.batched` and
 :mod:`.per_spin`; it re-exports their public API.
 """
